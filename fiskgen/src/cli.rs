@@ -1,0 +1,67 @@
+//! The command line of the `fiskgen` binary (clap derive; help text from doc comments).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Generate a standalone MCP server for a fisk command-line application.
+#[derive(Debug, Parser)]
+#[command(name = "fiskgen", version, about, max_term_width = 100)]
+pub(crate) struct Cli {
+    /// Log more (repeat for even more): -v shows the application's stderr during introspection.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub(crate) verbose: u8,
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// fiskgen's subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Show exactly the tools a server built from CONFIG would serve.
+    Info {
+        /// The config file (Fisk AI format).
+        config: PathBuf,
+        /// Print JSON for scripts instead of a table.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        source: SourceArgs,
+    },
+    /// Save the application's introspection document as stable, pretty JSON.
+    Introspect {
+        /// The config file whose application_path to introspect (or use --app).
+        #[arg(required_unless_present = "app")]
+        config: Option<PathBuf>,
+        /// Introspect this binary instead of the config's application_path.
+        #[arg(long, value_name = "PATH")]
+        app: Option<PathBuf>,
+        /// Where to write the document (`-` for stdout).
+        #[arg(short, long, value_name = "FILE", default_value = "-")]
+        output: PathBuf,
+    },
+}
+
+/// Where the application model comes from, for commands that read a config.
+#[derive(Debug, Args)]
+#[group(multiple = false)]
+pub(crate) struct SourceArgs {
+    /// Introspect this binary instead of the config's application_path.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) app: Option<PathBuf>,
+    /// Read a saved introspection document instead of running the application.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) model: Option<PathBuf>,
+}
+
+impl SourceArgs {
+    /// The library's view of these flags.
+    pub(crate) fn source(&self) -> fiskgen::ModelSource {
+        match (&self.app, &self.model) {
+            (Some(app), _) => fiskgen::ModelSource::App(app.clone()),
+            (None, Some(model)) => fiskgen::ModelSource::File(model.clone()),
+            (None, None) => fiskgen::ModelSource::Configured,
+        }
+    }
+}

@@ -1,0 +1,417 @@
+//! The config file: Fisk AI's format (every file `fisk mcp` accepts) plus fiskgen's additions
+//! under `expose.agent.mcp`.
+//!
+//! Parsing is strict: unknown keys, duplicate keys, wrong types and invalid values are all
+//! collected and reported together, each with its key path, line and column and, for unknown
+//! keys, the nearest valid key (or where the key belongs). Keys that only Fisk AI's agent mode
+//! reads are accepted, validated as Fisk AI validates them, and ignored with a single note.
+//! `docs/config.md` is the reference for every key.
+//!
+//! Layout: `yaml` turns the text into a tree whose nodes know their line and column; `reader`
+//! walks mappings against key tables and reads typed values; `schema` holds the key tables (one
+//! per level of the file, the single list of valid keys), `values` and `lists` read single
+//! keys and nested blocks, `checks` applies the rules that span several keys; `duration` is Go's
+//! `time.ParseDuration` and `suggest` finds the nearest name for "did you mean".
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use regex::Regex;
+
+mod checks;
+mod duration;
+mod lists;
+mod reader;
+mod schema;
+mod suggest;
+#[cfg(test)]
+mod tests;
+mod values;
+mod yaml;
+
+/// The built-in tools `harness.tools` can enable.
+pub const HARNESS_TOOLS: [&str; 2] = ["read_file", "base64_encode"];
+
+/// The knowledge tools (`harness.knowledge`), the only names `expose.agent.mcp.builtins` takes.
+pub const KNOWLEDGE_TOOLS: [&str; 3] = ["knowledge_search", "knowledge_read", "knowledge_list"];
+
+/// Reads and validates a config file.
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse(&text, path),
+        Err(error) => Err(ConfigError::unreadable(path, error)),
+    }
+}
+
+/// Parses and validates config text; `source` names the file in messages and becomes
+/// [`Config::source`]. Every problem in the text is reported, in file order.
+pub fn parse(text: &str, source: &Path) -> Result<Config, ConfigError> {
+    let root = match yaml::load(text) {
+        Ok(root) => root,
+        Err(error) => {
+            let problem = Problem {
+                path: String::new(),
+                line: error.pos.line,
+                column: error.pos.column,
+                message: error.message,
+                help: None,
+            };
+            return Err(ConfigError::invalid(source, vec![problem]));
+        }
+    };
+    let (config, mut problems) = schema::read(root.as_ref(), source);
+    if problems.is_empty() {
+        return Ok(config);
+    }
+    problems.sort_by_key(|problem| (problem.line, problem.column));
+    Err(ConfigError::invalid(source, problems))
+}
+
+/// One thing wrong with a config file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The key path it concerns, e.g. `expose.agent.mcp.tool_timeout` or `include.tools[2]`
+    /// (empty for YAML syntax errors).
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it, when there is something useful to say (one hint per line).
+    pub help: Option<String>,
+}
+
+/// Why a config could not be loaded: the file is unreadable, or it has problems (all of them).
+///
+/// Displays one problem per line as `<file>:<line>:<col>: <message>`, each followed by an
+/// indented `help: ...` line when there is a hint.
+#[derive(Debug, thiserror::Error)]
+pub struct ConfigError {
+    /// The config file.
+    pub file: PathBuf,
+    /// Every problem found, in file order (empty when the file could not be read).
+    pub problems: Vec<Problem>,
+    /// Why the file could not be read, if that is what failed.
+    #[source]
+    pub read_error: Option<std::io::Error>,
+}
+
+impl ConfigError {
+    fn unreadable(file: &Path, error: std::io::Error) -> Self {
+        ConfigError {
+            file: file.to_path_buf(),
+            problems: Vec::new(),
+            read_error: Some(error),
+        }
+    }
+
+    fn invalid(file: &Path, problems: Vec<Problem>) -> Self {
+        ConfigError {
+            file: file.to_path_buf(),
+            problems,
+            read_error: None,
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(error) = &self.read_error {
+            return write!(
+                f,
+                "reading config {:?}: {error}",
+                self.file.display().to_string()
+            );
+        }
+        let file = self.file.display();
+        for (index, problem) in self.problems.iter().enumerate() {
+            if index > 0 {
+                writeln!(f)?;
+            }
+            write!(
+                f,
+                "{file}:{}:{}: {}",
+                problem.line, problem.column, problem.message
+            )?;
+            for help in problem.help.iter().flat_map(|help| help.lines()) {
+                write!(f, "\n  help: {help}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A loaded and validated config file.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file the config was read from.
+    pub source: PathBuf,
+    /// MCP server name and the generated binary's name (`<identity>-mcp`): the explicit
+    /// `identity`, else the base name of `application_path`, else `fisk`.
+    pub identity: String,
+    /// Whether `identity` was set explicitly in the file.
+    pub identity_explicit: bool,
+    /// The application binary as written in the file (unresolved).
+    pub application_path: Option<String>,
+    /// Allowlisted global flags: trimmed, leading dashes stripped, empties dropped, de-duplicated.
+    pub global_flags: Vec<String>,
+    /// Top-level `include` filter.
+    pub include: ToolFilter,
+    /// Top-level `exclude` filter.
+    pub exclude: ToolFilter,
+    /// `expose.agent.tools.include`.
+    pub expose_include: ToolFilter,
+    /// `expose.agent.tools.exclude`.
+    pub expose_exclude: ToolFilter,
+    /// The parts of `harness` that serving reads.
+    pub harness: Harness,
+    /// `expose.agent.mcp`: `None` when the block is absent (building a server needs it).
+    pub mcp: Option<McpConfig>,
+    /// Remarks about the file that are not errors, one sentence each without a `note:`
+    /// prefix (today: the agent-only keys that are present and ignored).
+    pub notes: Vec<String>,
+}
+
+/// A tool filter: a tool matches when any pattern finds a match anywhere in its name, or when
+/// any tag equals one of its tags (`""` matches untagged tools).
+#[derive(Debug, Clone, Default)]
+pub struct ToolFilter {
+    /// Compiled, unanchored regular expressions over tool names.
+    pub tools: Vec<Regex>,
+    /// Exact tags.
+    pub tags: Vec<String>,
+}
+
+impl ToolFilter {
+    /// A filter with neither patterns nor tags is ignored.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty() && self.tags.is_empty()
+    }
+}
+
+/// `harness`: confirmation tags, built-in tools and knowledge, and the agent-only switches whose
+/// tools are never served but deserve a note.
+#[derive(Debug, Clone, Default)]
+pub struct Harness {
+    /// Extra confirmation tags (trimmed, empties dropped, de-duplicated).
+    pub confirm_tags: Vec<String>,
+    /// `harness.tools`: enabled built-in tools, in file order.
+    pub tools: Vec<BuiltinToolConfig>,
+    /// `harness.knowledge`.
+    pub knowledge: KnowledgeConfig,
+    /// `harness.human_in_the_loop.enabled`.
+    pub human_in_the_loop: bool,
+    /// `harness.memory.enabled`.
+    pub memory: bool,
+}
+
+/// One `harness.tools` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltinToolConfig {
+    /// `read_file` or `base64_encode`.
+    pub name: String,
+    /// Gate every call like an `ai:confirm` command.
+    pub confirm: bool,
+    /// Directories the tool may read below (default: the server's working directory).
+    pub roots: Vec<String>,
+    /// Largest file the tool reads, in bytes (`None`: the tool's default).
+    pub max_bytes: Option<u64>,
+}
+
+/// `harness.knowledge`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnowledgeConfig {
+    /// Serve the knowledge tools.
+    pub enabled: bool,
+    /// Index directory; `None` means `knowledge/<identity>`.
+    pub directory: Option<String>,
+    /// Default number of results: always positive (a file value <= 0 reads as the default, 5);
+    /// searching caps it at 20.
+    pub top_k: i64,
+    /// Content budget in tokens (x4 bytes) per search answer: always positive (a file value
+    /// <= 0 reads as the default, 6000).
+    pub max_injected_tokens: i64,
+    /// Present when the vector tier is configured.
+    pub embeddings: Option<EmbeddingsConfig>,
+    /// `harness.knowledge.paths`: what the indexer walks by default.
+    pub paths: Vec<String>,
+}
+
+impl Default for KnowledgeConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            directory: None,
+            top_k: 5,
+            max_injected_tokens: 6000,
+            embeddings: None,
+            paths: Vec::new(),
+        }
+    }
+}
+
+/// `harness.knowledge.embeddings`: an OpenAI-compatible embeddings endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbeddingsConfig {
+    /// Base URL, e.g. `http://127.0.0.1:1234/v1`.
+    pub base_url: String,
+    /// Embedding model name.
+    pub model: String,
+    /// Environment variable holding the API key; also scrubbed from child environments.
+    pub api_key_env: Option<String>,
+    /// HTTP timeout (default 30 s, must be > 0).
+    pub timeout: Duration,
+    /// Prepended to queries before embedding.
+    pub query_prefix: String,
+    /// Prepended to documents before embedding (`{title}` is replaced).
+    pub document_prefix: String,
+}
+
+/// How `ai:confirm`-gated calls are confirmed (`confirm_over_mcp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConfirmMode {
+    /// Ask clients that can be asked; run ungated (with a warning) for the others.
+    #[default]
+    Auto,
+    /// Refuse when the client cannot be asked.
+    Always,
+    /// Never ask.
+    Never,
+}
+
+/// An MCP behaviour hint that a tag can turn on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Hint {
+    /// `readOnlyHint`.
+    ReadOnly,
+    /// `destructiveHint`.
+    Destructive,
+    /// `idempotentHint`.
+    Idempotent,
+    /// `openWorldHint`.
+    OpenWorld,
+}
+
+impl Hint {
+    /// Every hint, in annotation order.
+    pub const ALL: [Hint; 4] = [
+        Hint::ReadOnly,
+        Hint::Destructive,
+        Hint::Idempotent,
+        Hint::OpenWorld,
+    ];
+
+    /// The config spelling (`read_only`, ...), also the suffix of the reserved `ai:` tag.
+    pub fn name(self) -> &'static str {
+        match self {
+            Hint::ReadOnly => "read_only",
+            Hint::Destructive => "destructive",
+            Hint::Idempotent => "idempotent",
+            Hint::OpenWorld => "open_world",
+        }
+    }
+
+    /// The hint a config spelling names (`read_only`, ...).
+    pub fn from_name(name: &str) -> Option<Hint> {
+        Hint::ALL.into_iter().find(|hint| hint.name() == name)
+    }
+
+    /// The reserved fisk tag that sets this hint (`ai:read_only`, ...).
+    pub fn reserved_tag(self) -> &'static str {
+        match self {
+            Hint::ReadOnly => "ai:read_only",
+            Hint::Destructive => "ai:destructive",
+            Hint::Idempotent => "ai:idempotent",
+            Hint::OpenWorld => "ai:open_world",
+        }
+    }
+}
+
+/// `expose.agent.mcp`: the on-switch for serving, and everything fixed at build time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpConfig {
+    /// Listen port (`None`: 8080 unless a flag or `FISK_AI_MCP_PORT` says otherwise).
+    pub port: Option<u16>,
+    /// Bind address (`None`: 127.0.0.1 unless overridden).
+    pub address: Option<String>,
+    /// Sent in the initialize result when non-empty.
+    pub instructions: Option<String>,
+    /// `confirm_over_mcp`.
+    pub confirm: ConfirmMode,
+    /// Fisk AI's `builtins` allowlist (knowledge tool names); empty means no narrowing.
+    pub builtins: Vec<String>,
+    /// Global concurrency limit (default 2, at most 1024).
+    pub max_concurrent_tools: u32,
+    /// Per-call timeout (default 30 s).
+    pub tool_timeout: Duration,
+    /// fiskgen: app tag -> hints it turns on (e.g. `impact:ro: read_only`).
+    pub hint_tags: BTreeMap<String, Vec<Hint>>,
+    /// fiskgen: extra `Host` header values accepted (reverse proxies).
+    pub allowed_hosts: Vec<String>,
+    /// fiskgen: extra `Origin` header values accepted.
+    pub allowed_origins: Vec<String>,
+    /// fiskgen: bearer-token authentication.
+    pub auth: Option<AuthConfig>,
+    /// fiskgen: serve without sessions (replicas behind a load balancer).
+    pub stateless: bool,
+    /// fiskgen: extra environment variables scrubbed from every child process.
+    pub scrub_env: Vec<String>,
+}
+
+impl Default for McpConfig {
+    fn default() -> Self {
+        Self {
+            port: None,
+            address: None,
+            instructions: None,
+            confirm: ConfirmMode::Auto,
+            builtins: Vec::new(),
+            max_concurrent_tools: 2,
+            tool_timeout: Duration::from_secs(30),
+            hint_tags: BTreeMap::new(),
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            auth: None,
+            stateless: false,
+            scrub_env: Vec::new(),
+        }
+    }
+}
+
+/// Where the bearer token comes from (never from the config text itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthConfig {
+    /// `auth: {token_env: NAME}`.
+    Env(String),
+    /// `auth: {token_file: PATH}`.
+    File(String),
+}
+
+impl Config {
+    /// Environment variables to remove from every child process (besides the built-in list):
+    /// the embeddings API key variable when the vector tier is on, and `scrub_env`.
+    pub fn credential_env_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        let embeddings = self.harness.knowledge.embeddings.as_ref();
+        if self.harness.knowledge.enabled
+            && let Some(var) = embeddings.and_then(|e| e.api_key_env.clone())
+        {
+            names.push(var);
+        }
+        if let Some(mcp) = &self.mcp {
+            names.extend(mcp.scrub_env.iter().cloned());
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// The directory relative paths in the file are resolved against.
+    pub fn base_dir(&self) -> &Path {
+        self.source.parent().unwrap_or(Path::new("."))
+    }
+}

@@ -1,0 +1,172 @@
+//! The rules that span several keys, run once the whole file has been read (so that key order
+//! in the file never matters).
+
+use super::reader::Reader;
+use super::schema::{AUTH_HELP, DEFAULT_TIMEOUT, Draft};
+use super::values::is_identity;
+use super::{AuthConfig, EmbeddingsConfig};
+
+/// The identity when there is neither an explicit one nor an application (fiskgen's default;
+/// Fisk AI's code uses `fisk-ai`).
+const DEFAULT_IDENTITY: &str = "fisk";
+
+impl Draft {
+    /// Runs every cross-key rule, filling in what depends on several keys.
+    pub(super) fn check(&mut self, r: &mut Reader) {
+        self.resolve_identity(r);
+        self.check_global_flags(r);
+        self.check_builtins(r);
+        self.resolve_auth(r);
+        self.resolve_embeddings(r);
+    }
+
+    /// Explicit identity, else the application's base name, else `fisk`; then the pattern.
+    fn resolve_identity(&mut self, r: &mut Reader) {
+        let explicit = self.identity.take();
+        self.config.identity_explicit = explicit.is_some();
+        let (identity, key, pos, derived) = match (explicit, &self.config.application_path) {
+            (Some((identity, pos)), _) => (identity, "identity", Some(pos), false),
+            (None, Some(path)) => (
+                base_name(path),
+                "application_path",
+                self.application_path,
+                true,
+            ),
+            (None, None) => (DEFAULT_IDENTITY.to_string(), "identity", None, false),
+        };
+        if !is_identity(&identity) {
+            let message = format!(
+                "identity {identity:?} is invalid: it must contain only letters, digits, '-' or \
+                 '_' (it names the MCP server and the {identity}-mcp binary)"
+            );
+            let problem = r.problem(key, pos.unwrap_or_default(), message);
+            if derived {
+                problem.help = Some(
+                    "the identity defaults to the base name of application_path; set an explicit \
+                     identity if the application binary name contains other characters"
+                        .to_string(),
+                );
+            }
+        }
+        self.config.identity = identity;
+    }
+
+    /// `global_flags` names the application's own flags, so it needs an application.
+    fn check_global_flags(&self, r: &mut Reader) {
+        let Some(pos) = self.global_flags else { return };
+        if !self.config.global_flags.is_empty() && self.config.application_path.is_none() {
+            r.problem(
+                "global_flags",
+                pos,
+                "global_flags is set but application_path is not: global flags are the wrapped \
+                 application's own globals and have nothing to attach to without an application"
+                    .to_string(),
+            )
+            .help = Some("remove global_flags or set application_path".to_string());
+        }
+    }
+
+    /// A `builtins` allowlist only makes sense when knowledge is enabled.
+    fn check_builtins(&self, r: &mut Reader) {
+        let Some(pos) = self.builtins else { return };
+        let Some(mcp) = &self.config.mcp else { return };
+        if !mcp.builtins.is_empty() && !self.config.harness.knowledge.enabled {
+            let listed = mcp.builtins.join(", ");
+            r.problem(
+                "expose.agent.mcp.builtins",
+                pos,
+                format!("expose.agent.mcp.builtins lists {listed} but knowledge is not enabled"),
+            )
+            .help = Some(
+                "add a harness.knowledge block with 'enabled: true', or remove the knowledge tools \
+                 from builtins"
+                    .to_string(),
+            );
+        }
+    }
+
+    /// `auth` names exactly one token source.
+    fn resolve_auth(&mut self, r: &mut Reader) {
+        let Some(auth) = self.auth.take() else { return };
+        let path = "expose.agent.mcp.auth";
+        let source = match (auth.token_env, auth.token_file) {
+            (Some(Some(name)), None) => AuthConfig::Env(name),
+            (None, Some(Some(file))) => AuthConfig::File(file),
+            (Some(_), Some(_)) => {
+                let message = format!("{path} sets both token_env and token_file; set exactly one");
+                r.problem(path, auth.pos, message).help = Some(AUTH_HELP.to_string());
+                return;
+            }
+            (None, None) => {
+                let message = format!("{path} needs token_env or token_file");
+                r.problem(path, auth.pos, message).help = Some(AUTH_HELP.to_string());
+                return;
+            }
+            // A present but invalid source has been reported where it is written.
+            _ => return,
+        };
+        if let Some(mcp) = &mut self.config.mcp {
+            mcp.auth = Some(source);
+        }
+    }
+
+    /// A present `embeddings` block needs `base_url` and `model`.
+    fn resolve_embeddings(&mut self, r: &mut Reader) {
+        let Some(draft) = self.embeddings.take() else {
+            return;
+        };
+        let path = "harness.knowledge.embeddings";
+        if draft.base_url.is_none() {
+            r.problem(path, draft.pos, format!("{path} needs base_url"))
+                .help = Some(
+                "the OpenAI-compatible endpoint, e.g. base_url: http://127.0.0.1:1234/v1; remove \
+                 the embeddings block for the lexical tier only"
+                    .to_string(),
+            );
+        }
+        if draft.model.is_none() {
+            r.problem(path, draft.pos, format!("{path} needs model"))
+                .help = Some("the embedding model's name as the endpoint knows it".to_string());
+        }
+        let (Some(base_url), Some(model)) = (draft.base_url, draft.model) else {
+            return;
+        };
+        self.config.harness.knowledge.embeddings = Some(EmbeddingsConfig {
+            base_url,
+            model,
+            api_key_env: draft.api_key_env,
+            timeout: draft.timeout.unwrap_or(DEFAULT_TIMEOUT),
+            query_prefix: draft.query_prefix,
+            document_prefix: draft.document_prefix,
+        });
+    }
+}
+
+/// The last element of a slash-separated path, as Go's `filepath.Base` computes it on Unix:
+/// trailing slashes ignored, `/` for a path of only slashes, `.` for an empty one.
+fn base_name(path: &str) -> String {
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return if path.is_empty() {
+            ".".to_string()
+        } else {
+            "/".to_string()
+        };
+    }
+    trimmed.rsplit('/').next().unwrap_or(trimmed).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base_name;
+
+    #[test]
+    fn base_names_follow_go() {
+        assert_eq!(base_name("/usr/local/bin/nats"), "nats");
+        assert_eq!(base_name("nats"), "nats");
+        assert_eq!(base_name("./bin/nats/"), "nats");
+        assert_eq!(base_name("/"), "/");
+        assert_eq!(base_name(""), ".");
+        assert_eq!(base_name("/usr/bin/my.agent"), "my.agent");
+    }
+}

@@ -1,0 +1,346 @@
+//! The config format: one key table per level of the file, and how each key is read.
+//!
+//! Reading fills a [`Draft`]: the [`Config`] being built plus what the checks that span
+//! several keys need (positions, blocks that must be complete). [`read`] walks the document
+//! against [`TOP`], then runs those checks (`checks.rs`). How single values are read lives in
+//! `values.rs`, blocks with key tables of their own (filters, list entries) in `lists.rs`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::lists::{read_filter, read_harness_tools, read_remote_agents, read_remote_tools};
+use super::reader::{Field, Reader, Section, Value, key_places};
+use super::values::{
+    env_name, non_empty, normalized, read_base_url, read_budget_count, read_builtins,
+    read_concurrency, read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names,
+    read_hint_tags, read_options, read_port, read_tool_timeout, validate_bool, validate_string,
+};
+use super::yaml::{Node, Pos};
+use super::{Config, Harness, McpConfig, Problem, ToolFilter};
+
+/// `max_concurrent_tools` when unset or 0.
+const DEFAULT_CONCURRENCY: u32 = 2;
+/// The largest `max_concurrent_tools`.
+pub(super) const MAX_CONCURRENCY: i64 = 1024;
+/// `tool_timeout` when unset or 0, and `embeddings.timeout` when unset.
+pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// `harness.knowledge.top_k` when unset or not positive.
+const DEFAULT_TOP_K: i64 = 5;
+/// `harness.knowledge.max_injected_tokens` when unset or not positive.
+const DEFAULT_INJECTED_TOKENS: i64 = 6000;
+
+/// Reads a parsed document (`None`: an empty file) into a config and its problems.
+pub(super) fn read(root: Option<&Node>, source: &Path) -> (Config, Vec<Problem>) {
+    let mut reader = Reader::new(key_places(&TOP, ""));
+    let mut draft = Draft::new(source);
+    if let Some(root) = root {
+        reader.section(Value::root(root), &TOP, &mut draft);
+    }
+    draft.check(&mut reader);
+    let (problems, agent_only) = reader.finish();
+    let mut config = draft.config;
+    if !agent_only.is_empty() {
+        config.notes.push(format!(
+            "ignoring agent-only settings ({}): fiskgen serves MCP only",
+            agent_only.join(", ")
+        ));
+    }
+    (config, problems)
+}
+
+/// The config being read, and what the cross-key checks need.
+pub(super) struct Draft {
+    /// The config so far.
+    pub(super) config: Config,
+    /// An explicit, non-empty `identity` and where it is.
+    pub(super) identity: Option<(String, Pos)>,
+    /// Where `application_path` is.
+    pub(super) application_path: Option<Pos>,
+    /// Where the `global_flags` key is.
+    pub(super) global_flags: Option<Pos>,
+    /// Where the `expose.agent.mcp.builtins` key is.
+    pub(super) builtins: Option<Pos>,
+    /// `expose.agent.mcp.auth`, when present.
+    pub(super) auth: Option<AuthDraft>,
+    /// `harness.knowledge.embeddings`, when present.
+    pub(super) embeddings: Option<EmbeddingsDraft>,
+}
+
+/// `expose.agent.mcp.auth` as written: each key `Some` when present (inner `None`: invalid).
+#[derive(Debug, Default)]
+pub(super) struct AuthDraft {
+    pub(super) pos: Pos,
+    pub(super) token_env: Option<Option<String>>,
+    pub(super) token_file: Option<Option<String>>,
+}
+
+/// `harness.knowledge.embeddings` as written; `base_url` and `model` are checked at the end.
+#[derive(Debug, Default)]
+pub(super) struct EmbeddingsDraft {
+    pub(super) pos: Pos,
+    pub(super) base_url: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) api_key_env: Option<String>,
+    pub(super) timeout: Option<Duration>,
+    pub(super) query_prefix: String,
+    pub(super) document_prefix: String,
+}
+
+impl Draft {
+    fn new(source: &Path) -> Self {
+        let config = Config {
+            source: source.to_path_buf(),
+            identity: String::new(),
+            identity_explicit: false,
+            application_path: None,
+            global_flags: Vec::new(),
+            include: ToolFilter::default(),
+            exclude: ToolFilter::default(),
+            expose_include: ToolFilter::default(),
+            expose_exclude: ToolFilter::default(),
+            harness: Harness::default(),
+            mcp: None,
+            notes: Vec::new(),
+        };
+        Draft {
+            config,
+            identity: None,
+            application_path: None,
+            global_flags: None,
+            builtins: None,
+            auth: None,
+            embeddings: None,
+        }
+    }
+
+    /// `expose.agent.mcp`, created by entering the block.
+    fn mcp(&mut self) -> &mut McpConfig {
+        self.config.mcp.get_or_insert_with(McpConfig::default)
+    }
+
+    /// `expose.agent.mcp.auth`, created by entering the block.
+    fn auth(&mut self) -> &mut AuthDraft {
+        self.auth.get_or_insert_with(AuthDraft::default)
+    }
+
+    /// `harness.knowledge.embeddings`, created by entering the block.
+    pub(super) fn embeddings(&mut self) -> &mut EmbeddingsDraft {
+        self.embeddings.get_or_insert_with(EmbeddingsDraft::default)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The key tables, top-down.
+
+static TOP: Section<Draft> = Section::new(&[
+    Field::value("identity", |r, v, d| {
+        d.identity = r
+            .string(v)
+            .filter(|id| !id.is_empty())
+            .map(|id| (id, v.node.pos));
+    }),
+    Field::value("application_path", |r, v, d| {
+        d.config.application_path = r.string(v).filter(|path| !path.is_empty());
+        d.application_path = Some(v.node.pos);
+    }),
+    Field::value("global_flags", |r, v, d| {
+        d.config.global_flags =
+            normalized(r.strings(v), |flag| flag.trim().trim_start_matches('-'));
+        d.global_flags = Some(v.key_pos);
+    }),
+    Field::value("include", |r, v, d| d.config.include = read_filter(r, v)),
+    Field::value("exclude", |r, v, d| d.config.exclude = read_filter(r, v)),
+    Field::section("harness", &HARNESS),
+    Field::section("expose", &EXPOSE),
+    Field::value("system_prompt", validate_string).agent_only(),
+    Field::value("nats_context", validate_string).agent_only(),
+    Field::section("llm", &LLM).agent_only(),
+    Field::value("remote_agents", read_remote_agents).agent_only(),
+    Field::value("remote_tools", read_remote_tools).agent_only(),
+]);
+
+static HARNESS: Section<Draft> = Section::new(&[
+    Field::value("confirm_tags", |r, v, d| {
+        d.config.harness.confirm_tags = normalized(r.strings(v), str::trim);
+    }),
+    Field::value("tools", read_harness_tools),
+    Field::section("knowledge", &KNOWLEDGE),
+    Field::section("human_in_the_loop", &HUMAN_IN_THE_LOOP).agent_only(),
+    Field::section("memory", &MEMORY).agent_only(),
+    Field::section("sessions", &SESSIONS).agent_only(),
+    Field::value("no_tui", validate_bool).agent_only(),
+    Field::value("no_bell", validate_bool).agent_only(),
+]);
+
+static HUMAN_IN_THE_LOOP: Section<Draft> = Section::new(&[Field::value("enabled", |r, v, d| {
+    d.config.harness.human_in_the_loop = r.bool(v).unwrap_or(false);
+})]);
+
+static MEMORY: Section<Draft> = Section::new(&[
+    Field::value("enabled", |r, v, d| {
+        d.config.harness.memory = r.bool(v).unwrap_or(false)
+    }),
+    Field::value("backend", validate_string),
+    Field::value("no_index", validate_bool),
+    Field::value("options", read_options),
+]);
+
+static SESSIONS: Section<Draft> = Section::new(&[
+    Field::value("backend", validate_string),
+    Field::value("options", read_options),
+]);
+
+static KNOWLEDGE: Section<Draft> = Section::new(&[
+    Field::value("enabled", |r, v, d| {
+        d.config.harness.knowledge.enabled = r.bool(v).unwrap_or(false);
+    }),
+    Field::value("directory", |r, v, d| {
+        d.config.harness.knowledge.directory = r.string(v).filter(|dir| !dir.is_empty());
+    }),
+    Field::value("top_k", |r, v, d| {
+        d.config.harness.knowledge.top_k = r.int(v).filter(|&k| k > 0).unwrap_or(DEFAULT_TOP_K);
+    }),
+    Field::value("max_injected_tokens", |r, v, d| {
+        d.config.harness.knowledge.max_injected_tokens = r
+            .int(v)
+            .filter(|&n| n > 0)
+            .unwrap_or(DEFAULT_INJECTED_TOKENS);
+    }),
+    Field::value("paths", |r, v, d| {
+        d.config.harness.knowledge.paths = normalized(r.strings(v), str::trim);
+    }),
+    Field::section("embeddings", &EMBEDDINGS).on_enter(|_, v, d| {
+        d.embeddings = Some(EmbeddingsDraft {
+            pos: v.key_pos,
+            ..Default::default()
+        })
+    }),
+]);
+
+static EMBEDDINGS: Section<Draft> = Section::new(&[
+    Field::value("base_url", read_base_url),
+    Field::value("model", |r, v, d| {
+        d.embeddings().model = r.string(v).filter(|m| !m.is_empty())
+    }),
+    Field::value("api_key_env", |r, v, d| {
+        d.embeddings().api_key_env = r.string(v).and_then(|name| env_name(r, v, &name));
+    }),
+    Field::value("timeout", |r, v, d| {
+        d.embeddings().timeout = read_embeddings_timeout(r, v)
+    }),
+    Field::value("query_prefix", |r, v, d| {
+        d.embeddings().query_prefix = r.string(v).unwrap_or_default();
+    }),
+    Field::value("document_prefix", |r, v, d| {
+        d.embeddings().document_prefix = r.string(v).unwrap_or_default();
+    }),
+]);
+
+static EXPOSE: Section<Draft> = Section::new(&[Field::section("agent", &AGENT)]);
+
+static AGENT: Section<Draft> = Section::new(&[
+    Field::section("mcp", &MCP).on_enter(|_, _, d| d.config.mcp = Some(McpConfig::default())),
+    Field::section("tools", &EXPOSED_TOOLS),
+    Field::value("agent_to_agent", validate_bool).agent_only(),
+    Field::section("a2a", &A2A).agent_only(),
+]);
+
+static EXPOSED_TOOLS: Section<Draft> = Section::new(&[
+    Field::value("include", |r, v, d| {
+        d.config.expose_include = read_filter(r, v)
+    }),
+    Field::value("exclude", |r, v, d| {
+        d.config.expose_exclude = read_filter(r, v)
+    }),
+]);
+
+static MCP: Section<Draft> = Section::new(&[
+    Field::value("port", |r, v, d| d.mcp().port = read_port(r, v)),
+    Field::value("address", |r, v, d| {
+        d.mcp().address = r
+            .string(v)
+            .map(|a| a.trim().to_string())
+            .filter(|a| !a.is_empty());
+    }),
+    Field::value("instructions", |r, v, d| {
+        d.mcp().instructions = r.string(v).filter(|text| !text.trim().is_empty());
+    }),
+    Field::value("confirm_over_mcp", |r, v, d| {
+        d.mcp().confirm = read_confirm_mode(r, v)
+    }),
+    Field::value("builtins", |r, v, d| {
+        d.mcp().builtins = read_builtins(r, v);
+        d.builtins = Some(v.key_pos);
+    }),
+    Field::value("max_concurrent_tools", |r, v, d| {
+        d.mcp().max_concurrent_tools = read_concurrency(r, v).unwrap_or(DEFAULT_CONCURRENCY);
+    }),
+    Field::value("tool_timeout", |r, v, d| {
+        d.mcp().tool_timeout = read_tool_timeout(r, v).unwrap_or(DEFAULT_TIMEOUT);
+    }),
+    Field::value("hint_tags", |r, v, d| {
+        d.mcp().hint_tags = read_hint_tags(r, v)
+    }),
+    Field::value("allowed_hosts", |r, v, d| {
+        d.mcp().allowed_hosts = normalized(r.strings(v), str::trim)
+    }),
+    Field::value("allowed_origins", |r, v, d| {
+        d.mcp().allowed_origins = normalized(r.strings(v), str::trim);
+    }),
+    Field::section("auth", &AUTH).on_enter(|_, v, d| {
+        d.auth = Some(AuthDraft {
+            pos: v.key_pos,
+            ..Default::default()
+        })
+    }),
+    Field::value("stateless", |r, v, d| {
+        d.mcp().stateless = r.bool(v).unwrap_or(false)
+    }),
+    Field::value("scrub_env", |r, v, d| {
+        d.mcp().scrub_env = read_env_names(r, v)
+    }),
+]);
+
+/// Shown with `auth` problems: what the block is for and why it holds no token.
+pub(super) const AUTH_HELP: &str = "the token itself never goes in the config file: set \
+     token_env to the name of the environment variable that holds it, or token_file to a file \
+     that contains it";
+
+static AUTH: Section<Draft> = Section::<Draft>::new(&[
+    Field::value("token_env", |r, v, d| {
+        d.auth().token_env = Some(r.string(v).and_then(|name| env_name(r, v, &name)));
+    }),
+    Field::value("token_file", |r, v, d| {
+        d.auth().token_file = Some(r.string(v).and_then(|file| non_empty(r, v, file, "a file")));
+    }),
+])
+.unknown_help(AUTH_HELP);
+
+static A2A: Section<Draft> = Section::new(&[
+    Field::value("max_concurrent_tools", |r, v, _| {
+        read_concurrency(r, v);
+    }),
+    Field::value("tool_timeout", |r, v, _| {
+        read_tool_timeout(r, v);
+    }),
+]);
+
+static LLM: Section<Draft> = Section::new(&[
+    Field::value("model", validate_string),
+    Field::value("provider", validate_string),
+    Field::section("budget", &BUDGET),
+    Field::section("thinking", &THINKING),
+    Field::value("no_prompt_cache", validate_bool),
+    Field::value("no_tool_search", validate_bool),
+]);
+
+static BUDGET: Section<Draft> = Section::new(&[
+    Field::value("max_tokens", read_budget_count),
+    Field::value("max_output_tokens", read_budget_count),
+    Field::value("max_iterations", read_budget_count),
+    Field::value("call_timeout", |r, v, _| {
+        read_duration(r, v);
+    }),
+]);
+
+static THINKING: Section<Draft> = Section::new(&[Field::value("enabled", validate_bool)]);

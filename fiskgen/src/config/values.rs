@@ -1,0 +1,331 @@
+//! How the values of single keys are read and checked: string lists, limits, durations,
+//! environment variable names, `confirm_over_mcp`, `builtins`, `hint_tags`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::reader::{Reader, Text, Value};
+use super::schema::{Draft, MAX_CONCURRENCY};
+use super::suggest::nearest;
+use super::yaml::{Kind, Pos};
+use super::{ConfirmMode, HARNESS_TOOLS, Hint, KNOWLEDGE_TOOLS, duration};
+
+/// `a, b and c`.
+fn words(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [only] => (*only).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Trims (with `clean`), drops empties and de-duplicates, keeping first-seen order.
+pub(super) fn normalized(texts: Vec<Text>, clean: fn(&str) -> &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(texts.len());
+    for text in &texts {
+        let cleaned = clean(&text.text);
+        if !cleaned.is_empty() && !out.iter().any(|seen| seen == cleaned) {
+            out.push(cleaned.to_string());
+        }
+    }
+    out
+}
+
+/// A string nobody reads here (an agent-only setting): only its type is checked.
+pub(super) fn validate_string(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
+    r.string(v);
+}
+
+/// A boolean nobody reads here (an agent-only setting): only its type is checked.
+pub(super) fn validate_bool(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
+    r.bool(v);
+}
+
+/// A backend's `options` block: opaque, decoded by the agent per backend.
+pub(super) fn read_options(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
+    if matches!(v.node.kind, Kind::Scalar(_) | Kind::List(_)) {
+        let found = v.node.describe();
+        r.invalid(v, format!("{} must be a mapping, found {found}", v.path));
+        return;
+    }
+    r.any(v);
+}
+
+/// `value` itself, or a problem saying it must name `what` when it is empty.
+pub(super) fn non_empty(r: &mut Reader, v: Value<'_>, value: String, what: &str) -> Option<String> {
+    let trimmed = value.trim();
+    if trimmed.is_empty() {
+        r.invalid(
+            v,
+            format!("{} must name {what}, found an empty string", v.path),
+        );
+        return None;
+    }
+    Some(trimmed.to_string())
+}
+
+/// Letters, digits and `_`, not starting with a digit.
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// An environment variable name (trimmed), or `None` after reporting why it is not one.
+pub(super) fn env_name(r: &mut Reader, v: Value<'_>, raw: &str) -> Option<String> {
+    env_name_at(r, v.path, v.node.pos, raw)
+}
+
+fn env_name_at(r: &mut Reader, path: &str, pos: Pos, raw: &str) -> Option<String> {
+    let name = raw.trim();
+    if name.is_empty() {
+        return None;
+    }
+    if !is_env_name(name) {
+        let message = format!(
+            "invalid {path} {raw:?}: not an environment variable name (letters, digits and '_', \
+             not starting with a digit)"
+        );
+        r.problem(path, pos, message);
+        return None;
+    }
+    Some(name.to_string())
+}
+
+/// `scrub_env`: trimmed, de-duplicated, each a valid name.
+pub(super) fn read_env_names(r: &mut Reader, v: Value<'_>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for text in r.strings(v) {
+        if let Some(name) = env_name_at(r, &text.path, text.pos, &text.text)
+            && !names.contains(&name)
+        {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// A Go duration as signed nanoseconds, with its text; `None` when unset (null or `""`) or
+/// unparseable (reported as `invalid <path> "<text>": <why>`).
+pub(super) fn read_duration(r: &mut Reader, v: Value<'_>) -> Option<(String, i64)> {
+    let raw = r.string(v).filter(|raw| !raw.is_empty())?;
+    match duration::parse(&raw) {
+        Ok(nanos) => Some((raw, nanos)),
+        Err(error) => {
+            r.invalid(v, format!("invalid {} {raw:?}: {error}", v.path));
+            None
+        }
+    }
+}
+
+/// `tool_timeout` (MCP and a2a): `None` means the default (unset, `0`, or invalid).
+pub(super) fn read_tool_timeout(r: &mut Reader, v: Value<'_>) -> Option<Duration> {
+    let (raw, nanos) = read_duration(r, v)?;
+    if nanos < 0 {
+        r.invalid(
+            v,
+            format!("invalid {} {raw:?}: must not be negative", v.path),
+        );
+        return None;
+    }
+    u64::try_from(nanos)
+        .ok()
+        .filter(|&n| n > 0)
+        .map(Duration::from_nanos)
+}
+
+/// `embeddings.timeout`: must be positive when set.
+pub(super) fn read_embeddings_timeout(r: &mut Reader, v: Value<'_>) -> Option<Duration> {
+    let (raw, nanos) = read_duration(r, v)?;
+    match u64::try_from(nanos) {
+        Ok(nanos) if nanos > 0 => Some(Duration::from_nanos(nanos)),
+        _ => {
+            r.invalid(v, format!("invalid {} {raw:?}: must be positive", v.path));
+            None
+        }
+    }
+}
+
+/// `max_concurrent_tools` (MCP and a2a): `None` means the default (unset, `0`, or invalid).
+pub(super) fn read_concurrency(r: &mut Reader, v: Value<'_>) -> Option<u32> {
+    let n = r.int(v)?;
+    if n < 0 {
+        r.invalid(v, format!("invalid {} {n}: must not be negative", v.path));
+        return None;
+    }
+    if n > MAX_CONCURRENCY {
+        r.invalid(
+            v,
+            format!("invalid {} {n}: must not exceed {MAX_CONCURRENCY}", v.path),
+        );
+        return None;
+    }
+    u32::try_from(n).ok().filter(|&n| n > 0)
+}
+
+/// `llm.budget` counts: validated only (agent-only).
+pub(super) fn read_budget_count(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
+    if let Some(n) = r.int(v).filter(|&n| n < 0) {
+        r.invalid(v, format!("invalid {} {n}: must not be negative", v.path));
+    }
+}
+
+/// `port`: 0 is unset, otherwise 1..=65535.
+pub(super) fn read_port(r: &mut Reader, v: Value<'_>) -> Option<u16> {
+    let n = r.int(v)?;
+    if n == 0 {
+        return None;
+    }
+    let port = u16::try_from(n).ok();
+    if port.is_none() {
+        r.invalid(
+            v,
+            format!("invalid {} {n}: must be between 1 and 65535", v.path),
+        )
+        .help =
+            Some("0 or no port means the default, 8080 (or --port / FISK_AI_MCP_PORT)".to_string());
+    }
+    port
+}
+
+/// `confirm_over_mcp`: trimmed and lower-cased; empty is `auto`.
+pub(super) fn read_confirm_mode(r: &mut Reader, v: Value<'_>) -> ConfirmMode {
+    let Some(raw) = r.string(v) else {
+        return ConfirmMode::Auto;
+    };
+    match raw.trim().to_lowercase().as_str() {
+        "" | "auto" => ConfirmMode::Auto,
+        "always" => ConfirmMode::Always,
+        "never" => ConfirmMode::Never,
+        other => {
+            let problem = r.invalid(
+                v,
+                format!("invalid confirm_over_mcp {raw:?}: must be auto, always or never"),
+            );
+            problem.help = nearest(other, ["auto", "always", "never"])
+                .map(|near| format!("did you mean {near:?}?"));
+            ConfirmMode::Auto
+        }
+    }
+}
+
+/// `builtins`: trimmed, de-duplicated, each one of the knowledge tools.
+pub(super) fn read_builtins(r: &mut Reader, v: Value<'_>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for text in r.strings(v) {
+        let name = text.text.trim();
+        if name.is_empty() || names.iter().any(|seen| seen == name) {
+            continue;
+        }
+        if !KNOWLEDGE_TOOLS.contains(&name) {
+            let message = format!(
+                "{}: {name:?} cannot be exposed over MCP; the exposable built-ins are the \
+                 read-only knowledge tools {}",
+                v.path,
+                words(&KNOWLEDGE_TOOLS)
+            );
+            r.problem(&text.path, text.pos, message).help = Some(builtin_hint(name));
+            continue;
+        }
+        names.push(name.to_string());
+    }
+    names
+}
+
+/// Why a name is not a knowledge tool, and what the user may have meant.
+fn builtin_hint(name: &str) -> String {
+    if let Some(near) = nearest(name, KNOWLEDGE_TOOLS) {
+        return format!("did you mean {near:?}?");
+    }
+    if HARNESS_TOOLS.contains(&name) {
+        return format!("{name} is enabled by listing it under harness.tools, not here");
+    }
+    "memory and human-in-the-loop tools are never served: they need an agent run".to_string()
+}
+
+/// `hint_tags`: each app tag maps to one hint name or a list of them.
+pub(super) fn read_hint_tags(r: &mut Reader, v: Value<'_>) -> BTreeMap<String, Vec<Hint>> {
+    let mut tags: BTreeMap<String, Vec<Hint>> = BTreeMap::new();
+    let expected =
+        "a mapping of app tags to hints (read_only, destructive, idempotent, open_world)";
+    r.map(v, expected, |r, tag, entry| {
+        let hints = read_hints(r, tag, entry);
+        let tag = tag.trim();
+        if tag.is_empty() {
+            r.problem(
+                entry.path,
+                entry.key_pos,
+                format!("{} has an empty tag", v.path),
+            );
+            return;
+        }
+        let known = tags.entry(tag.to_string()).or_default();
+        for hint in hints {
+            if !known.contains(&hint) {
+                known.push(hint);
+            }
+        }
+    });
+    tags
+}
+
+/// The hints one `hint_tags` entry names.
+fn read_hints(r: &mut Reader, tag: &str, entry: Value<'_>) -> Vec<Hint> {
+    let names = r.string_or_strings(entry);
+    if names.iter().all(|name| name.text.trim().is_empty()) {
+        r.problem(
+            entry.path,
+            entry.key_pos,
+            format!("hint_tags: tag {tag:?} names no hint"),
+        );
+        return Vec::new();
+    }
+    let mut hints = Vec::new();
+    for name in names {
+        let trimmed = name.text.trim();
+        match Hint::from_name(trimmed) {
+            Some(hint) => hints.push(hint),
+            None if trimmed.is_empty() => {}
+            None => {
+                let all: Vec<&str> = Hint::ALL.iter().map(|hint| hint.name()).collect();
+                let message = format!(
+                    "unknown hint {trimmed:?} for tag {tag:?}: the hints are {}",
+                    words(&all)
+                );
+                r.problem(&name.path, name.pos, message).help =
+                    nearest(trimmed, all.iter().copied())
+                        .map(|near| format!("did you mean {near:?}?"));
+            }
+        }
+    }
+    hints
+}
+
+/// `embeddings.base_url`: an http or https URL (kept even when invalid, which is reported
+/// here, so that it does not also count as missing).
+pub(super) fn read_base_url(r: &mut Reader, v: Value<'_>, d: &mut Draft) {
+    let url = r
+        .string(v)
+        .map(|url| url.trim().to_string())
+        .filter(|url| !url.is_empty());
+    if let Some(url) = &url
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        let message = format!(
+            "invalid {} {url:?}: must be an http:// or https:// URL",
+            v.path
+        );
+        r.invalid(v, message);
+    }
+    d.embeddings().base_url = url;
+}
+
+/// The identity pattern `^[a-zA-Z0-9_-]+$`.
+pub(super) fn is_identity(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}

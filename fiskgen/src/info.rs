@@ -1,0 +1,276 @@
+//! `fiskgen info`: the served set, as a table for people or as JSON for scripts.
+
+use std::fmt::Write as _;
+
+use crate::config::Hint;
+use crate::ir::{self, HintName};
+
+/// Terminal width used when `COLUMNS` is not set.
+pub const DEFAULT_WIDTH: usize = 80;
+
+/// Renders the served set as aligned text that fits `width` columns.
+pub fn render_text(server: &ir::Server, width: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", headline(server));
+    out.push('\n');
+    if server.tools.is_empty() {
+        out.push_str("No tools are served.\n");
+    } else {
+        out.push_str(&tool_table(&server.tools, width));
+        out.push_str(
+            "\nHINTS: r read-only, d destructive, i idempotent, o open-world.\n\
+             CONFIRM: the tag that makes a call wait for the user's approval.\n",
+        );
+    }
+    if !server.global_flags.is_empty() {
+        out.push_str("\nGlobal flags (add names under global_flags to expose them):\n");
+        let status = |flag: &ir::GlobalFlag| match (flag.exposed, flag.required) {
+            (true, true) => "[exposed, required]",
+            (true, false) => "[exposed]",
+            (false, _) => "",
+        };
+        let name_width = server
+            .global_flags
+            .iter()
+            .map(|f| f.name.len())
+            .max()
+            .unwrap_or(0);
+        let status_width = server
+            .global_flags
+            .iter()
+            .map(|f| status(f).len())
+            .max()
+            .unwrap_or(0);
+        for flag in &server.global_flags {
+            let line = format!(
+                "  --{:<name_width$}  {:<status_width$}  {}",
+                flag.name,
+                status(flag),
+                flag.help
+            );
+            let _ = writeln!(out, "{}", truncate(line.trim_end(), width));
+        }
+    }
+    for (label, lines) in [("Warnings", &server.warnings), ("Notes", &server.notes)] {
+        if !lines.is_empty() {
+            let _ = writeln!(out, "\n{label}:");
+            for line in lines {
+                let _ = writeln!(out, "{}", wrap(line, width, "  - ", "    "));
+            }
+        }
+    }
+    out
+}
+
+fn headline(server: &ir::Server) -> String {
+    let count = server.tools.len();
+    let plural = if count == 1 { "" } else { "s" };
+    match &server.application {
+        Some(app) => format!(
+            "MCP server \"{}\": {count} tool{plural} from {} {}\napplication: {}",
+            server.identity,
+            app.name,
+            app.version.as_deref().unwrap_or("(no version)"),
+            app.path.display()
+        ),
+        None => format!(
+            "MCP server \"{}\": {count} tool{plural} (no application_path: built-ins only)",
+            server.identity
+        ),
+    }
+}
+
+/// Narrowest description column worth showing.
+const MIN_DESCRIPTION: usize = 24;
+
+/// One row per tool with TOOL, CONFIRM, HINTS, TITLE, TAGS and DESCRIPTION when the terminal is
+/// wide enough; otherwise TOOL, CONFIRM, HINTS, DESCRIPTION with title and tags on a second,
+/// indented line, so nothing is cut that a reader needs.
+fn tool_table(tools: &[ir::Tool], width: usize) -> String {
+    let rows: Vec<Row> = tools.iter().map(Row::new).collect();
+    let column = |cell: fn(&Row) -> &str, header: &str| {
+        rows.iter()
+            .map(|row| cell(row).chars().count())
+            .chain([header.len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let name = column(|row| &row.name, "TOOL");
+    let confirm = column(|row| &row.confirm, "CONFIRM");
+    let hints = column(|row| &row.hints, "HINTS");
+    let title = column(|row| &row.title, "TITLE");
+    let tags = column(|row| &row.tags, "TAGS");
+    let narrow = name + confirm + hints + 6;
+    let wide = narrow + title + tags + 4;
+
+    let mut out = String::new();
+    if wide + MIN_DESCRIPTION <= width {
+        let description = width - wide;
+        let line = |cells: [&str; 6]| {
+            let text = format!(
+                "{:<name$}  {:<confirm$}  {:<hints$}  {:<title$}  {:<tags$}  {}",
+                cells[0],
+                cells[1],
+                cells[2],
+                cells[3],
+                cells[4],
+                truncate(cells[5], description)
+            );
+            format!("{}\n", text.trim_end())
+        };
+        out.push_str(&line([
+            "TOOL",
+            "CONFIRM",
+            "HINTS",
+            "TITLE",
+            "TAGS",
+            "DESCRIPTION",
+        ]));
+        for row in &rows {
+            out.push_str(&line([
+                &row.name,
+                &row.confirm,
+                &row.hints,
+                &row.title,
+                &row.tags,
+                &row.description,
+            ]));
+        }
+    } else {
+        let description = width.saturating_sub(narrow).max(MIN_DESCRIPTION);
+        let line = |cells: [&str; 4]| {
+            let text = format!(
+                "{:<name$}  {:<confirm$}  {:<hints$}  {}",
+                cells[0],
+                cells[1],
+                cells[2],
+                truncate(cells[3], description)
+            );
+            format!("{}\n", text.trim_end())
+        };
+        out.push_str(&line(["TOOL", "CONFIRM", "HINTS", "DESCRIPTION"]));
+        for row in &rows {
+            out.push_str(&line([
+                &row.name,
+                &row.confirm,
+                &row.hints,
+                &row.description,
+            ]));
+            let _ = writeln!(
+                out,
+                "{}",
+                truncate(&format!("    {} · tags: {}", row.title, row.tags), width)
+            );
+        }
+    }
+    out
+}
+
+/// A tool's table cells.
+struct Row {
+    name: String,
+    title: String,
+    confirm: String,
+    hints: String,
+    tags: String,
+    description: String,
+}
+
+impl Row {
+    fn new(tool: &ir::Tool) -> Self {
+        Row {
+            name: tool.name.clone(),
+            title: tool.title.clone(),
+            confirm: tool
+                .confirm
+                .as_ref()
+                .map_or_else(|| "-".into(), |c| c.trigger.clone()),
+            hints: hint_code(&tool.hints),
+            tags: if tool.tags.is_empty() {
+                "-".into()
+            } else {
+                tool.tags.join(", ")
+            },
+            description: first_line(&tool.description),
+        }
+    }
+}
+
+/// A fixed four-letter code, `r-i-` style, so the column stays narrow.
+fn hint_code(hints: &std::collections::BTreeSet<HintName>) -> String {
+    Hint::ALL
+        .into_iter()
+        .map(|hint| {
+            if hints.contains(&HintName(hint)) {
+                hint.name().chars().next().unwrap_or('?')
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").to_string()
+}
+
+/// Cuts `text` to `width` characters, marking the cut with `…`.
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// Wraps `text` at word boundaries to `width`, with a first-line and a continuation prefix.
+fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
+    let mut lines = Vec::new();
+    let mut line = first.to_string();
+    let mut line_has_words = false;
+    for word in text.split_whitespace() {
+        if line_has_words && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::replace(&mut line, rest.to_string()));
+            line_has_words = false;
+        }
+        if line_has_words {
+            line.push(' ');
+        }
+        line.push_str(word);
+        line_has_words = true;
+    }
+    lines.push(line);
+    lines.join("\n")
+}
+
+/// Renders the served set as pretty JSON with a trailing newline: a stable document for
+/// scripts (`fiskgen info --json`).
+pub fn render_json(server: &ir::Server) -> Result<String, serde_json::Error> {
+    let mut text = serde_json::to_string_pretty(server)?;
+    text.push('\n');
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncate_marks_the_cut() {
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+    }
+
+    #[test]
+    fn wrap_keeps_lines_within_width() {
+        let text = "one two three four five six seven eight nine ten eleven twelve";
+        let wrapped = wrap(text, 20, "  - ", "    ");
+        assert!(
+            wrapped.lines().all(|line| line.chars().count() <= 20),
+            "{wrapped}"
+        );
+        assert!(wrapped.starts_with("  - one"));
+        assert_eq!(wrapped.split_whitespace().filter(|w| *w != "-").count(), 12);
+    }
+}

@@ -1,0 +1,1940 @@
+//! Running a fisk application's `--fisk-introspect` safely, or reading a saved document, into
+//! the lenient [`crate::model`] types.
+//!
+//! Running the application is the only place where fiskgen executes foreign code at build time,
+//! so it is bounded on every side: no shell, exactly one argument, stdin closed, a timeout after
+//! which the application's whole process group is killed, a cap on what is read from stdout, and
+//! an environment without LLM provider credentials (reference 2.1 and 4.4). Unlike Fisk AI,
+//! stdout alone is parsed; stderr is only logged and quoted in errors.
+//!
+//! Parsing tolerates what real applications print around the document (natscli can print a
+//! notice before it) and also reads pretty-printed saved documents. A document is accepted only
+//! when it looks like a fisk model and every command carries the `restricted_schema` that fisk
+//! v0.9.0 and newer precompute.
+
+use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::fs;
+use std::io::{self, Read};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::signal::{self, Signal};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+use crate::model;
+
+/// The only argument an application is started with.
+pub const INTROSPECT_FLAG: &str = "--fisk-introspect";
+
+/// How long an application may take to print its model, as in Fisk AI.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The most stdout bytes read from an application, as in Fisk AI (16 MiB).
+pub const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
+
+/// The oldest fisk that precomputes the per-command schemas fiskgen serves.
+pub const MINIMUM_FISK_VERSION: &str = "v0.9.0";
+
+/// Credential variables of LLM providers that never reach a child process (reference 4.4).
+///
+/// A generated server is driven by an LLM agent, so anything a served command can read may end
+/// up in a model's context. The application being served never needs the agent side's provider
+/// keys, so they are removed by name: the five Anthropic credentials Fisk AI removes, plus the
+/// API keys of the other widely used hosted providers (OpenAI, Azure OpenAI, Google Gemini,
+/// Mistral, Cohere, Groq, DeepSeek, xAI, OpenRouter, Together, Fireworks, Perplexity).
+///
+/// Kept on purpose: selector variables (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`, profiles),
+/// which are not secrets, and general cloud credentials (`AWS_*`, `GOOGLE_API_KEY`,
+/// `GOOGLE_APPLICATION_CREDENTIALS`, `HF_TOKEN`), which applications legitimately use. Operators
+/// name any further variable in [`Options::scrub_env`].
+pub const PROVIDER_CREDENTIAL_VARS: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_IDENTITY_TOKEN",
+    "ANTHROPIC_WEBHOOK_SIGNING_KEY",
+    "ANTHROPIC_CUSTOM_HEADERS",
+    "OPENAI_API_KEY",
+    "OPENAI_ADMIN_KEY",
+    "AZURE_OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "MISTRAL_API_KEY",
+    "COHERE_API_KEY",
+    "CO_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "XAI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "TOGETHER_API_KEY",
+    "FIREWORKS_API_KEY",
+    "PERPLEXITY_API_KEY",
+];
+
+/// The variable that switches fisk's help output to its LLM-friendly form; always set to `1`.
+const LLM_FORMAT_VAR: &str = "LLMFORMAT";
+/// How much of the application's stderr is kept (the end of it).
+const STDERR_KEEP_BYTES: usize = 64 * 1024;
+/// How many lines of stderr (and of stray stdout) an error message quotes.
+const QUOTED_LINES: usize = 10;
+/// The longest quoted line, in characters.
+const QUOTED_LINE_CHARS: usize = 300;
+/// Size of one read from a pipe.
+const READ_CHUNK: usize = 64 * 1024;
+/// How long stderr may stay open after the application exited and stdout closed.
+const STDERR_LINGER: Duration = Duration::from_millis(250);
+/// How long to wait for a killed application to be reaped before returning anyway.
+const REAP_GRACE: Duration = Duration::from_millis(250);
+
+/// Limits and environment for running an application's introspection.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// How long the application may take to print its model and exit (default 30 s).
+    pub timeout: Duration,
+    /// The most bytes read from its stdout (default 16 MiB); more is an error.
+    pub max_bytes: usize,
+    /// Operator-named variables removed from its environment, in addition to
+    /// [`PROVIDER_CREDENTIAL_VARS`] (see [`crate::config::Config::credential_env_names`]).
+    pub scrub_env: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            timeout: DEFAULT_TIMEOUT,
+            max_bytes: DEFAULT_MAX_BYTES,
+            scrub_env: Vec::new(),
+        }
+    }
+}
+
+/// A parsed introspection document: the raw JSON (kept whole, so saving loses nothing) and the
+/// typed model.
+#[derive(Debug, Clone)]
+pub struct Introspection {
+    /// The document exactly as parsed (key order kept); save it with [`to_pretty_json`].
+    pub document: Value,
+    /// The typed view of the same document.
+    pub model: model::Application,
+    /// Where the document came from.
+    pub origin: Origin,
+}
+
+/// Where an introspection document came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Printed by running this application with `--fisk-introspect`.
+    App(PathBuf),
+    /// Read from this saved file (`--model FILE`).
+    File(PathBuf),
+}
+
+impl Origin {
+    /// The application or file the document came from.
+    pub fn path(&self) -> &Path {
+        match self {
+            Origin::App(path) | Origin::File(path) => path,
+        }
+    }
+
+    /// What to try when the document is not usable.
+    fn hint(&self) -> String {
+        match self {
+            Origin::App(path) => format!(
+                "is it a fisk application (fisk {MINIMUM_FISK_VERSION} or newer)? run \"{} \
+                 {INTROSPECT_FLAG}\" to see what it prints",
+                path.display()
+            ),
+            Origin::File(_) => format!(
+                "the file must hold what \"<application> {INTROSPECT_FLAG}\" prints (fisk \
+                 {MINIMUM_FISK_VERSION} or newer)"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::App(path) => {
+                write!(f, "the output of \"{} {INTROSPECT_FLAG}\"", path.display())
+            }
+            Origin::File(path) => write!(f, "model \"{}\"", path.display()),
+        }
+    }
+}
+
+/// Everything that can go wrong finding, running or reading an application's model.
+///
+/// Each message says what happened, where, and how to fix it. I/O errors are part of the
+/// message rather than a separate `source`, so printing the error chain shows them once.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum IntrospectError {
+    /// `application_path` is empty.
+    #[error("application_path is empty; set it to the application's name on PATH or its path")]
+    EmptyApplicationPath,
+
+    /// A bare application name was not found in any `PATH` directory.
+    #[error(
+        "application \"{name}\" was not found on PATH; install it, or set application_path to its \
+         location (a name without \"/\" is looked up on PATH; write \"./{name}\" for a file beside \
+         the config file)"
+    )]
+    NotOnPath {
+        /// The name that was looked up.
+        name: String,
+    },
+
+    /// The application path points at nothing.
+    #[error(
+        "application \"{}\" does not exist; install it or correct application_path (a relative \
+         path is resolved against the config file's directory)",
+        path.display()
+    )]
+    NotFound {
+        /// The resolved path.
+        path: PathBuf,
+    },
+
+    /// The application path exists but cannot be executed.
+    #[error("application \"{}\" is not executable: {reason}", path.display())]
+    NotExecutable {
+        /// The resolved path.
+        path: PathBuf,
+        /// Why, with the fix.
+        reason: String,
+    },
+
+    /// The operating system refused to start the application.
+    #[error(
+        "starting \"{}\" failed: {error}; if it is a script, check its interpreter line",
+        path.display()
+    )]
+    Spawn {
+        /// The application.
+        path: PathBuf,
+        /// What the operating system said.
+        error: io::Error,
+    },
+
+    /// Reading the application's output or waiting for it failed.
+    #[error("introspecting \"{}\" failed while {action}: {error}", path.display())]
+    Io {
+        /// The application.
+        path: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// What the operating system said.
+        error: io::Error,
+    },
+
+    /// The application exited with a non-zero status.
+    #[error(
+        "introspecting \"{}\" failed: exit status {code}; is it a fisk application (fisk \
+         {MINIMUM_FISK_VERSION} or newer)?{output}",
+        path.display()
+    )]
+    Exited {
+        /// The application.
+        path: PathBuf,
+        /// Its exit status.
+        code: i32,
+        /// The last lines it wrote, one per line, each starting with a newline and indented
+        /// (empty when it wrote nothing).
+        output: String,
+    },
+
+    /// The application was killed by a signal it did not get from fiskgen.
+    #[error(
+        "introspecting \"{}\" failed: it was killed by {signal}; run \"{} {INTROSPECT_FLAG}\" by \
+         hand to see why{output}",
+        path.display(),
+        path.display()
+    )]
+    Signalled {
+        /// The application.
+        path: PathBuf,
+        /// The signal's name, such as `SIGSEGV`.
+        signal: String,
+        /// As for [`IntrospectError::Exited`].
+        output: String,
+    },
+
+    /// The application did not finish within the timeout; its process group was killed.
+    #[error(
+        "introspecting \"{}\" timed out after {timeout:?}; the application must print its model \
+         within this window{}",
+        path.display(),
+        if *exited {
+            " (it exited, but a process it started kept its output open)"
+        } else {
+            ""
+        }
+    )]
+    Timeout {
+        /// The application.
+        path: PathBuf,
+        /// The limit that was exceeded.
+        timeout: Duration,
+        /// Whether the application itself had exited (a process it left behind held stdout).
+        exited: bool,
+    },
+
+    /// The application printed more than the limit; its process group was killed.
+    #[error(
+        "introspecting \"{}\" produced more than {limit} bytes on stdout; a fisk model is far \
+         smaller, so this is not a fisk application or it printed something else",
+        path.display()
+    )]
+    Oversize {
+        /// The application.
+        path: PathBuf,
+        /// The limit, in bytes.
+        limit: usize,
+    },
+
+    /// The bytes hold no JSON document, or one that is not shaped like a fisk model.
+    #[error("{origin} is not a fisk introspection document: {reason}; {}", origin.hint())]
+    NotFisk {
+        /// Where the bytes came from.
+        origin: Origin,
+        /// What is missing or wrong.
+        reason: String,
+    },
+
+    /// The document is not valid JSON.
+    #[error(
+        "{origin} is not valid JSON: {message} at line {line}, column {column} (counted from the \
+         start of the {})",
+        match origin { Origin::App(_) => "output", Origin::File(_) => "file" }
+    )]
+    Malformed {
+        /// Where the bytes came from.
+        origin: Origin,
+        /// 1-based line in the application's stdout or the file.
+        line: usize,
+        /// 1-based byte column in that line.
+        column: usize,
+        /// The JSON parser's message.
+        message: String,
+    },
+
+    /// The document is a fisk model, but a value has a type fiskgen cannot read.
+    #[error("{origin} does not match fisk's model at {location}: {message}; {}", origin.hint())]
+    Invalid {
+        /// Where the bytes came from.
+        origin: Origin,
+        /// The offending value, as `command "a b", flags[0].short` or a key path.
+        location: String,
+        /// What was expected.
+        message: String,
+    },
+
+    /// A command carries no precomputed `restricted_schema`: the fisk is too old.
+    #[error(
+        "{origin}: command \"{command}\" of {app} has no restricted_schema, so the application \
+         was built with a fisk older than {MINIMUM_FISK_VERSION}; rebuild it with fisk \
+         {MINIMUM_FISK_VERSION} or newer, which precomputes per-command schemas"
+    )]
+    TooOld {
+        /// Where the document came from.
+        origin: Origin,
+        /// The space-joined path of the first command without a schema.
+        command: String,
+        /// The application's name and, when declared, version.
+        app: String,
+    },
+
+    /// A saved model could not be read.
+    #[error("reading model \"{}\": {error}", path.display())]
+    ReadModel {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        error: io::Error,
+    },
+}
+
+/// Where `application_path` points: a bare name (no `/`) is looked up on PATH; a relative path is
+/// resolved against `base_dir` (the config file's directory); absolute as is.
+///
+/// The result exists and is an executable file. `PATH` entries that are empty or relative are
+/// skipped (they would depend on the current directory); `~` is not expanded.
+pub fn resolve_app(spec: &str, base_dir: &Path) -> Result<PathBuf, IntrospectError> {
+    resolve_app_in(spec, base_dir, std::env::var_os("PATH").as_deref())
+}
+
+/// [`resolve_app`] with an explicit `PATH` value.
+fn resolve_app_in(
+    spec: &str,
+    base_dir: &Path,
+    path_var: Option<&OsStr>,
+) -> Result<PathBuf, IntrospectError> {
+    if spec.is_empty() {
+        return Err(IntrospectError::EmptyApplicationPath);
+    }
+    if !spec.contains('/') {
+        let dirs = path_var.map(std::env::split_paths).into_iter().flatten();
+        return dirs
+            .filter(|dir| dir.is_absolute())
+            .map(|dir| dir.join(spec))
+            .find(|candidate| is_executable_file(candidate))
+            .ok_or_else(|| IntrospectError::NotOnPath {
+                name: spec.to_string(),
+            });
+    }
+    let path = Path::new(spec);
+    let resolved = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base_dir.join(path)
+    };
+    check_executable(&resolved)?;
+    Ok(resolved)
+}
+
+/// Whether `path` is a regular file with an execute bit (the `PATH` search rule of shells).
+fn is_executable_file(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+/// Explains why `path` cannot be executed, if it cannot.
+fn check_executable(path: &Path) -> Result<(), IntrospectError> {
+    let not_executable = |reason: String| IntrospectError::NotExecutable {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let meta = match fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Err(IntrospectError::NotFound {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(error) => return Err(not_executable(format!("cannot inspect it ({error})"))),
+    };
+    if meta.is_dir() {
+        return Err(not_executable(
+            "it is a directory; set application_path to the application binary".into(),
+        ));
+    }
+    if !meta.is_file() {
+        return Err(not_executable("it is not a regular file".into()));
+    }
+    if meta.permissions().mode() & 0o111 == 0 {
+        return Err(not_executable(format!(
+            "it has no execute permission; run \"chmod +x {}\" or point application_path at the \
+             built binary",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Run `<app> --fisk-introspect` and parse what it prints.
+///
+/// The application gets exactly one argument, the inherited working directory, a closed stdin,
+/// its own process group and the parent environment without [`PROVIDER_CREDENTIAL_VARS`] and
+/// [`Options::scrub_env`], with `LLMFORMAT=1`. Its stdout is read up to [`Options::max_bytes`];
+/// its stderr is kept (the last 64 KiB) for logs and error messages only. When it exits, or
+/// when it times out or prints too much, its whole process group is killed, so nothing it
+/// started outlives the call. The call returns promptly after the deadline even if a process
+/// that escaped the group holds the pipes open: the threads reading them are never joined.
+pub fn run(app: &Path, options: &Options) -> Result<Introspection, IntrospectError> {
+    run_with_env(app, options, std::env::vars_os())
+}
+
+/// [`run`] with an explicit parent environment.
+fn run_with_env<I>(
+    app: &Path,
+    options: &Options,
+    parent_env: I,
+) -> Result<Introspection, IntrospectError>
+where
+    I: IntoIterator<Item = (OsString, OsString)>,
+{
+    let program = program_path(app);
+    check_executable(&program)?;
+    let mut command = introspect_command(&program, child_env(parent_env, &options.scrub_env));
+    tracing::debug!(app = %app.display(), timeout = ?options.timeout, "introspecting");
+    let started = Instant::now();
+    let child = command.spawn().map_err(|error| spawn_error(app, error))?;
+    let captured = supervise(child, app, options)?;
+    tracing::debug!(
+        app = %app.display(),
+        bytes = captured.stdout.len(),
+        elapsed = ?started.elapsed(),
+        "introspection finished"
+    );
+    check_status(app, &captured)?;
+    if !captured.stderr.is_empty() {
+        tracing::warn!(
+            app = %app.display(),
+            stderr = %quote_output(&captured.stderr, b""),
+            "the application wrote to stderr while printing its model; the model may be incomplete"
+        );
+    }
+    parse(&captured.stdout, Origin::App(app.to_path_buf()))
+}
+
+/// The path to execute: a bare relative name means the file in the current directory, never a
+/// `PATH` search (use [`resolve_app`] for that).
+fn program_path(app: &Path) -> PathBuf {
+    if app.is_relative() && app.parent() == Some(Path::new("")) {
+        Path::new(".").join(app)
+    } else {
+        app.to_path_buf()
+    }
+}
+
+/// The child's environment: the parent's without credential variables, with `LLMFORMAT=1`.
+fn child_env<I>(parent_env: I, scrub_env: &[String]) -> Vec<(OsString, OsString)>
+where
+    I: IntoIterator<Item = (OsString, OsString)>,
+{
+    let scrubbed = |name: &OsStr| {
+        name == LLM_FORMAT_VAR
+            || PROVIDER_CREDENTIAL_VARS.iter().any(|var| name == *var)
+            || scrub_env
+                .iter()
+                .map(|var| var.trim())
+                .any(|var| !var.is_empty() && name == var)
+    };
+    let mut env: Vec<_> = parent_env
+        .into_iter()
+        .filter(|(name, _)| !scrubbed(name))
+        .collect();
+    env.push((LLM_FORMAT_VAR.into(), "1".into()));
+    env
+}
+
+/// The command that runs the introspection (nothing is started yet).
+fn introspect_command(program: &Path, env: Vec<(OsString, OsString)>) -> Command {
+    let mut command = Command::new(program);
+    command
+        .arg(INTROSPECT_FLAG)
+        .env_clear()
+        .envs(env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    command
+}
+
+/// Turns a failure to start the application into the most specific error.
+fn spawn_error(app: &Path, error: io::Error) -> IntrospectError {
+    match error.kind() {
+        io::ErrorKind::PermissionDenied => IntrospectError::NotExecutable {
+            path: app.to_path_buf(),
+            reason: format!("the system refused to run it ({error})"),
+        },
+        _ => IntrospectError::Spawn {
+            path: app.to_path_buf(),
+            error,
+        },
+    }
+}
+
+/// What a finished application left behind.
+struct Captured {
+    /// Everything it printed on stdout (at most the limit).
+    stdout: Vec<u8>,
+    /// How it ended.
+    status: ExitStatus,
+    /// The end of its stderr, as sanitised text.
+    stderr: String,
+}
+
+/// A report from one of the threads watching the child.
+enum Event {
+    /// Stdout reached end of file within the limit: everything read.
+    Stdout(Vec<u8>),
+    /// Stdout went past the limit; reading stopped.
+    StdoutOverflow,
+    /// Reading stdout failed.
+    StdoutFailed(io::Error),
+    /// Stderr reached end of file (or failed; it is only informative).
+    StderrClosed,
+    /// The child exited and was reaped.
+    Exited(io::Result<ExitStatus>),
+}
+
+/// Why watching the child stopped early.
+enum Failure {
+    /// The deadline passed.
+    Timeout,
+    /// Stdout went past the limit.
+    Oversize,
+    /// Reading stdout failed.
+    Read(io::Error),
+    /// Waiting for the child failed.
+    Wait(io::Error),
+    /// Every watching thread is gone without reporting (only if one panicked).
+    Lost,
+}
+
+/// Reads the child's output and waits for it, within the limits; kills its group when done.
+fn supervise(child: Child, app: &Path, options: &Options) -> Result<Captured, IntrospectError> {
+    // `pid_t` is an `i32` that std widened to `u32`; the child leads its own group.
+    let group = Pid::from_raw(child.id() as i32);
+    let deadline = Instant::now().checked_add(options.timeout);
+    let (events, receiver) = mpsc::channel();
+    let stderr = Arc::new(Mutex::new(Tail::new(STDERR_KEEP_BYTES)));
+    if let Err(error) = start_watchers(child, options.max_bytes, &events, &stderr) {
+        kill_group(group);
+        return Err(IntrospectError::Io {
+            path: app.into(),
+            action: "starting reader threads",
+            error,
+        });
+    }
+    drop(events);
+
+    let mut watch = Watch::default();
+    let outcome = watch.run(&receiver, group, deadline);
+    if outcome.is_err() && watch.status.is_none() {
+        await_exit(&receiver);
+    }
+    let stderr_text = lock(&stderr).text();
+    if !stderr_text.is_empty() {
+        tracing::debug!(app = %app.display(), stderr = %stderr_text, "introspection stderr");
+    }
+    let path = app.to_path_buf();
+    match outcome {
+        Ok((stdout, status)) => Ok(Captured {
+            stdout,
+            status,
+            stderr: stderr_text,
+        }),
+        Err(Failure::Timeout) => Err(IntrospectError::Timeout {
+            path,
+            timeout: options.timeout,
+            exited: watch.status.is_some(),
+        }),
+        Err(Failure::Oversize) => Err(IntrospectError::Oversize {
+            path,
+            limit: options.max_bytes,
+        }),
+        Err(Failure::Read(error)) => Err(IntrospectError::Io {
+            path,
+            action: "reading its output",
+            error,
+        }),
+        Err(Failure::Wait(error)) => Err(IntrospectError::Io {
+            path,
+            action: "waiting for it",
+            error,
+        }),
+        Err(Failure::Lost) => Err(IntrospectError::Io {
+            path,
+            action: "watching it",
+            error: io::Error::other("a watching thread stopped unexpectedly"),
+        }),
+    }
+}
+
+/// Starts the three threads that read stdout, read stderr and wait for the child.
+fn start_watchers(
+    mut child: Child,
+    max_bytes: usize,
+    events: &Sender<Event>,
+    stderr_tail: &Arc<Mutex<Tail>>,
+) -> io::Result<()> {
+    if let Some(stdout) = child.stdout.take() {
+        let events = events.clone();
+        thread::Builder::new()
+            .name("introspect-stdout".into())
+            .spawn(move || {
+                let event = match read_capped(stdout, max_bytes) {
+                    Ok(Some(bytes)) => Event::Stdout(bytes),
+                    Ok(None) => Event::StdoutOverflow,
+                    Err(error) => Event::StdoutFailed(error),
+                };
+                let _ = events.send(event);
+            })?;
+    }
+    if let Some(stderr) = child.stderr.take() {
+        let events = events.clone();
+        let tail = Arc::clone(stderr_tail);
+        thread::Builder::new()
+            .name("introspect-stderr".into())
+            .spawn(move || {
+                read_tail(stderr, &tail);
+                let _ = events.send(Event::StderrClosed);
+            })?;
+    }
+    let events = events.clone();
+    thread::Builder::new()
+        .name("introspect-wait".into())
+        .spawn(move || {
+            let _ = events.send(Event::Exited(child.wait()));
+        })?;
+    Ok(())
+}
+
+/// What has been reported about the child so far.
+#[derive(Default)]
+struct Watch {
+    stdout: Option<Vec<u8>>,
+    status: Option<ExitStatus>,
+    stderr_closed: bool,
+}
+
+impl Watch {
+    /// Collects reports until the child exited and stdout closed (giving stderr a short grace
+    /// to close as well), or until something fails. The group is killed as soon as the child
+    /// exits, to reap anything it left running, and on every failure.
+    fn run(
+        &mut self,
+        receiver: &Receiver<Event>,
+        group: Pid,
+        deadline: Option<Instant>,
+    ) -> Result<(Vec<u8>, ExitStatus), Failure> {
+        let mut linger_until = None;
+        loop {
+            let finished = self.stdout.is_some() && self.status.is_some();
+            if finished && self.stderr_closed {
+                break;
+            }
+            let wait_until = if finished {
+                Some(*linger_until.get_or_insert_with(|| {
+                    let linger = Instant::now() + STDERR_LINGER;
+                    deadline.map_or(linger, |deadline| linger.min(deadline))
+                }))
+            } else {
+                deadline
+            };
+            let event = match wait_until {
+                Some(until) => {
+                    receiver.recv_timeout(until.saturating_duration_since(Instant::now()))
+                }
+                None => receiver.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            let failure = match event {
+                Ok(Event::Stdout(bytes)) => {
+                    self.stdout = Some(bytes);
+                    continue;
+                }
+                Ok(Event::StderrClosed) => {
+                    self.stderr_closed = true;
+                    continue;
+                }
+                Ok(Event::Exited(Ok(status))) => {
+                    self.status = Some(status);
+                    kill_group(group);
+                    continue;
+                }
+                Ok(Event::StdoutOverflow) => Failure::Oversize,
+                Ok(Event::StdoutFailed(error)) => Failure::Read(error),
+                Ok(Event::Exited(Err(error))) => Failure::Wait(error),
+                Err(_) if finished => break,
+                Err(RecvTimeoutError::Timeout) => Failure::Timeout,
+                Err(RecvTimeoutError::Disconnected) => Failure::Lost,
+            };
+            kill_group(group);
+            return Err(failure);
+        }
+        match (self.stdout.take(), self.status) {
+            (Some(stdout), Some(status)) => Ok((stdout, status)),
+            _ => Err(Failure::Lost),
+        }
+    }
+}
+
+/// After a kill, waits briefly for the child to be reaped, so that it is gone when the call
+/// returns; returns anyway after [`REAP_GRACE`].
+fn await_exit(receiver: &Receiver<Event>) {
+    let until = Instant::now() + REAP_GRACE;
+    while let Ok(event) = receiver.recv_timeout(until.saturating_duration_since(Instant::now())) {
+        if matches!(event, Event::Exited(_)) {
+            return;
+        }
+    }
+}
+
+/// Sends SIGKILL to the whole process group; a group that is already gone is fine.
+fn kill_group(group: Pid) {
+    match signal::killpg(group, Signal::SIGKILL) {
+        Ok(()) | Err(Errno::ESRCH) => {}
+        Err(error) => tracing::warn!(%group, %error, "killing the introspection process group"),
+    }
+}
+
+/// Reads `pipe` to its end, keeping at most `max_bytes`; `None` when there was more. Memory
+/// stays within `max_bytes` plus one read chunk, whatever the pipe holds.
+fn read_capped(mut pipe: impl Read, max_bytes: usize) -> io::Result<Option<Vec<u8>>> {
+    let mut buffer = Vec::new();
+    let mut chunk = vec![0; READ_CHUNK];
+    loop {
+        let read = match pipe.read(&mut chunk) {
+            Ok(0) => return Ok(Some(buffer)),
+            Ok(read) => read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        let wanted = buffer.len() + read;
+        if wanted > max_bytes {
+            return Ok(None);
+        }
+        if buffer.capacity() < wanted {
+            let target = (buffer.capacity() * 2).clamp(wanted, max_bytes);
+            buffer.reserve_exact(target - buffer.len());
+        }
+        buffer.extend_from_slice(&chunk[..read]);
+    }
+}
+
+/// Reads `pipe` to its end (or first error), keeping its last bytes in `tail`.
+fn read_tail(mut pipe: impl Read, tail: &Mutex<Tail>) {
+    let mut chunk = vec![0; READ_CHUNK];
+    loop {
+        match pipe.read(&mut chunk) {
+            Ok(0) => return,
+            Ok(read) => lock(tail).push(&chunk[..read]),
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Locks a mutex whose data stays usable even if a holder panicked.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The last bytes written to a stream.
+struct Tail {
+    keep: usize,
+    bytes: VecDeque<u8>,
+    dropped: bool,
+}
+
+impl Tail {
+    fn new(keep: usize) -> Self {
+        Self {
+            keep,
+            bytes: VecDeque::new(),
+            dropped: false,
+        }
+    }
+
+    fn push(&mut self, data: &[u8]) {
+        self.bytes.extend(data);
+        if self.bytes.len() > self.keep {
+            let excess = self.bytes.len() - self.keep;
+            self.bytes.drain(..excess);
+            self.dropped = true;
+        }
+    }
+
+    /// The kept bytes as text, without a leading partial line when the start was dropped,
+    /// trimmed of surrounding blank space.
+    fn text(&self) -> String {
+        let bytes: Vec<u8> = self.bytes.iter().copied().collect();
+        let text = String::from_utf8_lossy(&bytes);
+        let text = match (self.dropped, text.split_once('\n')) {
+            (true, Some((_, rest))) => rest,
+            _ => &text,
+        };
+        text.trim().to_string()
+    }
+}
+
+/// Fails unless the application exited with status 0.
+fn check_status(app: &Path, captured: &Captured) -> Result<(), IntrospectError> {
+    let status = captured.status;
+    if status.success() {
+        return Ok(());
+    }
+    let output = quote_output(&captured.stderr, &captured.stdout);
+    let path = app.to_path_buf();
+    if let Some(code) = status.code() {
+        return Err(IntrospectError::Exited { path, code, output });
+    }
+    let signal = match status.signal().map(Signal::try_from) {
+        Some(Ok(signal)) => signal.as_str().to_string(),
+        Some(Err(_)) => format!("signal {}", status.signal().unwrap_or_default()),
+        None => format!("{status}"),
+    };
+    Err(IntrospectError::Signalled {
+        path,
+        signal,
+        output,
+    })
+}
+
+/// The last lines of stderr, and of stdout when it holds anything, for an error message.
+fn quote_output(stderr: &str, stdout: &[u8]) -> String {
+    let stdout = String::from_utf8_lossy(stdout);
+    let mut quoted = String::new();
+    for (label, text) in [("stderr", stderr), ("stdout", stdout.trim())] {
+        let lines: Vec<&str> = text.lines().collect();
+        for line in &lines[lines.len().saturating_sub(QUOTED_LINES)..] {
+            quoted.push_str(&format!("\n  {label}: {}", sanitize_line(line)));
+        }
+    }
+    quoted
+}
+
+/// A line safe to show on a terminal: control characters escaped, length capped.
+fn sanitize_line(line: &str) -> String {
+    let mut clean = String::new();
+    for (index, character) in line.trim_end().chars().enumerate() {
+        if index == QUOTED_LINE_CHARS {
+            clean.push('…');
+            break;
+        }
+        if character.is_control() && character != '\t' {
+            clean.extend(character.escape_default());
+        } else {
+            clean.push(character);
+        }
+    }
+    clean
+}
+
+/// Read a saved document (`--model FILE`).
+pub fn read(path: &Path) -> Result<Introspection, IntrospectError> {
+    let bytes = fs::read(path).map_err(|error| IntrospectError::ReadModel {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    parse(&bytes, Origin::File(path.to_path_buf()))
+}
+
+/// Parse the bytes an app printed / a file holds.
+///
+/// The document is the whole input when that is one JSON value (a saved, pretty-printed model
+/// or fisk's single line); otherwise the last line that starts with `{` (fisk's line after
+/// notices the application printed first), or everything from the first such line (a
+/// pretty-printed document after notices). A UTF-8 byte order mark and surrounding white space
+/// are ignored. Syntax errors report the line and column within `bytes`.
+///
+/// The document must be a JSON object with a non-empty string `name` and, when present, arrays
+/// `commands`, `flags` and `args`; every command, hidden or not, must carry a
+/// `restricted_schema` object (fisk v0.9.0 and newer).
+pub fn parse(bytes: &[u8], origin: Origin) -> Result<Introspection, IntrospectError> {
+    let document = match locate_document(bytes) {
+        Ok(document) => document,
+        Err(NotFound::Nothing(reason)) => return Err(IntrospectError::NotFisk { origin, reason }),
+        Err(NotFound::Syntax {
+            line,
+            column,
+            message,
+        }) => {
+            return Err(IntrospectError::Malformed {
+                origin,
+                line,
+                column,
+                message,
+            });
+        }
+    };
+    if let Err(reason) = check_shape(&document) {
+        return Err(IntrospectError::NotFisk { origin, reason });
+    }
+    let model: model::Application = match serde_path_to_error::deserialize(&document) {
+        Ok(model) => model,
+        Err(error) => {
+            let location = describe_location(&document, error.path());
+            let message = error.into_inner().to_string();
+            return Err(IntrospectError::Invalid {
+                origin,
+                location,
+                message,
+            });
+        }
+    };
+    if let Some(command) = first_without_schema(&model.commands, &mut Vec::new()) {
+        let app = match &model.version {
+            Some(version) => format!("\"{}\" (version {version})", model.name),
+            None => format!("\"{}\"", model.name),
+        };
+        return Err(IntrospectError::TooOld {
+            origin,
+            command,
+            app,
+        });
+    }
+    Ok(Introspection {
+        document,
+        model,
+        origin,
+    })
+}
+
+/// Why no document was found.
+enum NotFound {
+    /// There is no JSON object at all; the reason says what there is instead.
+    Nothing(String),
+    /// The most plausible document is not valid JSON.
+    Syntax {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+/// Finds the JSON document in what an application printed or a file holds (see [`parse`]).
+fn locate_document(bytes: &[u8]) -> Result<Value, NotFound> {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if body.trim_ascii().is_empty() {
+        return Err(NotFound::Nothing("it is empty".into()));
+    }
+    let whole = match serde_json::from_slice(body) {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    let lines = line_starts(body);
+    let is_object_line =
+        |&(_, start): &(usize, usize)| body[start..].trim_ascii_start().starts_with(b"{");
+    let (Some(first), Some(last)) = (
+        lines.iter().copied().find(is_object_line),
+        lines.iter().copied().rfind(is_object_line),
+    ) else {
+        let first_line = body
+            .trim_ascii()
+            .split(|&byte| byte == b'\n')
+            .next()
+            .unwrap_or_default();
+        return Err(NotFound::Nothing(format!(
+            "it holds no JSON object (it starts with \"{}\")",
+            sanitize_line(&String::from_utf8_lossy(first_line))
+        )));
+    };
+    let last_line = line_at(body, last.1);
+    let last_attempt = serde_json::from_slice(last_line);
+    if let Ok(value) = last_attempt {
+        return Ok(value);
+    }
+    let rest_attempt = serde_json::from_slice(&body[first.1..]);
+    if let Ok(value) = rest_attempt {
+        return Ok(value);
+    }
+    // Report the error of the most plausible reading: the whole input when it starts with the
+    // document, the last line when that ends the input (fisk's line after notices), else the
+    // text from the first `{` line on (a pretty-printed document after notices).
+    let last_line_ends_input = last_line.trim_ascii().len() == body[last.1..].trim_ascii().len();
+    let (error, first_line) = if body.trim_ascii_start().starts_with(b"{") {
+        (whole, 0)
+    } else if last_line_ends_input {
+        (last_attempt.err().unwrap_or(whole), last.0)
+    } else {
+        (rest_attempt.err().unwrap_or(whole), first.0)
+    };
+    Err(syntax_error(&error, first_line))
+}
+
+/// `(index, byte offset)` of every line of `body`.
+fn line_starts(body: &[u8]) -> Vec<(usize, usize)> {
+    let ends = body
+        .iter()
+        .enumerate()
+        .filter(|&(_, &byte)| byte == b'\n')
+        .map(|(at, _)| at + 1);
+    std::iter::once(0)
+        .chain(ends)
+        .filter(|&start| start < body.len())
+        .enumerate()
+        .collect()
+}
+
+/// The line of `body` that starts at `start`, without its newline.
+fn line_at(body: &[u8], start: usize) -> &[u8] {
+    let rest = &body[start..];
+    rest.iter()
+        .position(|&byte| byte == b'\n')
+        .map_or(rest, |end| &rest[..end])
+}
+
+/// A serde_json error placed in the source: `first_line` is the 0-based index of the line the
+/// parsed slice started at.
+fn syntax_error(error: &serde_json::Error, first_line: usize) -> NotFound {
+    let message = error.to_string();
+    let message = match message.rsplit_once(" at line ") {
+        Some((message, _)) => message.to_string(),
+        None => message,
+    };
+    NotFound::Syntax {
+        line: first_line + error.line(),
+        column: error.column(),
+        message,
+    }
+}
+
+/// Checks that a JSON value looks like a fisk document; the error says what does not.
+fn check_shape(document: &Value) -> Result<(), String> {
+    let Value::Object(object) = document else {
+        return Err(format!("it is {}, not an object", json_kind(document)));
+    };
+    match object.get("name") {
+        Some(Value::String(name)) if !name.is_empty() => {}
+        Some(Value::String(_)) => return Err("its \"name\" is empty".into()),
+        Some(other) => {
+            return Err(format!(
+                "its \"name\" is {}, not a string",
+                json_kind(other)
+            ));
+        }
+        None => return Err("it has no \"name\"".into()),
+    }
+    for key in ["commands", "flags", "args"] {
+        match object.get(key) {
+            None | Some(Value::Array(_)) => {}
+            Some(other) => {
+                return Err(format!(
+                    "its \"{key}\" is {}, not an array",
+                    json_kind(other)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A JSON value's kind, with its article, for messages.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Renders a deserialization path with command names: `command "stream add", flags[0].short`.
+fn describe_location(document: &Value, path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut node = Some(document);
+    let mut command: Vec<&str> = Vec::new();
+    let mut rest = String::new();
+    let mut in_commands = false;
+    for segment in path.iter() {
+        match segment {
+            Segment::Map { key } => {
+                node = node.and_then(|node| node.get(key));
+                in_commands = key == "commands";
+                rest.push_str(&format!(".{key}"));
+            }
+            Segment::Seq { index } => {
+                node = node.and_then(|node| node.get(index));
+                let name = node
+                    .and_then(|node| node.get("name"))
+                    .and_then(Value::as_str);
+                match name {
+                    Some(name) if in_commands => {
+                        command.push(name);
+                        rest.clear();
+                    }
+                    _ => rest.push_str(&format!("[{index}]")),
+                }
+                in_commands = false;
+            }
+            Segment::Enum { variant } => rest.push_str(&format!(".{variant}")),
+            Segment::Unknown => rest.push_str(".?"),
+        }
+    }
+    let rest = rest.trim_start_matches('.');
+    match (command.is_empty(), rest.is_empty()) {
+        (true, true) => "the top level".into(),
+        (true, false) => rest.into(),
+        (false, true) => format!("command \"{}\"", command.join(" ")),
+        (false, false) => format!("command \"{}\", {rest}", command.join(" ")),
+    }
+}
+
+/// The space-joined path of the first command (depth first, declaration order, hidden ones
+/// included) that has no `restricted_schema`.
+fn first_without_schema<'a>(
+    commands: &'a [model::Command],
+    path: &mut Vec<&'a str>,
+) -> Option<String> {
+    for command in commands {
+        path.push(&command.name);
+        if command.restricted_schema.is_none() {
+            return Some(path.join(" "));
+        }
+        if let Some(found) = first_without_schema(&command.commands, path) {
+            return Some(found);
+        }
+        path.pop();
+    }
+    None
+}
+
+/// Stable pretty form for saving: sorted keys (bytewise, as Go sorts map keys), 2-space indent,
+/// trailing newline. Sorting is done here, so the result does not depend on serde_json's
+/// `preserve_order` feature.
+pub fn to_pretty_json(document: &Value) -> String {
+    format!("{:#}\n", sorted(document))
+}
+
+/// A copy of `value` with every object's keys in sorted order.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(object) => {
+            let mut entries: Vec<_> = object.iter().collect();
+            entries.sort_by_key(|&(key, _)| key);
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(key, value)| (key.clone(), sorted(value)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A minimal valid document: a group with one leaf, both with schemas.
+    const VALID: &str = r#"{"name":"demo","help":"a demo","version":"1.2.3","flags":[{"name":"server","help":"","boolean":false,"cumulative":false}],"commands":[{"name":"stream","help":"","schema":{},"restricted_schema":{"type":"object","properties":{}},"commands":[{"name":"ls","help":"list","schema":{},"restricted_schema":{"type":"object","properties":{},"additionalProperties":false}}]}]}"#;
+
+    fn app_origin() -> Origin {
+        Origin::App(PathBuf::from("/opt/demo"))
+    }
+
+    /// Writes an executable shell script. A child shell writes it, so this process never holds
+    /// a writable descriptor of a file another test thread may execute (ETXTBSY).
+    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        let path = dir.join(name);
+        let status = Command::new("/bin/sh")
+            .args(["-c", "printf '%s\\n' \"$2\" > \"$1\" && chmod 755 \"$1\""])
+            .arg("sh")
+            .arg(&path)
+            .arg(format!("#!/bin/sh\n{body}"))
+            .status()
+            .expect("run /bin/sh");
+        assert!(status.success(), "writing {}", path.display());
+        path
+    }
+
+    /// Whether `pid` is a live process (a zombie waiting to be reaped counts as gone).
+    fn is_running(pid: i32) -> bool {
+        if let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) {
+            let state = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next());
+            return state != Some('Z');
+        }
+        signal::kill(Pid::from_raw(pid), None).is_ok()
+    }
+
+    /// Reads the pid a script wrote and waits up to two seconds for that process to be gone.
+    fn assert_gone(pid_file: &Path) {
+        let pid: i32 = fs::read_to_string(pid_file)
+            .expect("pid file written")
+            .trim()
+            .parse()
+            .expect("pid");
+        let until = Instant::now() + Duration::from_secs(2);
+        while is_running(pid) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!is_running(pid), "process {pid} survived");
+    }
+
+    fn quick() -> Options {
+        Options {
+            timeout: Duration::from_millis(300),
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn defaults_match_the_reference() {
+        let options = Options::default();
+        assert_eq!(options.timeout, Duration::from_secs(30));
+        assert_eq!(options.max_bytes, 16_777_216);
+        assert!(options.scrub_env.is_empty());
+    }
+
+    #[test]
+    fn hanging_app_times_out_promptly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = script(
+            dir.path(),
+            "hang",
+            "echo $$ > \"$(dirname \"$0\")/pid\"\nsleep 60",
+        );
+        let started = Instant::now();
+        let error = run(&app, &quick()).expect_err("must time out");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "took {:?}",
+            started.elapsed()
+        );
+        assert!(
+            matches!(error, IntrospectError::Timeout { exited: false, .. }),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(message.contains("timed out after 300ms"), "{message}");
+        assert!(
+            message.contains(&format!("introspecting \"{}\"", app.display())),
+            "{message}"
+        );
+        assert!(
+            message.contains("must print its model within this window"),
+            "{message}"
+        );
+        assert_gone(&dir.path().join("pid"));
+    }
+
+    #[test]
+    fn timeout_kills_a_grandchild_that_holds_stdout() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let body = "sleep 60 &\necho $! > \"$(dirname \"$0\")/pid\"\nwait";
+        let app = script(dir.path(), "spawner", body);
+        let started = Instant::now();
+        let error = run(&app, &quick()).expect_err("must time out");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "took {:?}",
+            started.elapsed()
+        );
+        assert!(matches!(error, IntrospectError::Timeout { .. }), "{error}");
+        assert_gone(&dir.path().join("pid"));
+    }
+
+    #[test]
+    fn an_escaped_process_holding_stdout_cannot_block_the_call() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        if !Path::new("/usr/bin/setsid").exists() && !Path::new("/bin/setsid").exists() {
+            eprintln!("skipped: no setsid");
+            return;
+        }
+        // The grandchild leaves the process group, so it survives the kill and keeps stdout
+        // open; the call must return anyway.
+        // It exits only once the grandchild has left the group (the pid file appears after
+        // `setsid`), so the group kill cannot catch it.
+        let body = "cd \"$(dirname \"$0\")\"\n\
+                    setsid sh -c 'echo $$ > pid.tmp && mv pid.tmp pid && exec sleep 30' &\n\
+                    while [ ! -s pid ]; do sleep 0.01; done\nexit 0";
+        let app = script(dir.path(), "escaper", body);
+        let started = Instant::now();
+        let error = run(&app, &quick()).expect_err("must time out");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "took {:?}",
+            started.elapsed()
+        );
+        assert!(
+            matches!(error, IntrospectError::Timeout { exited: true, .. }),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("kept its output open"),
+            "{error}"
+        );
+        let pid: i32 = fs::read_to_string(dir.path().join("pid"))
+            .expect("pid")
+            .trim()
+            .parse()
+            .expect("pid");
+        let _ = signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+
+    #[test]
+    fn stray_grandchild_is_killed_after_a_normal_exit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let body = format!(
+            "sleep 60 &\necho $! > \"$(dirname \"$0\")/pid\"\ncat <<'EOF'\n{VALID}\nEOF\nexit 0"
+        );
+        let app = script(dir.path(), "leaver", &body);
+        let options = Options {
+            timeout: Duration::from_secs(10),
+            ..Options::default()
+        };
+        let started = Instant::now();
+        let introspection = run(&app, &options).expect("valid document");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(introspection.model.name, "demo");
+        assert_eq!(introspection.origin, Origin::App(app));
+        assert_gone(&dir.path().join("pid"));
+    }
+
+    #[test]
+    fn oversize_output_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = script(
+            dir.path(),
+            "flood",
+            "head -c 20000000 /dev/zero | tr '\\0' a",
+        );
+        let options = Options {
+            timeout: Duration::from_secs(20),
+            ..Options::default()
+        };
+        let error = run(&app, &options).expect_err("must be refused");
+        assert!(
+            matches!(
+                error,
+                IntrospectError::Oversize {
+                    limit: 16_777_216,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("produced more than 16777216 bytes"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn capped_reader_keeps_up_to_the_limit_and_flags_more() {
+        let data = vec![b'x'; 200_000];
+        let kept = read_capped(&data[..], 200_000)
+            .expect("read")
+            .expect("within limit");
+        assert_eq!(kept, data);
+        assert_eq!(read_capped(&data[..], 199_999).expect("read"), None);
+        assert_eq!(read_capped(&b""[..], 0).expect("read"), Some(Vec::new()));
+        let small = read_capped(&data[..1000], 150_000)
+            .expect("read")
+            .expect("within limit");
+        assert_eq!(small.len(), 1000);
+        assert!(small.capacity() <= 150_000);
+    }
+
+    #[test]
+    fn stderr_tail_keeps_the_end_without_a_partial_line() {
+        let mut tail = Tail::new(10);
+        tail.push(b"first line\nsecond\n");
+        assert_eq!(tail.text(), "second");
+        let mut short = Tail::new(100);
+        short.push(b"  only line\n");
+        assert_eq!(short.text(), "only line");
+    }
+
+    #[test]
+    fn garbage_is_not_fisk() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = script(
+            dir.path(),
+            "usage",
+            "echo 'usage: demo [flags]'\necho 'more text'",
+        );
+        let error = run(&app, &quick()).expect_err("not fisk");
+        assert!(matches!(error, IntrospectError::NotFisk { .. }), "{error}");
+        let message = error.to_string();
+        assert!(message.contains("usage: demo [flags]"), "{message}");
+        assert!(
+            message.contains("is it a fisk application (fisk v0.9.0 or newer)?"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_app_that_prints_nothing_is_not_fisk() {
+        let error = run(Path::new("/bin/true"), &quick()).expect_err("not fisk");
+        assert!(matches!(error, IntrospectError::NotFisk { .. }), "{error}");
+        assert!(error.to_string().contains("it is empty"), "{error}");
+    }
+
+    #[test]
+    fn a_notice_before_the_document_is_skipped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let body =
+            format!("echo 'nats: context \"old\" not found, using defaults'\necho '{VALID}'");
+        let app = script(dir.path(), "notice", &body);
+        let introspection = run(&app, &quick()).expect("valid document");
+        assert_eq!(introspection.model.name, "demo");
+        assert_eq!(introspection.model.commands[0].commands[0].name, "ls");
+        assert_eq!(introspection.document["commands"][0]["name"], "stream");
+    }
+
+    #[test]
+    fn a_document_without_schemas_is_too_old() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let doc = r#"{"name":"nats","version":"0.1.5","commands":[{"name":"stream","restricted_schema":{},"commands":[{"name":"ls","restricted_schema":{}},{"name":"add"}]}]}"#;
+        let app = script(dir.path(), "old", &format!("echo '{doc}'"));
+        let error = run(&app, &quick()).expect_err("too old");
+        assert!(
+            matches!(&error, IntrospectError::TooOld { command, .. } if command == "stream add")
+        );
+        let message = error.to_string();
+        assert!(message.contains("command \"stream add\""), "{message}");
+        assert!(message.contains("\"nats\" (version 0.1.5)"), "{message}");
+        assert!(message.contains("fisk v0.9.0 or newer"), "{message}");
+    }
+
+    #[test]
+    fn hidden_commands_and_groups_need_schemas_too() {
+        let hidden = r#"{"name":"a","commands":[{"name":"ok","restricted_schema":{}},{"name":"secret","hidden":true}]}"#;
+        let error = parse(hidden.as_bytes(), app_origin()).expect_err("too old");
+        assert!(matches!(&error, IntrospectError::TooOld { command, .. } if command == "secret"));
+        assert!(error.to_string().contains("of \"a\" has"), "{error}");
+        let group = r#"{"name":"a","commands":[{"name":"g","commands":[{"name":"x","restricted_schema":{}}]}]}"#;
+        let error = parse(group.as_bytes(), app_origin()).expect_err("too old");
+        assert!(matches!(&error, IntrospectError::TooOld { command, .. } if command == "g"));
+    }
+
+    #[test]
+    fn malformed_json_reports_its_position() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = script(
+            dir.path(),
+            "broken",
+            "echo '{\"name\": \"demo\", \"commands\": [}'",
+        );
+        let error = run(&app, &quick()).expect_err("malformed");
+        assert!(
+            matches!(
+                error,
+                IntrospectError::Malformed {
+                    line: 1,
+                    column: 31,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains("at line 1, column 31 (counted from the start of the output)"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn malformed_positions_are_counted_in_the_source() {
+        // The compact line after a notice: line 2.
+        let bytes = b"notice: hello\n{\"name\": tru}\n";
+        let error = parse(bytes, app_origin()).expect_err("malformed");
+        assert!(
+            matches!(
+                error,
+                IntrospectError::Malformed {
+                    line: 2,
+                    column: 13,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        // A pretty document with an error in the middle: the whole file is reported.
+        let file = Origin::File(PathBuf::from("model.json"));
+        let bytes = b"{\n  \"name\": \"x\",\n  \"commands\": [\n    {\"name\": }\n  ]\n}\n";
+        let error = parse(bytes, file.clone()).expect_err("malformed");
+        assert!(
+            matches!(
+                error,
+                IntrospectError::Malformed {
+                    line: 4,
+                    column: 14,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("model \"model.json\" is not valid JSON"),
+            "{error}"
+        );
+        // A truncated document.
+        let error = parse(&VALID.as_bytes()[..40], app_origin()).expect_err("malformed");
+        assert!(error.to_string().contains("EOF while parsing"), "{error}");
+    }
+
+    #[test]
+    fn non_zero_exit_quotes_stderr() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let body =
+            "echo 'nats: error: no such context \"prod\"' >&2\necho 'notice on stdout'\nexit 3";
+        let app = script(dir.path(), "fails", body);
+        let error = run(&app, &quick()).expect_err("fails");
+        assert!(
+            matches!(error, IntrospectError::Exited { code: 3, .. }),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(message.starts_with(&format!(
+            "introspecting \"{}\" failed: exit status 3",
+            app.display()
+        )));
+        assert!(
+            message.contains("stderr: nats: error: no such context \"prod\""),
+            "{message}"
+        );
+        assert!(message.contains("stdout: notice on stdout"), "{message}");
+        assert!(
+            message.contains("is it a fisk application (fisk v0.9.0 or newer)?"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn death_by_signal_is_reported() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = script(dir.path(), "crash", "echo dying >&2\nkill -SEGV $$");
+        let error = run(&app, &quick()).expect_err("killed");
+        assert!(
+            matches!(&error, IntrospectError::Signalled { signal, .. } if signal == "SIGSEGV"),
+            "{error}"
+        );
+        assert!(error.to_string().contains("stderr: dying"), "{error}");
+    }
+
+    #[test]
+    fn missing_and_non_executable_apps_are_explained() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let missing = dir.path().join("nope");
+        let error = run(&missing, &quick()).expect_err("missing");
+        assert!(matches!(error, IntrospectError::NotFound { .. }), "{error}");
+        assert!(error.to_string().starts_with(&format!(
+            "application \"{}\" does not exist",
+            missing.display()
+        )));
+
+        let plain = dir.path().join("plain");
+        fs::write(&plain, "#!/bin/sh\n").expect("write");
+        let error = run(&plain, &quick()).expect_err("not executable");
+        assert!(
+            matches!(error, IntrospectError::NotExecutable { .. }),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("no execute permission"),
+            "{error}"
+        );
+
+        let error = run(dir.path(), &quick()).expect_err("a directory");
+        assert!(error.to_string().contains("is a directory"), "{error}");
+    }
+
+    #[test]
+    fn child_environment_is_scrubbed() {
+        let parent = [
+            ("ANTHROPIC_API_KEY", "sk-ant"),
+            ("OPENAI_API_KEY", "sk-oai"),
+            ("ANTHROPIC_BASE_URL", "https://proxy"),
+            ("MY_TOKEN", "operator secret"),
+            ("LLMFORMAT", "0"),
+            ("HOME", "/home/x"),
+        ]
+        .map(|(name, value)| (OsString::from(name), OsString::from(value)));
+        let env = child_env(parent, &[" MY_TOKEN ".into(), String::new()]);
+        let names: Vec<_> = env
+            .iter()
+            .map(|(name, _)| name.to_str().expect("utf-8"))
+            .collect();
+        assert_eq!(names, ["ANTHROPIC_BASE_URL", "HOME", "LLMFORMAT"]);
+        assert_eq!(env.last(), Some(&("LLMFORMAT".into(), "1".into())));
+    }
+
+    #[test]
+    fn the_child_runs_with_one_argument_closed_stdin_and_scrubbed_env() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let body = format!(
+            "out=\"$(dirname \"$0\")/seen\"\n\
+             {{ echo \"argc:$#\"; echo \"argv:$*\"; echo \"cwd:$(pwd)\"\n\
+             if read -r line; then echo \"stdin:$line\"; else echo stdin:eof; fi\n\
+             [ -r /proc/$$/stat ] && echo \"pgid:$(cut -d' ' -f5 /proc/$$/stat) pid:$$\"\n\
+             env; }} > \"$out\"\necho '{VALID}'"
+        );
+        let app = script(dir.path(), "probe", &body);
+        let mut parent: Vec<(OsString, OsString)> = [
+            ("ANTHROPIC_API_KEY", "sk-ant"),
+            ("ANTHROPIC_CUSTOM_HEADERS", "x: y"),
+            ("OPERATOR_SECRET", "hunter2"),
+            ("KEEP_ME", "kept"),
+            ("LLMFORMAT", "0"),
+        ]
+        .map(|(name, value)| (name.into(), value.into()))
+        .into();
+        parent.extend(std::env::var_os("PATH").map(|path| ("PATH".into(), path)));
+        let options = Options {
+            scrub_env: vec!["OPERATOR_SECRET".into()],
+            ..quick()
+        };
+        run_with_env(&app, &options, parent).expect("valid document");
+
+        let seen = fs::read_to_string(dir.path().join("seen")).expect("probe output");
+        let lines: Vec<&str> = seen.lines().collect();
+        assert!(lines.contains(&"argc:1"), "{seen}");
+        assert!(lines.contains(&"argv:--fisk-introspect"), "{seen}");
+        assert!(lines.contains(&"stdin:eof"), "{seen}");
+        let cwd = std::env::current_dir().expect("cwd");
+        assert!(
+            lines.contains(&format!("cwd:{}", cwd.display()).as_str()),
+            "{seen}"
+        );
+        if let Some(ids) = lines.iter().find_map(|line| line.strip_prefix("pgid:")) {
+            let (pgid, pid) = ids.split_once(" pid:").expect("pgid and pid");
+            assert_eq!(pgid, pid, "the child leads its own process group");
+        }
+        assert!(lines.contains(&"KEEP_ME=kept"), "{seen}");
+        assert!(lines.contains(&"LLMFORMAT=1"), "{seen}");
+        assert!(!seen.contains("LLMFORMAT=0"), "{seen}");
+        assert!(!seen.contains("ANTHROPIC_API_KEY"), "{seen}");
+        assert!(!seen.contains("ANTHROPIC_CUSTOM_HEADERS"), "{seen}");
+        assert!(!seen.contains("OPERATOR_SECRET"), "{seen}");
+    }
+
+    #[test]
+    fn resolve_app_follows_path_base_dir_and_absolute_paths() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let first = dir.path().join("first");
+        let second = dir.path().join("second");
+        fs::create_dir_all(&first).expect("mkdir");
+        fs::create_dir_all(&second).expect("mkdir");
+        fs::write(first.join("tool"), "not executable").expect("write");
+        let tool = script(&second, "tool", "exit 0");
+        let path_var = std::env::join_paths([
+            "",
+            "relative",
+            first.to_str().expect("utf-8"),
+            second.to_str().expect("utf-8"),
+        ])
+        .expect("PATH");
+
+        let found =
+            resolve_app_in("tool", Path::new("/elsewhere"), Some(&path_var)).expect("on PATH");
+        assert_eq!(
+            found, tool,
+            "the non-executable entry earlier on PATH is skipped"
+        );
+
+        let error =
+            resolve_app_in("missing-tool", dir.path(), Some(&path_var)).expect_err("missing");
+        assert!(
+            matches!(error, IntrospectError::NotOnPath { .. }),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("application \"missing-tool\" was not found on PATH")
+        );
+        assert!(
+            resolve_app_in("tool", dir.path(), None).is_err(),
+            "no PATH at all"
+        );
+
+        let relative = resolve_app_in("second/tool", dir.path(), None).expect("relative");
+        assert_eq!(relative, dir.path().join("second/tool"));
+        let dotted = resolve_app_in("./tool", &second, None).expect("dot relative");
+        assert_eq!(dotted, second.join("./tool"));
+        let absolute = resolve_app_in(tool.to_str().expect("utf-8"), Path::new("/elsewhere"), None);
+        assert_eq!(absolute.expect("absolute"), tool);
+
+        let error = resolve_app_in("first/tool", dir.path(), None).expect_err("not executable");
+        assert!(
+            matches!(error, IntrospectError::NotExecutable { .. }),
+            "{error}"
+        );
+        let error = resolve_app_in("./nope", dir.path(), None).expect_err("missing");
+        assert!(error.to_string().contains("does not exist"), "{error}");
+        assert!(matches!(
+            resolve_app_in("", dir.path(), None),
+            Err(IntrospectError::EmptyApplicationPath)
+        ));
+        // The public function uses the real PATH.
+        assert!(resolve_app("sh", dir.path()).is_ok());
+    }
+
+    #[test]
+    fn a_bare_relative_app_runs_from_the_current_directory_not_path() {
+        assert_eq!(program_path(Path::new("nats")), Path::new("./nats"));
+        assert_eq!(program_path(Path::new("bin/nats")), Path::new("bin/nats"));
+        assert_eq!(
+            program_path(Path::new("/usr/bin/nats")),
+            Path::new("/usr/bin/nats")
+        );
+    }
+
+    #[test]
+    fn saved_documents_round_trip_through_the_pretty_form() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let original = parse(VALID.as_bytes(), app_origin()).expect("valid");
+        let pretty = to_pretty_json(&original.document);
+        assert!(pretty.ends_with("}\n"));
+        assert!(
+            pretty.starts_with("{\n  \"commands\": [\n    {\n      \"commands\": ["),
+            "{pretty}"
+        );
+        let file = dir.path().join("model.json");
+        fs::write(&file, &pretty).expect("write");
+        let saved = read(&file).expect("readable");
+        assert_eq!(saved.document, original.document);
+        assert_eq!(saved.origin, Origin::File(file));
+        assert_eq!(to_pretty_json(&saved.document), pretty, "stable");
+    }
+
+    #[test]
+    fn pretty_form_sorts_keys_bytewise() {
+        let value: Value =
+            serde_json::from_str(r#"{"b":1,"a":{"z":[{"y":1,"x":2}],"B":null}}"#).expect("json");
+        let expected = "{\n  \"a\": {\n    \"B\": null,\n    \"z\": [\n      {\n        \"x\": 2,\n        \"y\": 1\n      }\n    ]\n  },\n  \"b\": 1\n}\n";
+        assert_eq!(to_pretty_json(&value), expected);
+    }
+
+    #[test]
+    fn reading_a_missing_model_names_the_file() {
+        let error = read(Path::new("/nonexistent/model.json")).expect_err("missing");
+        assert!(
+            matches!(error, IntrospectError::ReadModel { .. }),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("reading model \"/nonexistent/model.json\": "),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn parse_accepts_bom_whitespace_and_notices() {
+        let with_bom = [b"\xEF\xBB\xBF  \n".as_slice(), VALID.as_bytes(), b"\n\n"].concat();
+        assert_eq!(
+            parse(&with_bom, app_origin()).expect("bom").model.name,
+            "demo"
+        );
+        let log_line_first = format!("{{\"level\":\"info\",\"msg\":\"loading\"}}\n{VALID}\n");
+        assert_eq!(
+            parse(log_line_first.as_bytes(), app_origin())
+                .expect("log line")
+                .model
+                .name,
+            "demo"
+        );
+        let pretty: Value = serde_json::from_str(VALID).expect("json");
+        let after_notice = format!("notice: hello\n{}", to_pretty_json(&pretty));
+        assert_eq!(
+            parse(after_notice.as_bytes(), app_origin())
+                .expect("pretty after notice")
+                .model
+                .name,
+            "demo"
+        );
+        let crlf = format!("notice\r\n{VALID}\r\n");
+        assert_eq!(
+            parse(crlf.as_bytes(), app_origin())
+                .expect("crlf")
+                .model
+                .name,
+            "demo"
+        );
+    }
+
+    #[test]
+    fn parse_rejects_documents_not_shaped_like_fisk() {
+        let cases = [
+            ("", "it is empty"),
+            ("  \n\t\n", "it is empty"),
+            ("[1, 2]", "it is an array, not an object"),
+            ("42", "it is a number, not an object"),
+            ("{}", "it has no \"name\""),
+            (r#"{"name": ""}"#, "its \"name\" is empty"),
+            (r#"{"name": 7}"#, "its \"name\" is a number, not a string"),
+            (
+                r#"{"name": "a", "commands": {}}"#,
+                "its \"commands\" is an object, not an array",
+            ),
+            (
+                r#"{"name": "a", "flags": "x"}"#,
+                "its \"flags\" is a string, not an array",
+            ),
+            (
+                r#"{"name": "a", "args": null}"#,
+                "its \"args\" is null, not an array",
+            ),
+        ];
+        for (input, reason) in cases {
+            let error = parse(input.as_bytes(), app_origin()).expect_err(input);
+            assert!(
+                matches!(error, IntrospectError::NotFisk { .. }),
+                "{input}: {error}"
+            );
+            assert!(error.to_string().contains(reason), "{input}: {error}");
+        }
+    }
+
+    #[test]
+    fn type_mismatches_name_the_command_and_key() {
+        let doc = r#"{"name":"a","commands":[{"name":"stream","restricted_schema":{},"commands":[{"name":"add","restricted_schema":{},"flags":[{"name":"x","short":"s"}]}]}]}"#;
+        let error = parse(doc.as_bytes(), app_origin()).expect_err("invalid");
+        match &error {
+            IntrospectError::Invalid { location, .. } => {
+                assert_eq!(location, "command \"stream add\", flags[0].short");
+            }
+            other => panic!("unexpected {other}"),
+        }
+        assert!(
+            error.to_string().contains("invalid type: string"),
+            "{error}"
+        );
+        let top = r#"{"name":"a","flags":[{"name":"x","boolean":"yes"}]}"#;
+        let error = parse(top.as_bytes(), app_origin()).expect_err("invalid");
+        assert!(
+            matches!(&error, IntrospectError::Invalid { location, .. } if location == "flags[0].boolean"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn messages_are_lower_case_without_a_trailing_period() {
+        let errors = [
+            IntrospectError::EmptyApplicationPath,
+            IntrospectError::NotOnPath {
+                name: "nats".into(),
+            },
+            IntrospectError::Timeout {
+                path: "/x".into(),
+                timeout: DEFAULT_TIMEOUT,
+                exited: false,
+            },
+            IntrospectError::Oversize {
+                path: "/x".into(),
+                limit: DEFAULT_MAX_BYTES,
+            },
+        ];
+        for error in errors {
+            let message = error.to_string();
+            assert!(message.starts_with(|c: char| c.is_lowercase()), "{message}");
+            assert!(!message.ends_with('.'), "{message}");
+        }
+        let timeout = IntrospectError::Timeout {
+            path: "/x".into(),
+            timeout: DEFAULT_TIMEOUT,
+            exited: false,
+        };
+        assert_eq!(
+            timeout.to_string(),
+            "introspecting \"/x\" timed out after 30s; the application must print its model within this window"
+        );
+    }
+}

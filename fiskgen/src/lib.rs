@@ -1,0 +1,112 @@
+//! fiskgen: turn a fisk command-line application into a standalone MCP server at build time.
+//!
+//! The pipeline has three stages with one intermediate representation in the middle:
+//!
+//! ```text
+//! config (YAML) ─┐
+//!                ├─► select ─► ir::Server ─► (emit ─► cargo, in later stages)
+//! introspection ─┘
+//! ```
+//!
+//! [`config`] reads the Fisk AI config format strictly, [`introspect`] runs the application's
+//! `--fisk-introspect` safely (or reads a saved document) into a lenient [`model`], and
+//! [`select`] applies every serving rule to produce the [`ir`], the exact set of tools a server
+//! serves. [`info`] renders that set for people and scripts.
+
+pub mod builtin;
+pub mod config;
+pub mod info;
+pub mod introspect;
+pub mod ir;
+pub mod model;
+pub mod select;
+
+use std::path::{Path, PathBuf};
+
+/// Where the application's introspection model comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelSource {
+    /// Run the config's `application_path`.
+    Configured,
+    /// Run this binary instead of the configured one (`--app PATH`).
+    App(PathBuf),
+    /// Read a saved document instead of running anything (`--model FILE`).
+    File(PathBuf),
+}
+
+/// A config resolved against its application: the input every command starts from.
+#[derive(Debug)]
+pub struct Plan {
+    /// The validated config.
+    pub config: config::Config,
+    /// The introspection it was served against (`None` without an application).
+    pub introspection: Option<introspect::Introspection>,
+    /// The served set.
+    pub server: ir::Server,
+}
+
+/// Anything that stops a command.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The config file is unreadable or invalid.
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
+    /// The application could not be introspected.
+    #[error(transparent)]
+    Introspect(#[from] introspect::IntrospectError),
+    /// The served set could not be decided.
+    #[error(transparent)]
+    Select(#[from] select::SelectError),
+}
+
+/// Loads the config, introspects its application (or reads a saved model) and selects the
+/// served set.
+pub fn plan(config_path: &Path, source: &ModelSource) -> Result<Plan, Error> {
+    let config = config::load(config_path)?;
+    let introspection = introspect_for(&config, source)?;
+    let app = introspection.as_ref().map(|introspection| select::App {
+        path: introspection_path(&config, introspection),
+        model: &introspection.model,
+    });
+    let server = select::select(&config, app)?;
+    Ok(Plan {
+        config,
+        introspection,
+        server,
+    })
+}
+
+/// Runs (or reads) the introspection a config calls for; `None` when it names no application.
+pub fn introspect_for(
+    config: &config::Config,
+    source: &ModelSource,
+) -> Result<Option<introspect::Introspection>, introspect::IntrospectError> {
+    let options = introspect::Options {
+        scrub_env: config.credential_env_names(),
+        ..introspect::Options::default()
+    };
+    match source {
+        ModelSource::File(path) => introspect::read(path).map(Some),
+        ModelSource::App(path) => introspect::run(path, &options).map(Some),
+        ModelSource::Configured => match &config.application_path {
+            Some(spec) => {
+                let path = introspect::resolve_app(spec, config.base_dir())?;
+                introspect::run(&path, &options).map(Some)
+            }
+            None => Ok(None),
+        },
+    }
+}
+
+/// The application path recorded in the plan: the binary that was run, or for a saved model
+/// the configured path as written.
+fn introspection_path<'a>(
+    config: &'a config::Config,
+    introspection: &'a introspect::Introspection,
+) -> &'a Path {
+    match &introspection.origin {
+        introspect::Origin::App(path) => path,
+        introspect::Origin::File(_) => Path::new(config.application_path.as_deref().unwrap_or("")),
+    }
+}

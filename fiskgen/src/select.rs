@@ -1,0 +1,1088 @@
+//! Config + introspection model → the exact set of tools to serve ([`ir::Server`]).
+//!
+//! Every serving rule lives here, in the order the reference applies them: leaves of the
+//! command tree (hidden subtrees skipped), names and descriptions, `ai:deny` first, the
+//! include/exclude filters, global flags, hints and confirmation, then the built-ins. All
+//! problems are collected and reported together.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use crate::config::{Config, Hint, ToolFilter};
+use crate::ir::{self, Builtin, CommandTool, Confirm, GlobalFlag, HintName, Tool, ToolKind};
+use crate::model;
+
+/// The reserved tag that keeps a command from ever being served.
+pub const DENY_TAG: &str = "ai:deny";
+/// The reserved tag that always gates a command behind the user's approval.
+pub const CONFIRM_TAG: &str = "ai:confirm";
+/// Longest tool name MCP allows.
+pub const MAX_TOOL_NAME: usize = 128;
+/// Tool names longer than this are rejected by some clients.
+pub const LONG_TOOL_NAME: usize = 64;
+
+/// fisk's own application flags: never exposable as global flags.
+const FRAMEWORK_FLAGS: &[&str] = &[
+    "help",
+    "help-long",
+    "help-man",
+    "help-llm",
+    "help-compact",
+    "completion-bash",
+    "completion-script-bash",
+    "completion-script-zsh",
+    "completion-zsh-menu",
+    "fisk-introspect",
+    "version",
+];
+
+/// Everything that stops a server from being built, found in one pass.
+#[derive(Debug, thiserror::Error)]
+pub struct SelectError {
+    /// One message per problem, in the order found.
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for SelectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, problem) in self.problems.iter().enumerate() {
+            if index > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{problem}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The introspected application a config is served against.
+#[derive(Debug, Clone, Copy)]
+pub struct App<'a> {
+    /// Where the application binary was found.
+    pub path: &'a Path,
+    /// Its introspection model.
+    pub model: &'a model::Application,
+}
+
+/// Applies every serving rule and returns the served set.
+///
+/// `app` is `None` when the config names no application: then only built-ins are served.
+pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, SelectError> {
+    let mut selection = Selection::default();
+    let mut application = None;
+    let mut global_flags = Vec::new();
+
+    if let Some(app) = app {
+        let exposed = selection.exposed_globals(config, app.model);
+        global_flags = exposable_globals(app.model, &exposed);
+        let candidates = selection.leaf_tools(config, app.model, &exposed);
+        selection.tools = selection.apply_filters(config, candidates);
+        application = Some(ir::Application {
+            configured_path: config.application_path.clone().unwrap_or_default(),
+            path: app.path.to_path_buf(),
+            name: app.model.name.clone(),
+            version: app.model.version.clone(),
+        });
+        selection.check_tag_settings(config, app.model);
+    } else if !(config.include.is_empty() && config.exclude.is_empty()) {
+        selection.warnings.push(
+            "include/exclude have no effect on commands without application_path; \
+             they only filter built-ins"
+                .to_string(),
+        );
+    }
+
+    let builtins = selection.builtin_tools(config);
+    selection.tools.extend(builtins);
+    selection.check_names();
+    selection.notes.extend(config.notes.iter().cloned());
+    if config.mcp.is_none() {
+        selection.notes.push(
+            "expose.agent.mcp is absent: `fiskgen build` refuses to build a server until the \
+             config opts in with `expose: {agent: {mcp: {}}}`"
+                .to_string(),
+        );
+    }
+
+    if !selection.problems.is_empty() {
+        return Err(SelectError {
+            problems: selection.problems,
+        });
+    }
+    Ok(ir::Server {
+        identity: config.identity.clone(),
+        application,
+        tools: selection.tools,
+        global_flags,
+        notes: selection.notes,
+        warnings: selection.warnings,
+    })
+}
+
+/// The state of one selection run: what is served so far and what was found on the way.
+#[derive(Default)]
+struct Selection {
+    tools: Vec<Tool>,
+    problems: Vec<String>,
+    notes: Vec<String>,
+    warnings: Vec<String>,
+}
+
+impl Selection {
+    /// The global flags offered to clients: the allowlist in config order, then every required
+    /// application flag in application order.
+    fn exposed_globals<'m>(
+        &mut self,
+        config: &Config,
+        model: &'m model::Application,
+    ) -> Vec<&'m model::Flag> {
+        let mut exposed: Vec<&model::Flag> = Vec::new();
+        for name in &config.global_flags {
+            match model.flags.iter().find(|flag| &flag.name == name) {
+                Some(flag) if flag.hidden || is_framework_flag(&flag.name) => {
+                    self.problems.push(format!(
+                        "global_flags entry \"{name}\" is a hidden or framework flag and cannot be \
+                         exposed to clients; only application-defined global flags can be exposed"
+                    ));
+                }
+                Some(flag) => exposed.push(flag),
+                None => {
+                    let candidates = model
+                        .flags
+                        .iter()
+                        .filter(|flag| !flag.hidden && !is_framework_flag(&flag.name))
+                        .map(|flag| flag.name.as_str());
+                    let suggestion = nearest(name, candidates)
+                        .map(|near| format!("; did you mean \"{near}\"?"))
+                        .unwrap_or_default();
+                    self.problems.push(format!(
+                        "global_flags entry \"{name}\" matches no global flag of application \
+                         \"{}\"{suggestion} (run `fiskgen info` to list the exposable global flags)",
+                        model.name
+                    ));
+                }
+            }
+        }
+        for flag in &model.flags {
+            if flag.required
+                && !is_framework_flag(&flag.name)
+                && !exposed.iter().any(|f| f.name == flag.name)
+            {
+                exposed.push(flag);
+            }
+        }
+        exposed
+    }
+
+    /// Every non-hidden leaf command as a tool, before filtering.
+    fn leaf_tools(
+        &mut self,
+        config: &Config,
+        model: &model::Application,
+        globals: &[&model::Flag],
+    ) -> Vec<Tool> {
+        let mut tools = Vec::new();
+        let mut path = Vec::new();
+        for command in &model.commands {
+            self.walk(config, command, &mut path, globals, &mut tools);
+        }
+        tools
+    }
+
+    fn walk<'m>(
+        &mut self,
+        config: &Config,
+        command: &'m model::Command,
+        path: &mut Vec<&'m str>,
+        globals: &[&model::Flag],
+        tools: &mut Vec<Tool>,
+    ) {
+        if command.hidden {
+            return;
+        }
+        path.push(&command.name);
+        if command.is_leaf() {
+            if let Some(tool) = self.command_tool(config, command, path, globals) {
+                tools.push(tool);
+            }
+        } else {
+            for child in &command.commands {
+                self.walk(config, child, path, globals, tools);
+            }
+        }
+        path.pop();
+    }
+
+    fn command_tool(
+        &mut self,
+        config: &Config,
+        command: &model::Command,
+        path: &[&str],
+        globals: &[&model::Flag],
+    ) -> Option<Tool> {
+        let title = path.join(" ");
+        let name = path.join("_");
+        let Some(schema) = &command.restricted_schema else {
+            self.problems.push(format!(
+                "command \"{title}\" has no precomputed schema; rebuild the application with \
+                 fisk v0.9.0 or newer"
+            ));
+            return None;
+        };
+        let globals: Vec<model::Flag> = globals
+            .iter()
+            .filter(|global| !shadows(command, &global.name))
+            .map(|global| (*global).clone())
+            .collect();
+        Some(Tool {
+            description: model_description(command),
+            tags: command.tags.clone(),
+            hints: hints(config, &command.tags),
+            confirm: confirm_trigger(config, &command.tags),
+            input_schema: merge_globals(schema, &globals),
+            kind: ToolKind::Command(CommandTool {
+                command: path.iter().map(|segment| segment.to_string()).collect(),
+                flags: command.flags.clone(),
+                args: command.args.clone(),
+                globals,
+            }),
+            name,
+            title,
+        })
+    }
+
+    /// `ai:deny` first, then the top-level filters, then the `expose.agent.tools` narrowing.
+    fn apply_filters(&mut self, config: &Config, tools: Vec<Tool>) -> Vec<Tool> {
+        let (denied, mut tools): (Vec<Tool>, Vec<Tool>) = tools
+            .into_iter()
+            .partition(|tool| tool.tags.iter().any(|tag| tag == DENY_TAG));
+        if !denied.is_empty() {
+            let names: Vec<&str> = denied.iter().map(|tool| tool.name.as_str()).collect();
+            self.notes.push(format!(
+                "{} command(s) tagged {DENY_TAG} are never served: {}",
+                names.len(),
+                names.join(", ")
+            ));
+        }
+        for stage in filter_stages(config) {
+            tools.retain(|tool| stage.keeps(tool));
+        }
+        tools
+    }
+
+    /// The enabled built-ins that survive the filters; a note for each one that does not.
+    fn builtin_tools(&mut self, config: &Config) -> Vec<Tool> {
+        let mut enabled: Vec<(Builtin, bool)> = Vec::new();
+        for entry in &config.harness.tools {
+            if let Some(builtin) = Builtin::from_name(&entry.name) {
+                enabled.push((builtin, entry.confirm));
+            }
+        }
+        if config.harness.knowledge.enabled {
+            let allowlist = config
+                .mcp
+                .as_ref()
+                .map(|mcp| mcp.builtins.as_slice())
+                .unwrap_or(&[]);
+            for builtin in Builtin::KNOWLEDGE {
+                if allowlist.is_empty() || allowlist.iter().any(|name| name == builtin.name()) {
+                    enabled.push((builtin, false));
+                } else {
+                    self.notes.push(format!(
+                        "built-in \"{}\" is enabled but not served: expose.agent.mcp.builtins \
+                         does not list it",
+                        builtin.name()
+                    ));
+                }
+            }
+        }
+        if config.harness.human_in_the_loop {
+            self.notes.push(
+                "harness.human_in_the_loop is enabled, but ask_human_confirm, ask_human_select \
+                 and ask_human_input exist only in an agent run and are never served over MCP"
+                    .to_string(),
+            );
+        }
+        if config.harness.memory {
+            self.notes.push(
+                "harness.memory is enabled, but memory_list, memory_read, memory_write and \
+                 memory_delete exist only in an agent run and are never served over MCP"
+                    .to_string(),
+            );
+        }
+
+        let stages = filter_stages(config);
+        let mut served = Vec::new();
+        for (builtin, confirm) in enabled {
+            let tool = builtin_tool(builtin, confirm);
+            match stages.iter().find(|stage| !stage.keeps(&tool)) {
+                Some(stage) => self.notes.push(format!(
+                    "built-in \"{}\" is enabled but not served: {} filters it out",
+                    tool.name, stage.label
+                )),
+                None => served.push(tool),
+            }
+        }
+        served
+    }
+
+    /// Tool names must be valid MCP names and unique; long ones get a warning.
+    fn check_names(&mut self) {
+        let mut valid = Vec::with_capacity(self.tools.len());
+        for tool in std::mem::take(&mut self.tools) {
+            if is_valid_tool_name(&tool.name) {
+                valid.push(tool);
+            } else {
+                self.warnings.push(format!(
+                    "skipping tool \"{}\" (command \"{}\"): not a valid MCP tool name (1 to \
+                     {MAX_TOOL_NAME} characters of A-Z a-z 0-9 _ . -)",
+                    tool.name, tool.title
+                ));
+            }
+        }
+        let mut seen: BTreeMap<&str, &Tool> = BTreeMap::new();
+        for tool in &valid {
+            if let Some(first) = seen.insert(&tool.name, tool) {
+                self.problems.push(format!(
+                    "tool name \"{}\" is taken twice: by {} and by {}; exclude one of them \
+                     (include/exclude in the config)",
+                    tool.name,
+                    describe_origin(first),
+                    describe_origin(tool)
+                ));
+            }
+            if tool.name.len() > LONG_TOOL_NAME {
+                self.warnings.push(format!(
+                    "tool name \"{}\" is {} characters long; some clients reject names over \
+                     {LONG_TOOL_NAME}",
+                    tool.name,
+                    tool.name.len()
+                ));
+            }
+        }
+        self.tools = valid;
+    }
+
+    /// Warns about `hint_tags` and `confirm_tags` entries that no command carries.
+    fn check_tag_settings(&mut self, config: &Config, model: &model::Application) {
+        let mut all_tags = BTreeSet::new();
+        collect_tags(&model.commands, &mut all_tags);
+        let hint_tags = config.mcp.iter().flat_map(|mcp| mcp.hint_tags.keys());
+        for tag in hint_tags {
+            if !all_tags.contains(tag.as_str()) {
+                self.warnings.push(format!(
+                    "expose.agent.mcp.hint_tags maps \"{tag}\", but no command of \"{}\" carries \
+                     that tag",
+                    model.name
+                ));
+            }
+        }
+        for tag in &config.harness.confirm_tags {
+            if !all_tags.contains(tag.as_str()) {
+                self.warnings.push(format!(
+                    "harness.confirm_tags lists \"{tag}\", but no command of \"{}\" carries that tag",
+                    model.name
+                ));
+            }
+        }
+    }
+}
+
+/// One include or exclude step of the filter pipeline.
+struct FilterStage<'c> {
+    label: &'static str,
+    filter: &'c ToolFilter,
+    include: bool,
+}
+
+impl FilterStage<'_> {
+    fn keeps(&self, tool: &Tool) -> bool {
+        self.filter.is_empty() || matches(self.filter, tool) == self.include
+    }
+}
+
+fn filter_stages(config: &Config) -> [FilterStage<'_>; 4] {
+    [
+        FilterStage {
+            label: "include",
+            filter: &config.include,
+            include: true,
+        },
+        FilterStage {
+            label: "exclude",
+            filter: &config.exclude,
+            include: false,
+        },
+        FilterStage {
+            label: "expose.agent.tools.include",
+            filter: &config.expose_include,
+            include: true,
+        },
+        FilterStage {
+            label: "expose.agent.tools.exclude",
+            filter: &config.expose_exclude,
+            include: false,
+        },
+    ]
+}
+
+/// A tool matches when a pattern finds its name, or (commands only) a tag equals one of its
+/// tags; `""` matches untagged commands. Built-ins carry no tags and match by name alone.
+fn matches(filter: &ToolFilter, tool: &Tool) -> bool {
+    if filter
+        .tools
+        .iter()
+        .any(|pattern| pattern.is_match(&tool.name))
+    {
+        return true;
+    }
+    if !matches!(tool.kind, ToolKind::Command(_)) {
+        return false;
+    }
+    filter.tags.iter().any(|wanted| {
+        if wanted.is_empty() {
+            tool.tags.is_empty()
+        } else {
+            tool.tags.contains(wanted)
+        }
+    })
+}
+
+fn builtin_tool(builtin: Builtin, confirm: bool) -> Tool {
+    let mut hints = BTreeSet::new();
+    if builtin.read_only() {
+        hints.insert(HintName(Hint::ReadOnly));
+    }
+    Tool {
+        name: builtin.name().to_string(),
+        title: builtin.name().to_string(),
+        description: builtin.description().to_string(),
+        tags: Vec::new(),
+        hints,
+        confirm: confirm.then(|| Confirm {
+            trigger: CONFIRM_TAG.to_string(),
+        }),
+        input_schema: builtin.input_schema(),
+        kind: ToolKind::Builtin { builtin },
+    }
+}
+
+fn describe_origin(tool: &Tool) -> String {
+    match &tool.kind {
+        ToolKind::Command(_) => format!("command \"{}\"", tool.title),
+        ToolKind::Builtin { .. } => format!("built-in \"{}\"", tool.name),
+    }
+}
+
+/// Whether a tool name is what MCP allows: 1 to 128 characters of `A-Za-z0-9_.-`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=MAX_TOOL_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// fisk's own flags, stripped by introspection or never meant for clients.
+fn is_framework_flag(name: &str) -> bool {
+    FRAMEWORK_FLAGS.contains(&name)
+        || ["help-", "completion-", "fisk-"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+}
+
+/// A command's own flag or argument wins over a global flag of the same name.
+fn shadows(command: &model::Command, name: &str) -> bool {
+    command.flags.iter().any(|flag| flag.name == name)
+        || command.args.iter().any(|arg| arg.name == name)
+}
+
+/// The description sent to clients: help (short and long combined) and a `Tags:` line.
+pub fn model_description(command: &model::Command) -> String {
+    let help = combined_help(&command.help, &command.help_long);
+    let tags = if command.tags.is_empty() {
+        String::new()
+    } else {
+        format!("Tags: {}", command.tags.join(", "))
+    };
+    match (help.is_empty(), tags.is_empty()) {
+        (false, false) => format!("{help}\n\n{tags}"),
+        (false, true) => help,
+        (true, _) => tags,
+    }
+}
+
+/// Short help, long help, or both when neither contains the other.
+fn combined_help(short: &str, long: &str) -> String {
+    match (short.is_empty(), long.is_empty()) {
+        (true, _) => long.to_string(),
+        (false, true) => short.to_string(),
+        (false, false) if long.contains(short) => long.to_string(),
+        (false, false) if short.contains(long) => short.to_string(),
+        (false, false) => format!("{short}\n\n{long}"),
+    }
+}
+
+/// Hints turned on by reserved `ai:*` tags and by `hint_tags`.
+fn hints(config: &Config, tags: &[String]) -> BTreeSet<HintName> {
+    let mapped = config.mcp.as_ref().map(|mcp| &mcp.hint_tags);
+    let mut hints = BTreeSet::new();
+    for tag in tags {
+        if let Some(hint) = Hint::ALL
+            .into_iter()
+            .find(|hint| hint.reserved_tag() == tag)
+        {
+            hints.insert(HintName(hint));
+        }
+        if let Some(mapped) = mapped.and_then(|map| map.get(tag)) {
+            hints.extend(mapped.iter().copied().map(HintName));
+        }
+    }
+    hints
+}
+
+/// `ai:confirm` when present, else the first of the tool's tags listed in `confirm_tags`.
+fn confirm_trigger(config: &Config, tags: &[String]) -> Option<Confirm> {
+    let trigger = if tags.iter().any(|tag| tag == CONFIRM_TAG) {
+        Some(CONFIRM_TAG)
+    } else {
+        tags.iter()
+            .find(|tag| config.harness.confirm_tags.contains(tag))
+            .map(String::as_str)
+    };
+    trigger.map(|trigger| Confirm {
+        trigger: trigger.to_string(),
+    })
+}
+
+/// The command's restricted schema with a property for each exposed global flag it does not
+/// shadow. The model's schema is copied, never changed.
+fn merge_globals(schema: &Map<String, Value>, globals: &[model::Flag]) -> Map<String, Value> {
+    let mut merged = schema.clone();
+    if globals.is_empty() {
+        return merged;
+    }
+    let mut properties = match merged.remove("properties") {
+        Some(Value::Object(properties)) => properties,
+        _ => Map::new(),
+    };
+    let mut required: Vec<Value> = match merged.remove("required") {
+        Some(Value::Array(required)) => required,
+        _ => Vec::new(),
+    };
+    for flag in globals {
+        if properties.contains_key(&flag.name) {
+            continue;
+        }
+        properties.insert(flag.name.clone(), global_property(flag));
+        let name = Value::String(flag.name.clone());
+        if flag.required && !required.contains(&name) {
+            required.push(name);
+        }
+    }
+    merged.insert("properties".to_string(), Value::Object(properties));
+    if !required.is_empty() {
+        merged.insert("required".to_string(), Value::Array(required));
+    }
+    merged
+}
+
+/// A global flag's schema: fisk publishes no type for application flags, so booleans are
+/// `boolean`, everything else `string` (with its completions as `enum`), arrays when repeatable.
+fn global_property(flag: &model::Flag) -> Value {
+    let description = if flag.help.is_empty() {
+        "Global flag".to_string()
+    } else {
+        format!("Global flag: {}", flag.help)
+    };
+    let mut scalar = Map::new();
+    if flag.boolean {
+        scalar.insert("type".to_string(), json!("boolean"));
+    } else {
+        scalar.insert("type".to_string(), json!("string"));
+        if !flag.completions.is_empty() && !flag.cumulative {
+            scalar.insert("enum".to_string(), json!(flag.completions));
+        }
+    }
+    let mut property = if flag.cumulative {
+        let mut array = Map::new();
+        array.insert("type".to_string(), json!("array"));
+        array.insert("items".to_string(), Value::Object(scalar));
+        array
+    } else {
+        scalar
+    };
+    property.insert("description".to_string(), json!(description));
+    Value::Object(property)
+}
+
+/// Every non-hidden application flag that could be exposed, and whether it is.
+fn exposable_globals(model: &model::Application, exposed: &[&model::Flag]) -> Vec<GlobalFlag> {
+    model
+        .flags
+        .iter()
+        .filter(|flag| !flag.hidden && !is_framework_flag(&flag.name))
+        .map(|flag| GlobalFlag {
+            name: flag.name.clone(),
+            help: flag.help.clone(),
+            exposed: exposed.iter().any(|e| e.name == flag.name),
+            required: flag.required,
+        })
+        .collect()
+}
+
+fn collect_tags<'m>(commands: &'m [model::Command], tags: &mut BTreeSet<&'m str>) {
+    for command in commands {
+        tags.extend(command.tags.iter().map(String::as_str));
+        collect_tags(&command.commands, tags);
+    }
+}
+
+/// The candidate closest to `wanted` by edit distance, when it is close enough to be a typo.
+fn nearest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .map(|candidate| (edit_distance(wanted, candidate), candidate))
+        .filter(|(distance, _)| *distance <= (wanted.chars().count() / 3).max(2))
+        .min()
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    //! Rule-by-rule tests on small hand-written models; `tests/` checks the same rules against
+    //! the real fixture application.
+
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::config;
+
+    fn config(yaml: &str) -> Config {
+        match config::parse(yaml, Path::new("test.yaml")) {
+            Ok(config) => config,
+            Err(error) => panic!("test config does not parse: {error}"),
+        }
+    }
+
+    fn leaf(name: &str, tags: &[&str]) -> serde_json::Value {
+        json!({
+            "name": name, "help": format!("{name} things"), "tags": tags,
+            "restricted_schema": {"type": "object", "additionalProperties": false, "properties": {}},
+        })
+    }
+
+    fn model(commands: serde_json::Value) -> model::Application {
+        let doc = json!({"name": "app", "commands": commands, "flags": [
+            {"name": "context", "help": "Configuration context", "boolean": false, "cumulative": false},
+            {"name": "trace", "help": "", "boolean": true, "negatable": true, "cumulative": false},
+            {"name": "colors", "help": "Color scheme", "boolean": false, "cumulative": false,
+             "completions": ["blue", "red"]},
+            {"name": "region", "help": "Region", "required": true, "boolean": false, "cumulative": false},
+            {"name": "secret", "help": "Hidden", "hidden": true, "boolean": false, "cumulative": false},
+        ]});
+        match serde_json::from_value(doc) {
+            Ok(model) => model,
+            Err(error) => panic!("test model does not parse: {error}"),
+        }
+    }
+
+    fn served(config: &Config, model: &model::Application) -> ir::Server {
+        let app = App {
+            path: Path::new("/bin/app"),
+            model,
+        };
+        match select(config, Some(app)) {
+            Ok(server) => server,
+            Err(error) => panic!("selection failed: {error}"),
+        }
+    }
+
+    fn names(server: &ir::Server) -> Vec<&str> {
+        server.tools.iter().map(|tool| tool.name.as_str()).collect()
+    }
+
+    fn tree() -> model::Application {
+        model(json!([
+            leaf("ls", &["scope:user", "impact:ro"]),
+            {"name": "auth", "help": "", "restricted_schema": {}, "commands": [
+                {"name": "user", "help": "", "restricted_schema": {}, "commands": [
+                    leaf("add", &["impact:rw", "ai:confirm"]), leaf("rm", &["ai:deny", "ai:confirm"])]},
+                leaf("add", &[]),
+            ]},
+            {"name": "account", "help": "", "restricted_schema": {}, "commands": [leaf("add", &["admin"])]},
+            {"name": "debug", "help": "", "hidden": true, "restricted_schema": {}, "commands": [leaf("dump", &[])]},
+        ]))
+    }
+
+    #[test]
+    fn leaves_become_tools_and_hidden_subtrees_and_denied_commands_do_not() {
+        let server = served(&config("expose: {agent: {mcp: {}}}"), &tree());
+        assert_eq!(
+            names(&server),
+            ["ls", "auth_user_add", "auth_add", "account_add"]
+        );
+        assert_eq!(server.tools[1].title, "auth user add");
+        assert!(
+            server
+                .notes
+                .iter()
+                .any(|note| note.contains("ai:deny") && note.contains("auth_user_rm"))
+        );
+    }
+
+    #[test]
+    fn include_and_exclude_by_pattern_and_tag() {
+        let cases = [
+            (
+                "include: {tools: ['^auth_']}",
+                vec!["auth_user_add", "auth_add"],
+            ),
+            ("include: {tools: ['auth user']}", vec![]),
+            ("include: {tags: ['admin']}", vec!["account_add"]),
+            ("include: {tags: ['']}", vec!["auth_add"]),
+            (
+                "exclude: {tags: ['impact:rw', 'impact:ro']}",
+                vec!["auth_add", "account_add"],
+            ),
+            ("include: {tools: ['rm']}", vec![]),
+            (
+                "include: {tools: ['add']}\nexpose: {agent: {tools: {exclude: {tools: ['^account']}}}}",
+                vec!["auth_user_add", "auth_add"],
+            ),
+        ];
+        for (yaml, expected) in cases {
+            assert_eq!(names(&served(&config(yaml), &tree())), expected, "{yaml}");
+        }
+    }
+
+    #[test]
+    fn descriptions_combine_help_and_tags() {
+        let command = |help: &str, long: &str, tags: &[&str]| model::Command {
+            help: help.into(),
+            help_long: long.into(),
+            tags: tags.iter().map(|tag| tag.to_string()).collect(),
+            ..model::Command::default()
+        };
+        let cases = [
+            (command("deploy things", "", &[]), "deploy things"),
+            (
+                command("deploy things", "", &["impact:rw", "ai:confirm"]),
+                "deploy things\n\nTags: impact:rw, ai:confirm",
+            ),
+            (command("", "", &["impact:ro"]), "Tags: impact:ro"),
+            (command("short", "long text", &[]), "short\n\nlong text"),
+            (command("short", "a short story", &[]), "a short story"),
+            (command("", "only long", &["x"]), "only long\n\nTags: x"),
+            (command("", "", &[]), ""),
+        ];
+        for (command, expected) in cases {
+            assert_eq!(model_description(&command), expected);
+        }
+    }
+
+    #[test]
+    fn hints_come_from_reserved_tags_and_hint_tags() {
+        let model = model(json!([
+            leaf("get", &["impact:ro"]),
+            leaf("rm", &["ai:destructive", "ai:idempotent"]),
+            leaf("plain", &[]),
+        ]));
+        let server = served(
+            &config("expose: {agent: {mcp: {hint_tags: {'impact:ro': [read_only, open_world]}}}}"),
+            &model,
+        );
+        let hints: Vec<Vec<Hint>> = server
+            .tools
+            .iter()
+            .map(|tool| tool.hints.iter().map(|hint| hint.0).collect())
+            .collect();
+        assert_eq!(
+            hints,
+            [
+                vec![Hint::ReadOnly, Hint::OpenWorld],
+                vec![Hint::Destructive, Hint::Idempotent],
+                vec![]
+            ]
+        );
+    }
+
+    #[test]
+    fn confirmation_prefers_ai_confirm_then_the_first_configured_tag_in_tool_order() {
+        let model = model(json!([
+            leaf("a", &["impact:rw", "ai:confirm"]),
+            leaf("b", &["admin", "impact:rw"]),
+            leaf("c", &["impact:ro"]),
+        ]));
+        let server = served(
+            &config("harness: {confirm_tags: ['impact:rw', admin]}"),
+            &model,
+        );
+        let triggers: Vec<Option<&str>> = server
+            .tools
+            .iter()
+            .map(|tool| tool.confirm.as_ref().map(|c| c.trigger.as_str()))
+            .collect();
+        assert_eq!(triggers, [Some("ai:confirm"), Some("admin"), None]);
+        let unconfigured = served(&config(""), &model);
+        assert!(unconfigured.tools[1].confirm.is_none());
+    }
+
+    #[test]
+    fn global_flags_are_merged_into_schemas_unless_shadowed() {
+        let model = model(json!([
+            {"name": "pub", "help": "", "args": [{"name": "subject", "help": "", "cumulative": false}],
+             "restricted_schema": {"type": "object", "additionalProperties": false, "required": ["subject"],
+                "properties": {"subject": {"type": "string", "description": ""}}}},
+            {"name": "save", "help": "", "args": [{"name": "context", "help": "", "cumulative": false}],
+             "restricted_schema": {"type": "object", "properties": {"context": {"type": "string"}}}},
+        ]));
+        let server = served(
+            &config("application_path: /bin/app\nglobal_flags: [--context, ' trace', colors]"),
+            &model,
+        );
+        let schema = &server.tools[0].input_schema;
+        assert_eq!(
+            schema["properties"]["context"],
+            json!({"type": "string", "description": "Global flag: Configuration context"})
+        );
+        assert_eq!(
+            schema["properties"]["trace"],
+            json!({"type": "boolean", "description": "Global flag"})
+        );
+        assert_eq!(
+            schema["properties"]["colors"]["enum"],
+            json!(["blue", "red"])
+        );
+        assert_eq!(
+            schema["required"],
+            json!(["subject", "region"]),
+            "a required global is always exposed"
+        );
+        assert!(!schema.contains_key("secret"));
+        assert_eq!(
+            server.tools[1].input_schema["properties"]["context"],
+            json!({"type": "string"}),
+            "the arg wins"
+        );
+        let exposed: Vec<(&str, bool, bool)> = server
+            .global_flags
+            .iter()
+            .map(|flag| (flag.name.as_str(), flag.exposed, flag.required))
+            .collect();
+        assert_eq!(
+            exposed,
+            [
+                ("context", true, false),
+                ("trace", true, false),
+                ("colors", true, false),
+                ("region", true, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn global_flag_problems_are_all_reported() {
+        let config = config("application_path: /bin/app\nglobal_flags: [contxt, secret, help]");
+        let app = App {
+            path: Path::new("/bin/app"),
+            model: &tree(),
+        };
+        let Err(error) = select(&config, Some(app)) else {
+            panic!("selection must fail")
+        };
+        assert_eq!(error.problems.len(), 3, "{error}");
+        assert!(error.problems[0].contains(
+            "\"contxt\" matches no global flag of application \"app\"; did you mean \"context\"?"
+        ));
+        assert!(error.problems[1].contains("\"secret\" is a hidden or framework flag"));
+        assert!(error.problems[2].contains("\"help\" matches no global flag"));
+    }
+
+    #[test]
+    fn leaf_without_schema_is_an_error() {
+        let model = model(json!([{"name": "old", "help": ""}]));
+        let app = App {
+            path: Path::new("/bin/app"),
+            model: &model,
+        };
+        let Err(error) = select(&config(""), Some(app)) else {
+            panic!("selection must fail")
+        };
+        assert!(
+            error
+                .to_string()
+                .contains("command \"old\" has no precomputed schema"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn duplicate_names_are_an_error_naming_both_commands() {
+        let model = model(json!([
+            leaf("a_b", &[]),
+            {"name": "a", "help": "", "restricted_schema": {}, "commands": [leaf("b", &[])]},
+        ]));
+        let app = App {
+            path: Path::new("/bin/app"),
+            model: &model,
+        };
+        let Err(error) = select(&config(""), Some(app)) else {
+            panic!("selection must fail")
+        };
+        assert_eq!(
+            error.to_string(),
+            "tool name \"a_b\" is taken twice: by command \"a_b\" and by command \"a b\"; exclude one of them (include/exclude in the config)"
+        );
+    }
+
+    #[test]
+    fn invalid_names_are_skipped_and_long_names_warned() {
+        let long = "x".repeat(70);
+        let model = model(json!([
+            leaf("bad name", &[]),
+            leaf("ok.v2", &[]),
+            leaf(&long, &[])
+        ]));
+        let server = served(&config(""), &model);
+        assert_eq!(names(&server), ["ok.v2", long.as_str()]);
+        assert!(
+            server
+                .warnings
+                .iter()
+                .any(|w| w.contains("skipping tool \"bad name\""))
+        );
+        assert!(
+            server
+                .warnings
+                .iter()
+                .any(|w| w.contains("70 characters long"))
+        );
+        assert!(
+            is_valid_tool_name(&"y".repeat(128))
+                && !is_valid_tool_name(&"y".repeat(129))
+                && !is_valid_tool_name("")
+        );
+    }
+
+    #[test]
+    fn no_commands_means_no_tools() {
+        let server = served(&config(""), &model(json!([])));
+        assert!(server.tools.is_empty());
+    }
+
+    #[test]
+    fn builtins_are_enabled_by_harness_and_filtered_by_name() {
+        let yaml = "harness:\n  tools: [{name: read_file, confirm: true}, {name: base64_encode}]\n  knowledge: {enabled: true}\n";
+        let server = served(&config(yaml), &model(json!([leaf("ls", &["impact:ro"])])));
+        assert_eq!(
+            names(&server),
+            [
+                "ls",
+                "read_file",
+                "base64_encode",
+                "knowledge_search",
+                "knowledge_read",
+                "knowledge_list"
+            ]
+        );
+        assert_eq!(
+            server.tools[1].confirm,
+            Some(Confirm {
+                trigger: "ai:confirm".into()
+            })
+        );
+
+        let by_tag = format!("{yaml}include: {{tags: ['impact:ro']}}\n");
+        let server = served(
+            &config(&by_tag),
+            &model(json!([leaf("ls", &["impact:ro"])])),
+        );
+        assert_eq!(
+            names(&server),
+            ["ls"],
+            "an include by tag alone removes every built-in"
+        );
+        assert!(server.notes.iter().any(|note| {
+            note.contains("\"read_file\" is enabled but not served: include filters it out")
+        }));
+
+        let named_back = format!(
+            "{yaml}include: {{tags: ['impact:ro'], tools: ['^read_file$']}}\nexclude: {{tools: ['^knowledge_read$']}}\n"
+        );
+        assert_eq!(
+            names(&served(
+                &config(&named_back),
+                &model(json!([leaf("ls", &["impact:ro"])]))
+            )),
+            ["ls", "read_file"]
+        );
+    }
+
+    #[test]
+    fn a_builtin_name_taken_by_a_command_is_an_error() {
+        let model = model(
+            json!([{"name": "read", "help": "", "restricted_schema": {}, "commands": [leaf("file", &[])]}]),
+        );
+        let app = App {
+            path: Path::new("/bin/app"),
+            model: &model,
+        };
+        let Err(error) = select(&config("harness: {tools: [{name: read_file}]}"), Some(app)) else {
+            panic!("selection must fail")
+        };
+        assert!(
+            error
+                .to_string()
+                .contains("by command \"read file\" and by built-in \"read_file\""),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn agent_only_builtins_get_notes() {
+        let server = select(
+            &config("harness: {human_in_the_loop: {enabled: true}, memory: {enabled: true}}"),
+            None,
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+        assert!(server.tools.is_empty());
+        assert!(
+            server
+                .notes
+                .iter()
+                .any(|note| note.contains("ask_human_confirm"))
+        );
+        assert!(
+            server
+                .notes
+                .iter()
+                .any(|note| note.contains("memory_write"))
+        );
+        assert!(
+            server
+                .notes
+                .iter()
+                .any(|note| note.contains("expose.agent.mcp is absent"))
+        );
+    }
+}

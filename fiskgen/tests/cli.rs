@@ -1,0 +1,375 @@
+//! The `fiskgen` binary end to end, against the real fisk applications built from source
+//! (`fiskgen_tests::apps`): what `info` and `introspect` print, and the error for each kind of
+//! bad input.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use fiskgen_tests::apps::{self, App};
+use serde_json::Value;
+
+/// Runs `fiskgen` with `args` and the built applications first on PATH.
+fn fiskgen(args: &[&str]) -> Output {
+    let mut path = vec![apps::bin_dir().expect("fisk apps cache dir")];
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    Command::new(env!("CARGO_BIN_EXE_fiskgen"))
+        .args(args)
+        .env("PATH", std::env::join_paths(path).expect("PATH"))
+        .env("COLUMNS", "80")
+        .env_remove("FISKGEN_LOG")
+        .output()
+        .expect("fiskgen runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs `fiskgen` and expects success.
+fn ok(args: &[&str]) -> String {
+    let output = fiskgen(args);
+    assert!(
+        output.status.success(),
+        "fiskgen {args:?} failed:\n{}",
+        stderr(&output)
+    );
+    stdout(&output)
+}
+
+/// Runs `fiskgen` and expects exit status 1; returns stderr.
+fn fails(args: &[&str]) -> String {
+    let output = fiskgen(args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "fiskgen {args:?}:\n{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    stderr(&output)
+}
+
+fn info_json(args: &[&str]) -> Value {
+    let mut all = vec!["info", "--json"];
+    all.extend_from_slice(args);
+    serde_json::from_str(&ok(&all)).expect("info --json prints JSON")
+}
+
+fn tool_names(info: &Value) -> Vec<&str> {
+    info["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|tool| tool["name"].as_str().expect("name"))
+        .collect()
+}
+
+fn tool<'a>(info: &'a Value, name: &str) -> &'a Value {
+    info["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|tool| tool["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+fn example(path: &str) -> String {
+    apps::workspace_root().join(path).display().to_string()
+}
+
+/// A config in a temp dir, serving `app` (an absolute path).
+fn config_for(dir: &Path, app: &Path, extra: &str) -> PathBuf {
+    let path = dir.join("fiskgen.yaml");
+    let text = format!(
+        "application_path: {}\nexpose: {{agent: {{mcp: {{}}}}}}\n{extra}",
+        app.display()
+    );
+    std::fs::write(&path, text).expect("write config");
+    path
+}
+
+/// A shell script standing in for an application.
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+#[test]
+fn info_on_the_demo_shows_the_served_set_as_a_table_within_80_columns() {
+    apps::path(App::Demo).expect("demo app builds");
+    let text = ok(&["info", &example("examples/demo/demo.yaml")]);
+    assert!(
+        text.starts_with("MCP server \"tasks\": 8 tools from tasks 1.0.0"),
+        "{text}"
+    );
+    for line in text
+        .lines()
+        .filter(|line| !line.starts_with("application: "))
+    {
+        assert!(
+            line.chars().count() <= 80,
+            "line wider than 80 columns: {line:?}"
+        );
+    }
+    assert!(
+        text.contains("task_delete   ai:confirm  -d--   Delete a task"),
+        "{text}"
+    );
+    assert!(text.contains("--store  [exposed]"), "{text}");
+    assert!(
+        !text.lines().any(|line| line.starts_with("store_purge")),
+        "ai:deny never served:\n{text}"
+    );
+    assert!(
+        text.contains("tagged ai:deny are never served: store_purge"),
+        "{text}"
+    );
+}
+
+#[test]
+fn info_json_on_the_demo_is_stable_and_whole() {
+    apps::path(App::Demo).expect("demo app builds");
+    let config = example("examples/demo/demo.yaml");
+    let first = ok(&["info", "--json", &config]);
+    assert_eq!(
+        first,
+        ok(&["info", "--json", &config]),
+        "same input, same bytes"
+    );
+    let info: Value = serde_json::from_str(&first).expect("JSON");
+    assert_eq!(
+        tool_names(&info),
+        [
+            "task_add",
+            "task_list",
+            "task_show",
+            "task_done",
+            "task_delete",
+            "note_add",
+            "note_search",
+            "store_export"
+        ]
+    );
+    let delete = tool(&info, "task_delete");
+    assert_eq!(delete["title"], "task delete");
+    assert_eq!(delete["kind"], "command");
+    assert_eq!(delete["command"], serde_json::json!(["task", "delete"]));
+    assert_eq!(delete["confirm"]["trigger"], "ai:confirm");
+    assert_eq!(delete["hints"], serde_json::json!(["destructive"]));
+    assert!(
+        delete["description"]
+            .as_str()
+            .expect("text")
+            .ends_with("Tags: ai:destructive, ai:confirm, impact:rw")
+    );
+    assert_eq!(
+        delete["input_schema"]["properties"]["store"]["description"],
+        "Global flag: Path of the JSON store file"
+    );
+    assert_eq!(
+        tool(&info, "note_add")["hints"],
+        serde_json::json!([]),
+        "untagged commands send no hints"
+    );
+    assert_eq!(info["global_flags"][0]["exposed"], true);
+}
+
+#[test]
+fn info_on_nats_serves_stream_tools_with_hints_and_confirmation() {
+    apps::path(App::Nats).expect("nats builds");
+    let info = info_json(&[&example("examples/nats/nats.yaml")]);
+    let names = tool_names(&info);
+    assert!(names.len() > 15, "{names:?}");
+    assert!(
+        names.iter().all(|name| name.starts_with("stream_")),
+        "{names:?}"
+    );
+    for tool in info["tools"].as_array().expect("tools") {
+        let tags: Vec<&str> = tool["tags"]
+            .as_array()
+            .expect("tags")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        let read_only = tool["hints"]
+            .as_array()
+            .expect("hints")
+            .contains(&Value::from("read_only"));
+        assert_eq!(read_only, tags.contains(&"impact:ro"), "{}", tool["name"]);
+        let gated = tool["confirm"]["trigger"] == "impact:rw";
+        assert_eq!(gated, tags.contains(&"impact:rw"), "{}", tool["name"]);
+        assert!(!tags.contains(&"ai:deny"));
+    }
+    assert_eq!(
+        tool(&info, "stream_info")["hints"],
+        serde_json::json!(["read_only"])
+    );
+    assert_eq!(tool(&info, "stream_rm")["confirm"]["trigger"], "impact:rw");
+}
+
+#[test]
+fn introspect_saves_a_model_that_info_reads_back() {
+    let fixture = apps::path(App::Fixture).expect("fixture builds");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = config_for(dir.path(), &fixture, "");
+    let model = dir.path().join("model.json");
+    ok(&[
+        "introspect",
+        config.to_str().expect("utf-8"),
+        "-o",
+        model.to_str().expect("utf-8"),
+    ]);
+    let saved = std::fs::read_to_string(&model).expect("model written");
+    assert!(
+        saved.starts_with("{\n  \"args\"") || saved.starts_with("{\n  \"author\""),
+        "sorted, pretty: {}",
+        &saved[..40]
+    );
+    assert!(saved.ends_with("}\n"));
+    assert_eq!(
+        saved,
+        ok(&["introspect", "--app", fixture.to_str().expect("utf-8")]),
+        "stable output"
+    );
+
+    let from_app = info_json(&[config.to_str().expect("utf-8")]);
+    let from_model = info_json(&[
+        config.to_str().expect("utf-8"),
+        "--model",
+        model.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(from_app["tools"], from_model["tools"]);
+}
+
+#[test]
+fn a_broken_yaml_is_reported_with_its_position() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("broken.yaml");
+    std::fs::write(&config, "identity: demo\ninclude: {tools: [\"^a\"\n").expect("write");
+    let error = fails(&["info", config.to_str().expect("utf-8")]);
+    assert!(error.contains("broken.yaml:"), "{error}");
+}
+
+#[test]
+fn unknown_keys_and_bad_regexes_are_all_reported_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("typos.yaml");
+    std::fs::write(
+        &config,
+        "include:\n  tools: [\"(unclosed\"]\nexpose:\n  agent:\n    mcp:\n      tool_timout: 30s\n",
+    )
+    .expect("write");
+    let error = fails(&["info", config.to_str().expect("utf-8")]);
+    assert!(
+        error.contains("typos.yaml:2:"),
+        "bad regex with its line: {error}"
+    );
+    assert!(
+        error.contains("invalid tool filter pattern \"(unclosed\""),
+        "{error}"
+    );
+    assert!(
+        error.contains("typos.yaml:6:7"),
+        "unknown key with line and column: {error}"
+    );
+    assert!(
+        error.contains("\"tool_timeout\""),
+        "nearest key suggested: {error}"
+    );
+}
+
+#[test]
+fn a_typo_in_global_flags_names_the_nearest_flag() {
+    let fixture = apps::path(App::Fixture).expect("fixture builds");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = config_for(dir.path(), &fixture, "global_flags: [trcae]\n");
+    let error = fails(&["info", config.to_str().expect("utf-8")]);
+    assert!(
+        error.contains("global_flags entry \"trcae\" matches no global flag of application \"fixture\"; did you mean \"trace\"?"),
+        "{error}"
+    );
+}
+
+#[test]
+fn an_application_built_with_an_old_fisk_is_refused_with_the_version_needed() {
+    let old = apps::path(App::OldFisk).expect("oldfisk builds");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = config_for(dir.path(), &old, "");
+    let error = fails(&["info", config.to_str().expect("utf-8")]);
+    assert!(error.contains("v0.9.0"), "{error}");
+    assert!(error.contains("oldfisk"), "{error}");
+}
+
+#[test]
+fn an_application_printing_garbage_is_not_a_fisk_application() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = script(
+        dir.path(),
+        "garbage",
+        "echo 'this is not JSON'\necho '<html>'",
+    );
+    let config = config_for(dir.path(), &app, "");
+    let error = fails(&["info", config.to_str().expect("utf-8")]);
+    assert!(error.contains("fisk"), "{error}");
+    assert!(error.contains("garbage"), "{error}");
+}
+
+#[test]
+fn an_application_printing_20_mb_is_stopped_at_the_cap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = script(
+        dir.path(),
+        "flood",
+        "head -c 20000000 /dev/zero | tr '\\0' 'x'",
+    );
+    let config = config_for(dir.path(), &app, "");
+    let error = fails(&["info", config.to_str().expect("utf-8")]);
+    assert!(error.contains("more than 16777216 bytes"), "{error}");
+}
+
+#[test]
+fn a_missing_application_says_where_it_was_looked_for() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = config_for(dir.path(), Path::new("no-such-fisk-app"), "");
+    let error = fails(&["info", config.to_str().expect("utf-8")]);
+    assert!(
+        error.contains("\"no-such-fisk-app\" was not found on PATH"),
+        "{error}"
+    );
+}
+
+#[test]
+fn without_an_application_only_builtins_are_served_and_nothing_is_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("builtins.yaml");
+    std::fs::write(
+        &config,
+        "harness:\n  tools: [{name: read_file}]\nexpose: {agent: {mcp: {}}}\n",
+    )
+    .expect("write");
+    let info = info_json(&[config.to_str().expect("utf-8")]);
+    assert_eq!(info["identity"], "fisk");
+    assert_eq!(info["application"], Value::Null);
+    assert_eq!(tool_names(&info), ["read_file"]);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let output = fiskgen(&["info"]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = fiskgen(&["info", "x.yaml", "--app", "a", "--model", "b"]);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "--app and --model exclude each other"
+    );
+}

@@ -1,0 +1,242 @@
+//! Build the Go applications the tests run, once, into a shared cache.
+//!
+//! The cache is `$FISKGEN_APPS_DIR` when set, otherwise
+//! `<workspace root>/target/fisk-apps`. Binaries land in its `bin/` directory
+//! (see [`bin_dir`]). Next to them, `<name>.stamp` holds a sha256 over what the
+//! binary was built from (go.mod, go.sum and every `*.go` file of the app; for
+//! `nats`, its module version), and a build is skipped when the stamp matches
+//! and the binary exists. Every build holds an exclusive lock on
+//! `<name>.lock`, so parallel test threads and processes build each app once.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
+
+/// The natscli module and version that [`App::Nats`] is installed from.
+pub const NATS_MODULE: &str = "github.com/nats-io/natscli/nats@v0.5.0";
+
+/// Bumped when the way binaries are built changes, so every stamp goes stale.
+const STAMP_FORMAT: &str = "fiskgen-tests apps v1";
+
+/// A real fisk application that tests can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum App {
+    /// `examples/demo`: the `tasks` demo application (fisk v0.9.1).
+    Demo,
+    /// `tests/apps/fixture`: every fisk value type, tag and command shape; each
+    /// leaf prints what fisk parsed as JSON (fisk v0.9.1).
+    Fixture,
+    /// `tests/apps/oldfisk`: a tiny app on fisk v0.8.1, whose introspection has
+    /// no schemas.
+    OldFisk,
+    /// The real `nats` CLI, installed from [`NATS_MODULE`] (fisk v0.9.1).
+    Nats,
+}
+
+impl App {
+    /// Every application, in declaration order.
+    pub const ALL: [App; 4] = [App::Demo, App::Fixture, App::OldFisk, App::Nats];
+
+    /// The file name of the application's binary.
+    pub fn binary_name(self) -> &'static str {
+        match self {
+            App::Demo => "tasks",
+            App::Fixture => "fixture",
+            App::OldFisk => "oldfisk",
+            App::Nats => "nats",
+        }
+    }
+
+    /// The directory holding the application's Go module, or `None` for
+    /// [`App::Nats`], which is installed from the module proxy.
+    pub fn source_dir(self) -> Option<PathBuf> {
+        let rel = match self {
+            App::Demo => "examples/demo",
+            App::Fixture => "tests/apps/fixture",
+            App::OldFisk => "tests/apps/oldfisk",
+            App::Nats => return None,
+        };
+        Some(workspace_root().join(rel))
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The workspace root: the parent of this package's directory.
+pub fn workspace_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
+}
+
+/// The cache directory: `$FISKGEN_APPS_DIR`, or `<workspace root>/target/fisk-apps`.
+pub fn cache_dir() -> PathBuf {
+    match std::env::var_os("FISKGEN_APPS_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => workspace_root().join("target").join("fisk-apps"),
+    }
+}
+
+/// The cache's `bin` directory, created if missing; put it on `PATH` to run the
+/// applications by name. It only holds the applications [`path`] has built.
+pub fn bin_dir() -> Result<PathBuf> {
+    let dir = cache_dir().join("bin");
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// The path of `app`'s binary in the cache, building it first if it is missing
+/// or out of date.
+pub fn path(app: App) -> Result<PathBuf> {
+    static BUILT: [OnceLock<PathBuf>; 4] = [const { OnceLock::new() }; 4];
+    let slot = &BUILT[app.index()];
+    if let Some(path) = slot.get() {
+        return Ok(path.clone());
+    }
+    let path = path_in(&cache_dir(), app)?;
+    Ok(slot.get_or_init(|| path).clone())
+}
+
+/// Like [`path`], with an explicit cache directory and without the per-process
+/// memo: the stamp is checked on every call.
+pub fn path_in(cache: &Path, app: App) -> Result<PathBuf> {
+    let name = app.binary_name();
+    let bin = cache.join("bin");
+    fs::create_dir_all(&bin).with_context(|| format!("creating {}", bin.display()))?;
+    let binary = bin.join(name);
+
+    let lock_path = cache.join(format!("{name}.lock"));
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("opening {}", lock_path.display()))?;
+    lock.lock()
+        .with_context(|| format!("locking {}", lock_path.display()))?;
+
+    let stamp = fingerprint(app)?;
+    let stamp_path = cache.join(format!("{name}.stamp"));
+    let current = fs::read_to_string(&stamp_path).unwrap_or_default();
+    if current.trim() == stamp && binary.is_file() {
+        return Ok(binary);
+    }
+
+    // Build into a scratch directory, then move into place, so a binary that
+    // another test is running is replaced, never rewritten.
+    let scratch = cache.join(format!("{name}.build"));
+    if scratch.exists() {
+        fs::remove_dir_all(&scratch).with_context(|| format!("removing {}", scratch.display()))?;
+    }
+    fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let built = scratch.join(name);
+    match app.source_dir() {
+        Some(dir) => {
+            let mut cmd = go_command();
+            cmd.args(["build", "-trimpath", "-buildvcs=false", "-o"])
+                .arg(&built)
+                .arg(".")
+                .current_dir(&dir);
+            run_go(cmd, &format!("go build in {}", dir.display()))?;
+        }
+        None => {
+            let mut cmd = go_command();
+            cmd.args(["install", "-trimpath", "-buildvcs=false", NATS_MODULE])
+                .env("GOBIN", &scratch)
+                .current_dir(cache);
+            run_go(cmd, &format!("go install {NATS_MODULE}"))?;
+        }
+    }
+    fs::rename(&built, &binary)
+        .with_context(|| format!("moving {} to {}", built.display(), binary.display()))?;
+    fs::remove_dir_all(&scratch).with_context(|| format!("removing {}", scratch.display()))?;
+    fs::write(&stamp_path, format!("{stamp}\n"))
+        .with_context(|| format!("writing {}", stamp_path.display()))?;
+    Ok(binary)
+}
+
+/// The sha256 (hex) of everything `app`'s binary is built from.
+pub fn fingerprint(app: App) -> Result<String> {
+    let mut hash = Sha256::new();
+    hash.update(STAMP_FORMAT.as_bytes());
+    hash.update([0]);
+    hash.update(app.binary_name().as_bytes());
+    hash.update([0]);
+    match app.source_dir() {
+        None => hash.update(NATS_MODULE.as_bytes()),
+        Some(dir) => {
+            let mut files = Vec::new();
+            collect_sources(&dir, &dir, &mut files)?;
+            files.sort();
+            if !files.iter().any(|f| f == Path::new("go.mod")) {
+                bail!("{} has no go.mod", dir.display());
+            }
+            for rel in files {
+                let full = dir.join(&rel);
+                let body =
+                    fs::read(&full).with_context(|| format!("reading {}", full.display()))?;
+                hash.update(rel.to_string_lossy().as_bytes());
+                hash.update([0]);
+                hash.update((body.len() as u64).to_le_bytes());
+                hash.update(&body);
+            }
+        }
+    }
+    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// go.mod, go.sum and `*.go` files under `dir`, relative to `root`, skipping
+/// hidden directories and `testdata`.
+fn collect_sources(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("inspecting {}", path.display()))?;
+        if kind.is_dir() {
+            if !name.starts_with('.') && name != "testdata" {
+                collect_sources(root, &path, out)?;
+            }
+        } else if name == "go.mod" || name == "go.sum" || name.ends_with(".go") {
+            let rel = path
+                .strip_prefix(root)
+                .with_context(|| format!("relativising {}", path.display()))?;
+            out.push(rel.to_path_buf());
+        }
+    }
+    Ok(())
+}
+
+/// `go` for a native build that ignores any `go.work` above the app; the
+/// caller's GOPATH, GOCACHE, GOPROXY and GOFLAGS are kept.
+fn go_command() -> Command {
+    let mut cmd = Command::new("go");
+    cmd.env("GOWORK", "off")
+        .env_remove("GOOS")
+        .env_remove("GOARCH");
+    cmd
+}
+
+fn run_go(mut cmd: Command, what: &str) -> Result<Output> {
+    let output = cmd
+        .output()
+        .with_context(|| format!("{what}: cannot run go (is Go installed and on PATH?)"))?;
+    if !output.status.success() {
+        bail!(
+            "{what} failed ({}):\n{}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(output)
+}

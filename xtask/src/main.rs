@@ -1,0 +1,87 @@
+//! Project automation behind the README's two set-up commands.
+//!
+//! - `cargo xtask demo`: builds the demo fisk application from source and shows what an MCP
+//!   server for it serves (`fiskgen info examples/demo/demo.yaml`).
+//! - `cargo xtask test`: runs every test of the workspace.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+use fiskgen_tests::apps::{self, App};
+
+fn main() -> ExitCode {
+    let task = std::env::args().nth(1);
+    let result = match task.as_deref() {
+        Some("demo") => demo(),
+        Some("test") => test(),
+        _ => {
+            eprintln!("usage: cargo xtask demo | test");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("xtask: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (xtask lives one level below it).
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+fn cargo() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// PATH with the directory of the built fisk applications in front.
+fn path_with_apps() -> Result<OsString> {
+    let mut dirs = vec![apps::bin_dir()?];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).context("building PATH")
+}
+
+fn demo() -> Result<()> {
+    eprintln!("xtask: building the demo application (examples/demo) with Go");
+    apps::path(App::Demo)?;
+    run(Command::new(cargo())
+        .current_dir(workspace_root())
+        .env("PATH", path_with_apps()?)
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            "fiskgen",
+            "--",
+            "info",
+            "examples/demo/demo.yaml",
+        ]))
+}
+
+fn test() -> Result<()> {
+    run(Command::new(cargo()).current_dir(workspace_root()).args([
+        "test",
+        "--workspace",
+        "--locked",
+    ]))
+}
+
+fn run(command: &mut Command) -> Result<()> {
+    let status = command
+        .status()
+        .with_context(|| format!("starting {command:?}"))?;
+    if !status.success() {
+        bail!("{command:?} failed: {status}");
+    }
+    Ok(())
+}
