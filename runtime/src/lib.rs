@@ -1,8 +1,27 @@
 //! fiskgen-runtime: everything a fiskgen-generated MCP server links against.
 //!
-//! Generated crates stay thin (static tool specs and one small function per command); the
-//! transports, the MCP handler, argv building, execution with limits, confirmation and the
-//! built-in tools live here, where ordinary tests cover them. Generated code reaches this crate
-//! only through its hidden `__private` re-export module.
-//!
-//! This crate is being built up issue by issue; see the repository README for what works today.
+//! Generated crates stay thin: static tool specs ([`spec`]) and one small argument handler per
+//! command ([`argv`], [`values`]). The transports, the MCP handler, execution with limits,
+//! confirmation and the built-in tools live here, where ordinary tests cover them. Generated code
+//! reaches this crate only through its hidden [`__private`] module, so the public API can change
+//! without breaking the contract generated code relies on.
+
+pub mod argv;
+pub mod spec;
+pub mod values;
+
+/// A JSON object, as MCP carries tool arguments.
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// What generated code uses. Not a public API: it changes with fiskgen, which pins this crate to
+/// its own version.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+    pub use serde_json;
+
+    pub use crate::JsonObject;
+    pub use crate::argv::{ArgValue, Argv, InvalidArguments, Positional, parse_arguments};
+    pub use crate::spec::*;
+    pub use crate::values::{ByteSize, GoDuration, HexBytes};
+}

@@ -102,7 +102,7 @@ impl Draft {
                 r.problem(path, auth.pos, message).help = Some(AUTH_HELP.to_string());
                 return;
             }
-            // A present but invalid source has been reported where it is written.
+            // A present but unusable source has been reported where it is written.
             _ => return,
         };
         if let Some(mcp) = &mut self.config.mcp {

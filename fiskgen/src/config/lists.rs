@@ -66,19 +66,14 @@ fn regex_reason(error: &regex::Error) -> String {
 /// One `harness.tools` entry as written.
 #[derive(Default)]
 struct ToolEntry {
-    name: Option<Text>,
-    /// `name` has the wrong type (already reported).
-    bad_name: bool,
+    name: Name,
     confirm: bool,
     roots: Vec<String>,
     max_bytes: Option<u64>,
 }
 
 static TOOL_ENTRY: Section<ToolEntry> = Section::new(&[
-    Field::value("name", |r, v, entry| {
-        entry.name = r.string(v).map(|text| located(text, v));
-        entry.bad_name = entry.name.is_none() && !v.node.is_null();
-    }),
+    Field::value("name", |r, v, entry| entry.name = read_name(r, v)),
     Field::value("confirm", |r, v, entry| {
         entry.confirm = r.bool(v).unwrap_or(false)
     }),
@@ -89,6 +84,29 @@ static TOOL_ENTRY: Section<ToolEntry> = Section::new(&[
         entry.max_bytes = read_max_bytes(r, v)
     }),
 ]);
+
+/// A `name` key as written.
+#[derive(Default)]
+enum Name {
+    /// Absent, null or blank.
+    #[default]
+    Missing,
+    /// Not a string (already reported).
+    WrongType,
+    /// A non-blank string, trimmed.
+    Given(Text),
+}
+
+fn read_name(r: &mut Reader, v: Value<'_>) -> Name {
+    if v.node.is_null() {
+        return Name::Missing;
+    }
+    match r.string(v) {
+        None => Name::WrongType,
+        Some(text) if text.trim().is_empty() => Name::Missing,
+        Some(text) => Name::Given(located(text.trim().to_string(), v)),
+    }
+}
 
 fn located(text: String, v: Value<'_>) -> Text {
     Text {
@@ -133,17 +151,16 @@ fn check_tool_entry(
     seen: &mut Vec<(String, usize)>,
 ) -> Option<BuiltinToolConfig> {
     let known = HARNESS_TOOLS.join(" or ");
-    if entry.bad_name {
-        return None;
-    }
-    let Some(name) = entry.name.filter(|name| !name.text.trim().is_empty()) else {
-        r.invalid(
-            item,
-            format!("{} has no name: set name to {known}", item.path),
-        );
-        return None;
+    let name = match entry.name {
+        Name::Given(name) => name,
+        Name::WrongType => return None,
+        Name::Missing => {
+            let message = format!("{} has no name: set name to {known}", item.path);
+            r.invalid(item, message);
+            return None;
+        }
     };
-    let trimmed = name.text.trim();
+    let trimmed = name.text.as_str();
     if !HARNESS_TOOLS.contains(&trimmed) {
         let message = format!(
             "unknown built-in tool {trimmed:?} in {}: harness.tools takes {known}",
@@ -202,18 +219,13 @@ pub(super) fn read_remote_agents(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
 /// One `remote_tools` host as written.
 #[derive(Default)]
 struct RemoteTools {
-    name: Option<Text>,
-    /// `name` has the wrong type (already reported).
-    bad_name: bool,
+    name: Name,
     alias: Option<Text>,
     exclude_tags: Option<Pos>,
 }
 
 static REMOTE_TOOLS: Section<RemoteTools> = Section::new(&[
-    Field::value("name", |r, v, host| {
-        host.name = r.string(v).map(|text| located(text, v));
-        host.bad_name = host.name.is_none() && !v.node.is_null();
-    }),
+    Field::value("name", |r, v, host| host.name = read_name(r, v)),
     Field::value("alias", |r, v, host| {
         host.alias = r.string(v).map(|text| located(text, v))
     }),
@@ -242,15 +254,14 @@ pub(super) fn read_remote_tools(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
 
 /// A host needs a valid name, a valid alias if any, and no `exclude.tags`.
 fn check_remote_tools(r: &mut Reader, item: Value<'_>, host: RemoteTools) {
-    if host.bad_name {
-        return;
-    }
-    let Some(name) = host.name.filter(|name| !name.text.is_empty()) else {
-        r.invalid(
-            item,
-            format!("{}: remote_tools host is missing a name", item.path),
-        );
-        return;
+    let name = match host.name {
+        Name::Given(name) => name,
+        Name::WrongType => return,
+        Name::Missing => {
+            let message = format!("{}: remote_tools host is missing a name", item.path);
+            r.invalid(item, message);
+            return;
+        }
     };
     if !is_identity(&name.text) {
         let message = format!(

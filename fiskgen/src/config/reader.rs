@@ -136,17 +136,51 @@ impl<T> Field<T> {
     }
 }
 
-/// Every key the tree below `section` accepts, as `(section path, key)` pairs; the reader uses
-/// them to say where a misplaced key belongs.
-pub(super) fn key_places<T>(section: &Section<T>, path: &str) -> Vec<(String, &'static str)> {
-    let mut places = Vec::new();
+/// Every valid key of the file with the section it is valid in: what lets the reader say where
+/// a misplaced key belongs.
+pub(super) struct KeyPlaces(Vec<(String, &'static str)>);
+
+impl KeyPlaces {
+    /// The keys of `section` and of every section nested in it.
+    pub(super) fn of<T>(section: &Section<T>) -> Self {
+        let mut places = Vec::new();
+        collect_places(section, "", &mut places);
+        KeyPlaces(places)
+    }
+
+    /// The other sections where `key` is valid, as `"key" belongs under a or under b`.
+    fn belongs(&self, key: &str, parent: &str) -> Option<String> {
+        let places: Vec<String> = self
+            .0
+            .iter()
+            .filter(|(path, name)| *name == key && path != parent)
+            .map(|(path, _)| match path.as_str() {
+                "" => "at the top level".to_string(),
+                path => format!("under {path}"),
+            })
+            .collect();
+        (!places.is_empty()).then(|| format!("{key:?} belongs {}", places.join(" or ")))
+    }
+
+    /// The full paths of the valid key, outside `parent`, nearest to `key`.
+    fn near(&self, key: &str, parent: &str) -> Option<String> {
+        let elsewhere = || self.0.iter().filter(move |(path, _)| path != parent);
+        let near = nearest(key, elsewhere().map(|(_, name)| *name))?;
+        let paths: Vec<String> = elsewhere()
+            .filter(|(_, name)| *name == near)
+            .map(|(path, name)| join(path, name))
+            .collect();
+        Some(format!("did you mean {}?", paths.join(" or ")))
+    }
+}
+
+fn collect_places<T>(section: &Section<T>, path: &str, places: &mut Vec<(String, &'static str)>) {
     for field in section.fields {
         places.push((path.to_string(), field.name));
         if let Read::Section { section, .. } = field.read {
-            places.extend(key_places(section, &join(path, field.name)));
+            collect_places(section, &join(path, field.name), places);
         }
     }
-    places
 }
 
 /// `parent.key`, or `key` at the top level.
@@ -171,12 +205,12 @@ fn place(path: &str) -> String {
 pub(super) struct Reader {
     problems: Vec<Problem>,
     agent_only: Vec<String>,
-    places: Vec<(String, &'static str)>,
+    places: KeyPlaces,
 }
 
 impl Reader {
-    /// A reader that knows every valid key (see [`key_places`]).
-    pub(super) fn new(places: Vec<(String, &'static str)>) -> Self {
+    /// A reader that knows every valid key of the file.
+    pub(super) fn new(places: KeyPlaces) -> Self {
         Reader {
             problems: Vec::new(),
             agent_only: Vec::new(),
@@ -323,47 +357,14 @@ impl Reader {
     /// The best hint for an unknown key: a near key here, the places where the exact key is
     /// valid, a near key elsewhere, or else the list of valid keys here.
     fn key_hint<T>(&self, key: &str, parent: &str, section: &Section<T>) -> String {
-        if let Some(near) = nearest(key, section.names()) {
-            return format!("did you mean {near:?}?");
-        }
-        let elsewhere: Vec<&str> = self
-            .places
-            .iter()
-            .filter(|(path, name)| *name == key && path != parent)
-            .map(|(path, _)| path.as_str())
-            .collect();
-        if !elsewhere.is_empty() {
-            let places: Vec<String> = elsewhere
-                .iter()
-                .map(|path| {
-                    if path.is_empty() {
-                        "at the top level".to_string()
-                    } else {
-                        format!("under {path}")
-                    }
-                })
-                .collect();
-            return format!("{key:?} belongs {}", places.join(" or "));
-        }
-        let other_keys = self
-            .places
-            .iter()
-            .filter(|(path, _)| path != parent)
-            .map(|(_, name)| *name);
-        if let Some(near) = nearest(key, other_keys) {
-            let paths: Vec<String> = self
-                .places
-                .iter()
-                .filter(|(path, name)| *name == near && path != parent)
-                .map(|(path, name)| join(path, name))
-                .collect();
-            return format!("did you mean {}?", paths.join(" or "));
-        }
-        format!(
-            "valid keys {}: {}",
-            place(parent),
-            section.names().collect::<Vec<_>>().join(", ")
-        )
+        nearest(key, section.names())
+            .map(|near| format!("did you mean {near:?}?"))
+            .or_else(|| self.places.belongs(key, parent))
+            .or_else(|| self.places.near(key, parent))
+            .unwrap_or_else(|| {
+                let keys: Vec<&str> = section.names().collect();
+                format!("valid keys {}: {}", place(parent), keys.join(", "))
+            })
     }
 
     /// Calls `each` for every item of a list (null is an empty list).

@@ -9,11 +9,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::lists::{read_filter, read_harness_tools, read_remote_agents, read_remote_tools};
-use super::reader::{Field, Reader, Section, Value, key_places};
+use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
-    env_name, non_empty, normalized, read_base_url, read_budget_count, read_builtins,
-    read_concurrency, read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names,
-    read_hint_tags, read_options, read_port, read_tool_timeout, validate_bool, validate_string,
+    env_name, normalized, read_base_url, read_budget_count, read_builtins, read_concurrency,
+    read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
+    read_options, read_port, read_tool_timeout, required_string, validate_bool, validate_string,
 };
 use super::yaml::{Node, Pos};
 use super::{Config, Harness, McpConfig, Problem, ToolFilter};
@@ -31,7 +31,7 @@ const DEFAULT_INJECTED_TOKENS: i64 = 6000;
 
 /// Reads a parsed document (`None`: an empty file) into a config and its problems.
 pub(super) fn read(root: Option<&Node>, source: &Path) -> (Config, Vec<Problem>) {
-    let mut reader = Reader::new(key_places(&TOP, ""));
+    let mut reader = Reader::new(KeyPlaces::of(&TOP));
     let mut draft = Draft::new(source);
     if let Some(root) = root {
         reader.section(Value::root(root), &TOP, &mut draft);
@@ -308,10 +308,11 @@ pub(super) const AUTH_HELP: &str = "the token itself never goes in the config fi
 
 static AUTH: Section<Draft> = Section::<Draft>::new(&[
     Field::value("token_env", |r, v, d| {
-        d.auth().token_env = Some(r.string(v).and_then(|name| env_name(r, v, &name)));
+        let name = required_string(r, v, "an environment variable");
+        d.auth().token_env = Some(name.and_then(|name| env_name(r, v, &name)));
     }),
     Field::value("token_file", |r, v, d| {
-        d.auth().token_file = Some(r.string(v).and_then(|file| non_empty(r, v, file, "a file")));
+        d.auth().token_file = Some(required_string(r, v, "a file"));
     }),
 ])
 .unknown_help(AUTH_HELP);

@@ -869,6 +869,9 @@ fn builtins_allowlist() {
     );
 
     for name in ["ask_human_confirm", "memory_write", "frobnicate"] {
+        let help = (name != "frobnicate").then(|| {
+            "the memory and human-in-the-loop tools exist only in an agent run".to_string()
+        });
         let p = problem(&format!(
             "{knowledge}expose: {{agent: {{mcp: {{builtins: [{name}]}}}}}}\n"
         ));
@@ -881,6 +884,7 @@ fn builtins_allowlist() {
             )
         );
         assert_eq!(p.path, "expose.agent.mcp.builtins[0]");
+        assert_eq!(p.help, help);
     }
     let p = problem(&format!(
         "{knowledge}expose: {{agent: {{mcp: {{builtins: [knowledge_serch]}}}}}}\n"
@@ -931,6 +935,13 @@ fn hint_tags_map_app_tags_to_hints() {
     assert_eq!(p.help.as_deref(), Some("did you mean \"destructive\"?"));
     let p = problem("expose: {agent: {mcp: {hint_tags: {x: }}}}\n");
     assert_eq!(p.message, "hint_tags: tag \"x\" names no hint");
+    let p = problem("expose: {agent: {mcp: {hint_tags: {x: {y: read_only}}}}}\n");
+    assert_eq!(
+        p.message,
+        "expose.agent.mcp.hint_tags.x must be a string or a list of strings, found a mapping"
+    );
+    let p = problem("expose: {agent: {mcp: {hint_tags: {\" \": read_only}}}}\n");
+    assert_eq!(p.message, "expose.agent.mcp.hint_tags has an empty tag");
     let p = problem("expose: {agent: {mcp: {hint_tags: [read_only]}}}\n");
     assert!(
         p.message
@@ -998,8 +1009,22 @@ fn auth_names_exactly_one_token_source() {
     let p = problem("expose: {agent: {mcp: {auth: {token_file: \" \"}}}}\n");
     assert_eq!(
         p.message,
-        "expose.agent.mcp.auth.token_file must name a file, found an empty string"
+        "expose.agent.mcp.auth.token_file must name a file"
     );
+    // An unusable source never silently turns authentication off.
+    for body in [
+        "{token_env: \"\"}",
+        "{token_env: ~}",
+        "{token_env: [A]}",
+        "{token_file: }",
+    ] {
+        let all = problems(&format!("expose: {{agent: {{mcp: {{auth: {body}}}}}}}\n"));
+        assert_eq!(all.len(), 1, "{body}: {all:#?}");
+        assert!(
+            all[0].path.starts_with("expose.agent.mcp.auth.token_"),
+            "{body}"
+        );
+    }
 }
 
 #[test]

@@ -51,14 +51,17 @@ pub(super) fn read_options(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
     r.any(v);
 }
 
-/// `value` itself, or a problem saying it must name `what` when it is empty.
-pub(super) fn non_empty(r: &mut Reader, v: Value<'_>, value: String, what: &str) -> Option<String> {
-    let trimmed = value.trim();
+/// A string that must be there: null, empty or blank is a problem saying it must name `what`
+/// (a wrong type is reported as such). Trimmed.
+pub(super) fn required_string(r: &mut Reader, v: Value<'_>, what: &str) -> Option<String> {
+    let text = if v.node.is_null() {
+        String::new()
+    } else {
+        r.string(v)?
+    };
+    let trimmed = text.trim();
     if trimmed.is_empty() {
-        r.invalid(
-            v,
-            format!("{} must name {what}, found an empty string", v.path),
-        );
+        r.invalid(v, format!("{} must name {what}", v.path));
         return None;
     }
     Some(trimmed.to_string())
@@ -226,7 +229,7 @@ pub(super) fn read_builtins(r: &mut Reader, v: Value<'_>) -> Vec<String> {
                 v.path,
                 words(&KNOWLEDGE_TOOLS)
             );
-            r.problem(&text.path, text.pos, message).help = Some(builtin_hint(name));
+            r.problem(&text.path, text.pos, message).help = builtin_hint(name);
             continue;
         }
         names.push(name.to_string());
@@ -234,15 +237,22 @@ pub(super) fn read_builtins(r: &mut Reader, v: Value<'_>) -> Vec<String> {
     names
 }
 
-/// Why a name is not a knowledge tool, and what the user may have meant.
-fn builtin_hint(name: &str) -> String {
+/// What the user may have meant by a name that is not a knowledge tool.
+fn builtin_hint(name: &str) -> Option<String> {
     if let Some(near) = nearest(name, KNOWLEDGE_TOOLS) {
-        return format!("did you mean {near:?}?");
+        return Some(format!("did you mean {near:?}?"));
     }
     if HARNESS_TOOLS.contains(&name) {
-        return format!("{name} is enabled by listing it under harness.tools, not here");
+        return Some(format!(
+            "{name} is enabled by listing it under harness.tools, not here"
+        ));
     }
-    "memory and human-in-the-loop tools are never served: they need an agent run".to_string()
+    if name.starts_with("memory_") || name.starts_with("ask_human_") {
+        return Some(
+            "the memory and human-in-the-loop tools exist only in an agent run".to_string(),
+        );
+    }
+    None
 }
 
 /// `hint_tags`: each app tag maps to one hint name or a list of them.
@@ -251,18 +261,14 @@ pub(super) fn read_hint_tags(r: &mut Reader, v: Value<'_>) -> BTreeMap<String, V
     let expected =
         "a mapping of app tags to hints (read_only, destructive, idempotent, open_world)";
     r.map(v, expected, |r, tag, entry| {
-        let hints = read_hints(r, tag, entry);
         let tag = tag.trim();
         if tag.is_empty() {
-            r.problem(
-                entry.path,
-                entry.key_pos,
-                format!("{} has an empty tag", v.path),
-            );
+            let message = format!("{} has an empty tag", v.path);
+            r.problem(entry.path, entry.key_pos, message);
             return;
         }
         let known = tags.entry(tag.to_string()).or_default();
-        for hint in hints {
+        for hint in read_hints(r, tag, entry) {
             if !known.contains(&hint) {
                 known.push(hint);
             }
@@ -274,6 +280,9 @@ pub(super) fn read_hint_tags(r: &mut Reader, v: Value<'_>) -> BTreeMap<String, V
 /// The hints one `hint_tags` entry names.
 fn read_hints(r: &mut Reader, tag: &str, entry: Value<'_>) -> Vec<Hint> {
     let names = r.string_or_strings(entry);
+    if matches!(entry.node.kind, Kind::Map(_)) {
+        return Vec::new(); // reported as a wrong type
+    }
     if names.iter().all(|name| name.text.trim().is_empty()) {
         r.problem(
             entry.path,
