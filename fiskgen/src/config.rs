@@ -25,7 +25,6 @@ mod duration;
 mod lists;
 mod reader;
 mod schema;
-mod suggest;
 #[cfg(test)]
 mod tests;
 mod values;

@@ -20,6 +20,7 @@ pub mod introspect;
 pub mod ir;
 pub mod model;
 pub mod select;
+mod suggest;
 
 use std::path::{Path, PathBuf};
 

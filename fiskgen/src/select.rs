@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::config::{Config, Hint, ToolFilter};
 use crate::ir::{self, Builtin, CommandTool, Confirm, GlobalFlag, HintName, Tool, ToolKind};
 use crate::model;
+use crate::suggest::nearest;
 
 /// The reserved tag that keeps a command from ever being served.
 pub const DENY_TAG: &str = "ai:deny";
@@ -261,9 +262,12 @@ impl Selection {
             .partition(|tool| tool.tags.iter().any(|tag| tag == DENY_TAG));
         if !denied.is_empty() {
             let names: Vec<&str> = denied.iter().map(|tool| tool.name.as_str()).collect();
+            let (count, verb) = match names.len() {
+                1 => ("1 command".to_string(), "is"),
+                n => (format!("{n} commands"), "are"),
+            };
             self.notes.push(format!(
-                "{} command(s) tagged {DENY_TAG} are never served: {}",
-                names.len(),
+                "{count} tagged {DENY_TAG} {verb} never served: {}",
                 names.join(", ")
             ));
         }
@@ -638,31 +642,6 @@ fn collect_tags<'m>(commands: &'m [model::Command], tags: &mut BTreeSet<&'m str>
         tags.extend(command.tags.iter().map(String::as_str));
         collect_tags(&command.commands, tags);
     }
-}
-
-/// The candidate closest to `wanted` by edit distance, when it is close enough to be a typo.
-fn nearest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .map(|candidate| (edit_distance(wanted, candidate), candidate))
-        .filter(|(distance, _)| *distance <= (wanted.chars().count() / 3).max(2))
-        .min()
-        .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

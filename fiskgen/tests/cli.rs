@@ -2,7 +2,6 @@
 //! (`fiskgen_tests::apps`): what `info` and `introspect` print, and the error for each kind of
 //! bad input.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -95,11 +94,18 @@ fn config_for(dir: &Path, app: &Path, extra: &str) -> PathBuf {
     path
 }
 
-/// A shell script standing in for an application.
+/// A shell script standing in for an application. A child shell writes it, so this process
+/// never holds a writable descriptor of a file another test thread may execute (ETXTBSY).
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let status = Command::new("/bin/sh")
+        .args(["-c", "printf '%s\\n' \"$2\" > \"$1\" && chmod 755 \"$1\""])
+        .arg("sh")
+        .arg(&path)
+        .arg(format!("#!/bin/sh\n{body}"))
+        .status()
+        .expect("run /bin/sh");
+    assert!(status.success(), "writing {}", path.display());
     path
 }
 
@@ -130,7 +136,7 @@ fn info_on_the_demo_shows_the_served_set_as_a_table_within_80_columns() {
         "ai:deny never served:\n{text}"
     );
     assert!(
-        text.contains("tagged ai:deny are never served: store_purge"),
+        text.contains("1 command tagged ai:deny is never served: store_purge"),
         "{text}"
     );
 }

@@ -6,10 +6,10 @@ use regex::Regex;
 
 use super::reader::{Field, Reader, Section, Text, Value, join};
 use super::schema::Draft;
-use super::suggest::nearest;
 use super::values::{is_identity, normalized};
 use super::yaml::Pos;
 use super::{BuiltinToolConfig, HARNESS_TOOLS, ToolFilter};
+use crate::suggest::nearest;
 
 // ---------------------------------------------------------------------------------------------
 // Tool filters.

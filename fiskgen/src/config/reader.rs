@@ -7,8 +7,8 @@
 //! read, nor read without being accepted.
 
 use super::Problem;
-use super::suggest::nearest;
 use super::yaml::{Kind, Node, Pos};
+use crate::suggest::nearest;
 
 /// A node of the document with the key path it was found at.
 #[derive(Debug, Clone, Copy)]

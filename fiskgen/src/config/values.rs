@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use super::reader::{Reader, Text, Value};
 use super::schema::{Draft, MAX_CONCURRENCY};
-use super::suggest::nearest;
 use super::yaml::{Kind, Pos};
 use super::{ConfirmMode, HARNESS_TOOLS, Hint, KNOWLEDGE_TOOLS, duration};
+use crate::suggest::nearest;
 
 /// `a, b and c`.
 fn words(items: &[&str]) -> String {

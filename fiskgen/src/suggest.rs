@@ -3,7 +3,7 @@
 /// The candidate closest to `word`, if any is close enough to be a plausible typo: an
 /// edit distance of at most a third of the word (at least 2), a case-only difference, or one
 /// name containing the other (`timeout` for `tool_timeout`). Ties go to the earlier candidate.
-pub(super) fn nearest<'a>(
+pub(crate) fn nearest<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
@@ -34,7 +34,7 @@ fn closeness(word: &str, candidate: &str, limit: usize) -> Option<usize> {
 }
 
 /// The Levenshtein edit distance between `a` and `b`, counted in characters.
-pub(super) fn levenshtein(a: &str, b: &str) -> usize {
+fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut previous: Vec<usize> = (0..=b.len()).collect();
     let mut current = vec![0; b.len() + 1];
