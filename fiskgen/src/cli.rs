@@ -29,6 +29,10 @@ pub(crate) enum Command {
         #[command(flatten)]
         source: SourceArgs,
     },
+    /// Exit 1 with a readable diff when what the server would serve changed since generation.
+    ///
+    /// Exit status: 0 nothing served changed, 1 drift, 2 error.
+    Check(CheckArgs),
     /// Save the application's introspection document as stable, pretty JSON.
     Introspect {
         /// The config file whose application_path to introspect (or use --app).
@@ -41,6 +45,26 @@ pub(crate) enum Command {
         #[arg(short, long, value_name = "FILE", default_value = "-")]
         output: PathBuf,
     },
+}
+
+/// Options of `fiskgen check`.
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// The config file the server was generated from.
+    pub(crate) config: PathBuf,
+    /// The saved introspection document to compare against (default: model.json next to the
+    /// config, when neither --model nor --generated is given).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) model: Option<PathBuf>,
+    /// A generated crate to compare against (its model.json).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) generated: Option<PathBuf>,
+    /// Introspect this binary instead of the config's application_path.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) app: Option<PathBuf>,
+    /// Compare against this saved document instead of running the application.
+    #[arg(long, value_name = "FILE", conflicts_with = "app")]
+    pub(crate) current: Option<PathBuf>,
 }
 
 /// Where the application model comes from, for commands that read a config.

@@ -111,6 +111,10 @@ pub struct CommandTool {
     /// Exposed global flags that apply to this command, rendered after the command path.
     #[serde(skip)]
     pub globals: Vec<model::Flag>,
+    /// The command's full `schema` from the model (bounds, formats and open string maps kept),
+    /// which types the generated argument struct; empty when the model has none.
+    #[serde(skip)]
+    pub schema: Map<String, Value>,
 }
 
 /// The built-in tools fiskgen can serve.

@@ -14,6 +14,7 @@
 //! serves. [`info`] renders that set for people and scripts.
 
 pub mod builtin;
+pub mod check;
 pub mod config;
 pub mod info;
 pub mod introspect;
@@ -66,16 +67,24 @@ pub enum Error {
 pub fn plan(config_path: &Path, source: &ModelSource) -> Result<Plan, Error> {
     let config = config::load(config_path)?;
     let introspection = introspect_for(&config, source)?;
-    let app = introspection.as_ref().map(|introspection| select::App {
-        path: introspection_path(&config, introspection),
-        model: &introspection.model,
-    });
-    let server = select::select(&config, app)?;
+    let server = select_for(&config, introspection.as_ref())?;
     Ok(Plan {
         config,
         introspection,
         server,
     })
+}
+
+/// Selects the served set of `config` against an introspection (or none).
+pub fn select_for(
+    config: &config::Config,
+    introspection: Option<&introspect::Introspection>,
+) -> Result<ir::Server, select::SelectError> {
+    let app = introspection.map(|introspection| select::App {
+        path: introspection_path(config, introspection),
+        model: &introspection.model,
+    });
+    select::select(config, app)
 }
 
 /// Runs (or reads) the introspection a config calls for; `None` when it names no application.

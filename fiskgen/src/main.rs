@@ -3,28 +3,34 @@
 mod cli;
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Parser;
 
-use cli::{Cli, Command};
-use fiskgen::{ModelSource, config, info, introspect};
+use cli::{CheckArgs, Cli, Command};
+use fiskgen::{ModelSource, check, config, info, introspect};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
+    // `check` keeps 1 for "drift found", so its errors exit 2 (as usage errors do).
+    let error_code = if matches!(cli.command, Command::Check(_)) {
+        2
+    } else {
+        1
+    };
     match run(cli.command) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error:#}");
-            ExitCode::FAILURE
+            ExitCode::from(error_code)
         }
     }
 }
 
-fn run(command: Command) -> Result<()> {
+fn run(command: Command) -> Result<ExitCode> {
     match command {
         Command::Info {
             config,
@@ -37,42 +43,94 @@ fn run(command: Command) -> Result<()> {
             } else {
                 info::render_text(&plan.server, terminal_width())
             };
-            write_stdout(&text)
+            write_stdout(&text)?;
         }
         Command::Introspect {
             config,
             app,
             output,
         } => {
-            let introspection = match (app, config) {
-                (Some(app), config) => {
-                    let scrub_env = match config {
-                        Some(path) => config::load(&path)?.credential_env_names(),
-                        None => Vec::new(),
-                    };
-                    let options = introspect::Options {
-                        scrub_env,
-                        ..Default::default()
-                    };
-                    introspect::run(&app, &options)?
-                }
-                (None, Some(path)) => {
-                    let config = config::load(&path)?;
-                    fiskgen::introspect_for(&config, &ModelSource::Configured)?.with_context(
-                        || {
-                            format!(
-                                "{} sets no application_path; pass --app PATH",
-                                path.display()
-                            )
-                        },
-                    )?
-                }
-                (None, None) => anyhow::bail!("give a config file or --app PATH"),
-            };
-            let text = introspect::to_pretty_json(&introspection.document);
-            write_output(&output, &text)
+            let introspection = introspect(config.as_deref(), app)?;
+            write_output(
+                &output,
+                &introspect::to_pretty_json(&introspection.document),
+            )?;
+        }
+        Command::Check(args) => return check(args),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `fiskgen introspect`: the config's application, or `--app` (scrubbing the config's
+/// credential variables when a config is given too).
+fn introspect(config: Option<&Path>, app: Option<PathBuf>) -> Result<introspect::Introspection> {
+    let config = config.map(config::load).transpose()?;
+    let source = match app {
+        Some(app) => ModelSource::App(app),
+        None => ModelSource::Configured,
+    };
+    match &config {
+        Some(config) => fiskgen::introspect_for(config, &source)?
+            .context("the config sets no application_path; pass --app PATH"),
+        None => match source {
+            ModelSource::App(app) => Ok(introspect::run(&app, &introspect::Options::default())?),
+            _ => anyhow::bail!("give a config file or --app PATH"),
+        },
+    }
+}
+
+/// `fiskgen check`: the current application against each saved baseline.
+fn check(args: CheckArgs) -> Result<ExitCode> {
+    let config = config::load(&args.config)?;
+    let source = match (args.app, args.current) {
+        (Some(app), _) => ModelSource::App(app),
+        (None, Some(file)) => ModelSource::File(file),
+        (None, None) => ModelSource::Configured,
+    };
+    let current = fiskgen::introspect_for(&config, &source)?.with_context(|| {
+        format!(
+            "{} sets no application_path: there is nothing to check",
+            args.config.display()
+        )
+    })?;
+    let current_server = fiskgen::select_for(&config, Some(&current))?;
+
+    let mut baselines: Vec<PathBuf> = args.model.into_iter().collect();
+    baselines.extend(args.generated.map(|dir| dir.join("model.json")));
+    if baselines.is_empty() {
+        baselines.push(config.base_dir().join("model.json"));
+    }
+
+    let mut drifted = false;
+    let mut report = String::new();
+    for baseline in &baselines {
+        let saved = introspect::read(baseline)?;
+        let saved_server = fiskgen::select_for(&config, Some(&saved))?;
+        let drift = check::compare(&saved_server, &current_server);
+        let name = baseline.display();
+        if !drift.is_empty() {
+            drifted = true;
+            report.push_str(&format!("{name}: the served tools changed:\n{drift}\n"));
+        } else if saved.document != current.document {
+            report.push_str(&format!(
+                "{name}: the application changed, but nothing the server serves did\n"
+            ));
+        } else {
+            report.push_str(&format!("{name}: up to date\n"));
         }
     }
+    if drifted {
+        report.push_str(&format!(
+            "\nRegenerate: fiskgen introspect {config} -o <model.json> && fiskgen build {config}\n",
+            config = args.config.display()
+        ));
+    }
+    write_stdout(&report)?;
+    Ok(if drifted {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `COLUMNS` when the shell exports it, else 80.

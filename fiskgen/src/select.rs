@@ -249,6 +249,7 @@ impl Selection {
                 flags: command.flags.clone(),
                 args: command.args.clone(),
                 globals,
+                schema: command.schema.clone().unwrap_or_default(),
             }),
             name,
             title,

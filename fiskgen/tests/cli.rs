@@ -379,3 +379,113 @@ fn usage_errors_exit_2() {
         "--app and --model exclude each other"
     );
 }
+
+/// Edits the command at `path` of a saved model.
+fn edit_command(
+    document: &mut Value,
+    path: &[&str],
+    edit: impl FnOnce(&mut serde_json::Map<String, Value>),
+) {
+    let mut commands = document["commands"].as_array_mut().expect("commands");
+    for (depth, name) in path.iter().enumerate() {
+        let command = commands
+            .iter_mut()
+            .find(|c| c["name"] == *name)
+            .expect("command on path");
+        if depth + 1 == path.len() {
+            edit(command.as_object_mut().expect("object"));
+            return;
+        }
+        commands = command["commands"].as_array_mut().expect("subcommands");
+    }
+}
+
+#[test]
+fn check_reports_drift_in_served_tools_only() {
+    let fixture = apps::path(App::Fixture).expect("fixture builds");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = config_for(dir.path(), &fixture, "");
+    let config = config.to_str().expect("utf-8");
+    let baseline = dir.path().join("model.json");
+    ok(&[
+        "introspect",
+        config,
+        "-o",
+        baseline.to_str().expect("utf-8"),
+    ]);
+
+    // Nothing changed: exit 0.
+    let output = fiskgen(&["check", config]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("up to date"));
+
+    // A change in a hidden command is reported but is not drift.
+    let mut document: Value =
+        serde_json::from_str(&std::fs::read_to_string(&baseline).expect("read")).expect("json");
+    edit_command(&mut document, &["debug"], |debug| {
+        debug.insert("help".into(), Value::from("changed help of a hidden group"));
+    });
+    let hidden_only = dir.path().join("hidden-only.json");
+    std::fs::write(&hidden_only, document.to_string()).expect("write");
+    let output = fiskgen(&[
+        "check",
+        config,
+        "--current",
+        hidden_only.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stdout(&output).contains("the application changed, but nothing the server serves did"));
+
+    // Served changes: a removed command, a new tag, a retyped and a newly required parameter.
+    let mut document: Value =
+        serde_json::from_str(&std::fs::read_to_string(&baseline).expect("read")).expect("json");
+    document["commands"]
+        .as_array_mut()
+        .expect("commands")
+        .retain(|c| c["name"] != "ping");
+    edit_command(&mut document, &["tags", "free-form"], |command| {
+        command["tags"]
+            .as_array_mut()
+            .expect("tags")
+            .push(Value::from("ai:confirm"));
+    });
+    edit_command(&mut document, &["options", "remainder"], |command| {
+        let schema = command["restricted_schema"]
+            .as_object_mut()
+            .expect("schema");
+        schema["properties"]["command"]["type"] = Value::from("integer");
+        schema.insert("required".into(), serde_json::json!(["command", "rest"]));
+    });
+    let upgraded = dir.path().join("upgraded.json");
+    std::fs::write(&upgraded, document.to_string()).expect("write");
+    let output = fiskgen(&[
+        "check",
+        config,
+        "--model",
+        baseline.to_str().expect("utf-8"),
+        "--current",
+        upgraded.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report = stdout(&output);
+    for expected in [
+        "- ping (no longer served)",
+        "~ tags_free-form",
+        "tags: [scope:user, impact:rw, owner: team <a&b>] -> [scope:user, impact:rw, owner: team <a&b>, ai:confirm]",
+        "confirmation: none -> ai:confirm",
+        "~ options_remainder",
+        "parameter command: type string -> integer",
+        "parameter rest: now required",
+        "Regenerate: fiskgen introspect",
+    ] {
+        assert!(
+            report.contains(expected),
+            "missing {expected:?} in:\n{report}"
+        );
+    }
+
+    // Errors exit 2.
+    let output = fiskgen(&["check", config, "--model", "/nonexistent/model.json"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("/nonexistent/model.json"));
+}

@@ -1,0 +1,240 @@
+//! Embeds the runtime crate's source and the workspace lockfile into fiskgen.
+//!
+//! A generated crate must build on a machine that has only fiskgen, cargo and crates.io, so
+//! fiskgen carries the `fiskgen-runtime` it was built with: every file under `runtime/src`, the
+//! runtime's `build.rs` if it has one, and its `Cargo.toml` rewritten to stand alone (workspace
+//! inheritance resolved from the root manifest, dev-dependencies and extra targets dropped). The
+//! workspace `Cargo.lock` comes along so generated crates build with the tested versions.
+//!
+//! Output: `$OUT_DIR/embedded.rs`, included by `src/embedded.rs`. Files are listed in sorted
+//! order so the output (and the hash of it) does not depend on the directory walk.
+
+use std::collections::BTreeMap;
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use toml::{Table, Value};
+
+fn main() {
+    if let Err(error) = run() {
+        println!("cargo::error={error}");
+    }
+}
+
+fn run() -> Result<(), String> {
+    let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
+    let out_dir = PathBuf::from(env::var("OUT_DIR").map_err(|e| e.to_string())?);
+    let root = manifest_dir
+        .parent()
+        .ok_or("fiskgen's manifest directory has no parent")?
+        .to_path_buf();
+    let runtime = root.join("runtime");
+
+    for watched in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "runtime/Cargo.toml",
+        "runtime/src",
+    ] {
+        println!("cargo::rerun-if-changed={}", root.join(watched).display());
+    }
+    println!(
+        "cargo::rerun-if-changed={}",
+        runtime.join("build.rs").display()
+    );
+
+    let workspace = read_toml(&root.join("Cargo.toml"))?;
+    let package = read_toml(&runtime.join("Cargo.toml"))?;
+    let standalone = standalone_manifest(&package, &workspace)?;
+    let manifest_path = out_dir.join("runtime-Cargo.toml");
+    write(&manifest_path, &standalone)?;
+
+    let mut files: BTreeMap<String, PathBuf> = BTreeMap::new();
+    files.insert("Cargo.toml".into(), manifest_path);
+    collect(&runtime.join("src"), "src", &mut files)?;
+    let build_script = runtime.join("build.rs");
+    if build_script.is_file() {
+        files.insert("build.rs".into(), build_script);
+    }
+
+    let mut code = String::new();
+    code.push_str(
+        "/// The runtime crate's files: path relative to the crate root, and contents.\n",
+    );
+    code.push_str("pub(crate) const RUNTIME_FILES: &[(&str, &str)] = &[\n");
+    for (relative, path) in &files {
+        let _ = writeln!(
+            code,
+            "    ({relative:?}, include_str!({:?})),",
+            path.display().to_string()
+        );
+    }
+    code.push_str("];\n\n");
+    code.push_str("/// The workspace lockfile fiskgen was tested with.\n");
+    let _ = writeln!(
+        code,
+        "pub(crate) const LOCKFILE: &str = include_str!({:?});",
+        root.join("Cargo.lock").display().to_string()
+    );
+    write(&out_dir.join("embedded.rs"), &code)
+}
+
+fn read_toml(path: &Path) -> Result<Table, String> {
+    let text = fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    text.parse::<Table>()
+        .map_err(|e| format!("parsing {}: {e}", path.display()))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))
+}
+
+/// Every file below `dir`, keyed by its path relative to the runtime crate (`/`-separated).
+fn collect(dir: &Path, prefix: &str, files: &mut BTreeMap<String, PathBuf>) -> Result<(), String> {
+    let entries = fs::read_dir(dir).map_err(|e| format!("listing {}: {e}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("listing {}: {e}", dir.display()))?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name
+            .to_str()
+            .ok_or_else(|| format!("{} is not UTF-8", path.display()))?;
+        let relative = format!("{prefix}/{name}");
+        if path.is_dir() {
+            collect(&path, &relative, files)?;
+        } else {
+            files.insert(relative, path);
+        }
+    }
+    Ok(())
+}
+
+/// The runtime manifest with workspace inheritance resolved and everything a dependent does not
+/// need removed, so it builds outside this workspace.
+fn standalone_manifest(package: &Table, workspace: &Table) -> Result<String, String> {
+    let ws = workspace
+        .get("workspace")
+        .and_then(Value::as_table)
+        .ok_or("the root Cargo.toml has no [workspace]")?;
+    let empty = Table::new();
+    let ws_package = ws
+        .get("package")
+        .and_then(Value::as_table)
+        .unwrap_or(&empty);
+    let ws_deps = ws
+        .get("dependencies")
+        .and_then(Value::as_table)
+        .unwrap_or(&empty);
+
+    let mut out = Table::new();
+    for (key, value) in package {
+        match key.as_str() {
+            "package" => {
+                let mut resolved = Table::new();
+                let table = value.as_table().ok_or("[package] is not a table")?;
+                for (field, value) in table {
+                    let value = if inherits(value) {
+                        ws_package
+                            .get(field)
+                            .cloned()
+                            .ok_or_else(|| format!("package.{field} inherits a missing value"))?
+                    } else {
+                        value.clone()
+                    };
+                    resolved.insert(field.clone(), value);
+                }
+                for auto in ["autotests", "autobenches", "autoexamples", "autobins"] {
+                    resolved.insert(auto.into(), Value::Boolean(false));
+                }
+                out.insert(key.clone(), Value::Table(resolved));
+            }
+            "dependencies" | "build-dependencies" => {
+                let table = value.as_table().ok_or("dependencies are not a table")?;
+                let mut resolved = Table::new();
+                for (name, spec) in table {
+                    resolved.insert(name.clone(), dependency(name, spec, ws_deps)?);
+                }
+                out.insert(key.clone(), Value::Table(resolved));
+            }
+            "lints" if inherits(value) => {
+                let lints = ws
+                    .get("lints")
+                    .cloned()
+                    .unwrap_or(Value::Table(Table::new()));
+                out.insert(key.clone(), lints);
+            }
+            // Tests, benches, examples and their dependencies are not needed by a dependent.
+            "dev-dependencies" | "test" | "bench" | "example" => {}
+            _ => {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    let text = toml::to_string(&out).map_err(|e| format!("writing the runtime manifest: {e}"))?;
+    Ok(format!(
+        "# The fiskgen-runtime crate as embedded in fiskgen (workspace inheritance resolved).\n\n{text}"
+    ))
+}
+
+/// `x.workspace = true`, or a table with `workspace = true`.
+fn inherits(value: &Value) -> bool {
+    value
+        .as_table()
+        .and_then(|table| table.get("workspace"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// A dependency with `workspace = true` replaced by the workspace's entry, keeping the local
+/// `features` (added to the workspace's) and `optional`.
+fn dependency(name: &str, spec: &Value, ws_deps: &Table) -> Result<Value, String> {
+    if !inherits(spec) {
+        return Ok(spec.clone());
+    }
+    let local = spec
+        .as_table()
+        .ok_or("unreachable: inherits() saw a table")?;
+    let mut merged = match ws_deps.get(name) {
+        Some(Value::String(version)) => {
+            let mut table = Table::new();
+            table.insert("version".into(), Value::String(version.clone()));
+            table
+        }
+        Some(Value::Table(table)) => table.clone(),
+        _ => {
+            return Err(format!(
+                "dependency {name} inherits a missing workspace dependency"
+            ));
+        }
+    };
+    if merged.contains_key("path") {
+        return Err(format!(
+            "the runtime depends on the workspace path dependency {name}; an embedded runtime \
+             can only depend on crates.io"
+        ));
+    }
+    for (key, value) in local {
+        match key.as_str() {
+            "workspace" => {}
+            "features" => {
+                let mut features: Vec<Value> = merged
+                    .get("features")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                for feature in value.as_array().into_iter().flatten() {
+                    if !features.contains(feature) {
+                        features.push(feature.clone());
+                    }
+                }
+                merged.insert(key.clone(), Value::Array(features));
+            }
+            _ => {
+                merged.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    Ok(Value::Table(merged))
+}
