@@ -116,7 +116,7 @@ func (t Task) line() string {
 
 func main() {
 	app := fisk.New("tasks", "Track tasks and notes in a local JSON file")
-	app.Version("1.0.0")
+	app.Version(release)
 	app.Author("fiskgen demo <demo@example.com>")
 	app.Flag("store", "Path of the JSON store file").Envar("TASKS_STORE").Default("tasks.json").PlaceHolder("FILE").StringVar(&storePath)
 	app.Flag("trace", "Log store reads and writes to stderr").UnNegatableBoolVar(&trace)
@@ -126,7 +126,11 @@ func main() {
 	add := task.Command("add", "Add a task").Tag("impact:rw").
 		HelpLong("Adds an open task and prints its id. --due is relative to now, for example 48h.")
 	title := add.Arg("title", "What needs doing").Required().String()
-	priority := add.Flag("priority", "Task priority").Default("normal").Enum("low", "normal", "high")
+	priorities := []string{"low", "normal", "high"}
+	if upgraded {
+		priorities = append(priorities, "urgent")
+	}
+	priority := add.Flag("priority", "Task priority").Default("normal").Enum(priorities...)
 	due := add.Flag("due", "Due in this long from now").Duration()
 	tags := add.Flag("tag", "A tag for the task, repeatable").Strings()
 	add.Action(func(*fisk.ParseContext) error {
@@ -196,6 +200,23 @@ func main() {
 		})
 	})
 
+	if upgraded {
+		archive := task.Command("archive", "Remove every done task from the list").Tag("ai:idempotent", "impact:rw")
+		archive.Action(func(*fisk.ParseContext) error {
+			return update(func(st *Store) (string, error) {
+				open := st.Tasks[:0]
+				for _, t := range st.Tasks {
+					if !t.Done {
+						open = append(open, t)
+					}
+				}
+				archived := len(st.Tasks) - len(open)
+				st.Tasks = open
+				return fmt.Sprintf("Archived %d done tasks", archived), nil
+			})
+		})
+	}
+
 	del := task.Command("delete", "Delete a task").Tag("ai:destructive", "ai:confirm", "impact:rw").
 		HelpLong("Deletes a done task. Open tasks are only deleted with --force.")
 	delID := del.Arg("id", "Task id").Required().Int()
@@ -226,24 +247,26 @@ func main() {
 		})
 	})
 
-	search := note.Command("search", "Search notes, case-insensitively").Tag("ai:read_only")
-	query := search.Arg("query", "Text to look for").Required().String()
-	limit := search.Flag("limit", "Show at most this many notes").Default("10").Int()
-	search.Action(func(*fisk.ParseContext) error {
-		st, err := load()
-		if err != nil {
-			return err
-		}
-		shown := 0
-		for _, n := range st.Notes {
-			if shown < *limit && strings.Contains(strings.ToLower(n.Text), strings.ToLower(*query)) {
-				fmt.Printf("#%d %s\n", n.ID, n.Text)
-				shown++
+	if !upgraded {
+		search := note.Command("search", "Search notes, case-insensitively").Tag("ai:read_only")
+		query := search.Arg("query", "Text to look for").Required().String()
+		limit := search.Flag("limit", "Show at most this many notes").Default("10").Int()
+		search.Action(func(*fisk.ParseContext) error {
+			st, err := load()
+			if err != nil {
+				return err
 			}
-		}
-		fmt.Printf("%d matching notes shown\n", shown)
-		return nil
-	})
+			shown := 0
+			for _, n := range st.Notes {
+				if shown < *limit && strings.Contains(strings.ToLower(n.Text), strings.ToLower(*query)) {
+					fmt.Printf("#%d %s\n", n.ID, n.Text)
+					shown++
+				}
+			}
+			fmt.Printf("%d matching notes shown\n", shown)
+			return nil
+		})
+	}
 
 	storeCmd := app.Command("store", "Manage the store file")
 

@@ -145,6 +145,13 @@ fn schema_changes(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<Str
                         type_of(before),
                         type_of(schema)
                     ));
+                } else if let (Some(old_values), Some(new_values)) =
+                    (enum_of(before), enum_of(schema))
+                    && old_values != new_values
+                {
+                    changes.push(format!(
+                        "parameter {name}: values [{old_values}] -> [{new_values}]"
+                    ));
                 } else if before != schema {
                     changes.push(format!("parameter {name}: schema changed"));
                 }
@@ -163,6 +170,21 @@ fn schema_changes(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<Str
         changes.push(format!("parameter removed: {name}"));
     }
     changes
+}
+
+/// The allowed values of an enum property (or its items), comma-separated.
+fn enum_of(schema: &Value) -> Option<String> {
+    let values = schema
+        .get("enum")
+        .or_else(|| schema.get("items")?.get("enum"))?
+        .as_array()?;
+    Some(
+        values
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
 }
 
 /// A short type description: `string`, `integer`, `array of string`, `string (enum)`.

@@ -489,3 +489,34 @@ fn check_reports_drift_in_served_tools_only() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("/nonexistent/model.json"));
 }
+
+#[test]
+fn check_detects_the_simulated_demo_upgrade() {
+    let v1 = apps::path(App::Demo).expect("demo builds");
+    let v2 = apps::path(App::DemoV2).expect("demo v2 builds");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = config_for(dir.path(), &v1, "identity: tasks\n");
+    let config = config.to_str().expect("utf-8");
+    let model = dir.path().join("model.json");
+    ok(&["introspect", config, "-o", model.to_str().expect("utf-8")]);
+
+    let same = fiskgen(&["check", config, "--model", model.to_str().expect("utf-8")]);
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
+
+    let output = fiskgen(&[
+        "check",
+        config,
+        "--model",
+        model.to_str().expect("utf-8"),
+        "--app",
+        v2.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report = stdout(&output);
+    assert!(report.contains("+ task_archive (new tool)"), "{report}");
+    assert!(
+        report.contains("- note_search (no longer served)"),
+        "{report}"
+    );
+    assert!(report.contains("~ task_add\n    parameter priority: values [low, normal, high] -> [low, normal, high, urgent]"), "{report}");
+}

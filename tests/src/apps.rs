@@ -27,6 +27,9 @@ const STAMP_FORMAT: &str = "fiskgen-tests apps v1";
 pub enum App {
     /// `examples/demo`: the `tasks` demo application (fisk v0.9.1).
     Demo,
+    /// The demo's next release (`examples/demo` built with `-tags upgrade`): one command
+    /// added, one removed and one flag changed, for drift tests. Binary `tasks-v2`.
+    DemoV2,
     /// `tests/apps/fixture`: every fisk value type, tag and command shape; each
     /// leaf prints what fisk parsed as JSON (fisk v0.9.1).
     Fixture,
@@ -39,12 +42,19 @@ pub enum App {
 
 impl App {
     /// Every application, in declaration order.
-    pub const ALL: [App; 4] = [App::Demo, App::Fixture, App::OldFisk, App::Nats];
+    pub const ALL: [App; 5] = [
+        App::Demo,
+        App::DemoV2,
+        App::Fixture,
+        App::OldFisk,
+        App::Nats,
+    ];
 
     /// The file name of the application's binary.
     pub fn binary_name(self) -> &'static str {
         match self {
             App::Demo => "tasks",
+            App::DemoV2 => "tasks-v2",
             App::Fixture => "fixture",
             App::OldFisk => "oldfisk",
             App::Nats => "nats",
@@ -55,7 +65,7 @@ impl App {
     /// [`App::Nats`], which is installed from the module proxy.
     pub fn source_dir(self) -> Option<PathBuf> {
         let rel = match self {
-            App::Demo => "examples/demo",
+            App::Demo | App::DemoV2 => "examples/demo",
             App::Fixture => "tests/apps/fixture",
             App::OldFisk => "tests/apps/oldfisk",
             App::Nats => return None,
@@ -65,6 +75,14 @@ impl App {
 
     fn index(self) -> usize {
         self as usize
+    }
+
+    /// Go build tags the application is built with.
+    fn build_tags(self) -> &'static str {
+        match self {
+            App::DemoV2 => "upgrade",
+            _ => "",
+        }
     }
 }
 
@@ -93,7 +111,7 @@ pub fn bin_dir() -> Result<PathBuf> {
 /// The path of `app`'s binary in the cache, building it first if it is missing
 /// or out of date.
 pub fn path(app: App) -> Result<PathBuf> {
-    static BUILT: [OnceLock<PathBuf>; 4] = [const { OnceLock::new() }; 4];
+    static BUILT: [OnceLock<PathBuf>; App::ALL.len()] = [const { OnceLock::new() }; App::ALL.len()];
     let slot = &BUILT[app.index()];
     if let Some(path) = slot.get() {
         return Ok(path.clone());
@@ -138,10 +156,17 @@ pub fn path_in(cache: &Path, app: App) -> Result<PathBuf> {
     match app.source_dir() {
         Some(dir) => {
             let mut cmd = go_command();
-            cmd.args(["build", "-trimpath", "-buildvcs=false", "-o"])
-                .arg(&built)
-                .arg(".")
-                .current_dir(&dir);
+            cmd.args([
+                "build",
+                "-trimpath",
+                "-buildvcs=false",
+                "-tags",
+                app.build_tags(),
+                "-o",
+            ])
+            .arg(&built)
+            .arg(".")
+            .current_dir(&dir);
             run_go(cmd, &format!("go build in {}", dir.display()))?;
         }
         None => {

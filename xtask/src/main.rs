@@ -68,12 +68,19 @@ fn demo() -> Result<()> {
         ]))
 }
 
+/// Builds every binary first (the real-client tests run the generated golden servers), then
+/// runs every test.
 fn test() -> Result<()> {
-    run(Command::new(cargo()).current_dir(workspace_root()).args([
-        "test",
+    let root = workspace_root();
+    run(Command::new(cargo()).current_dir(&root).args([
+        "build",
         "--workspace",
+        "--bins",
         "--locked",
-    ]))
+    ]))?;
+    run(Command::new(cargo())
+        .current_dir(&root)
+        .args(["test", "--workspace", "--locked"]))
 }
 
 fn run(command: &mut Command) -> Result<()> {
