@@ -123,6 +123,19 @@ impl Positional {
             defaults,
         }
     }
+
+    /// A counter positional: fisk counts its tokens whatever they say, so `count` tokens.
+    pub fn counter(
+        name: &'static str,
+        count: Option<u8>,
+        defaults: &'static [&'static str],
+    ) -> Self {
+        Self {
+            name,
+            tokens: count.map(|count| vec!["1".to_string(); usize::from(count)]),
+            defaults,
+        }
+    }
 }
 
 /// An argv under construction: command path, flags, then `--` and positionals.

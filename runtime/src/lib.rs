@@ -4,11 +4,30 @@
 //! command ([`argv`], [`values`]). The transports, the MCP handler, execution with limits,
 //! confirmation and the built-in tools live here, where ordinary tests cover them. Generated code
 //! reaches this crate only through its hidden [`__private`] module, so the public API can change
-//! without breaking the contract generated code relies on.
+//! without breaking the contract generated code relies on. The whole generated binary is
+//! `fn main() -> ExitCode { __private::main(&APP) }`: the non-generic entry point keeps rmcp's
+//! generic service stack monomorphised once, here, instead of in every generated crate.
 
 pub mod argv;
 pub mod spec;
 pub mod values;
+
+mod banner;
+mod call;
+mod cli;
+mod cmdline;
+mod confirm;
+mod duration;
+mod exec;
+mod http;
+mod logging;
+mod output;
+mod request_state;
+mod security;
+mod server;
+mod sessions;
+mod stdio;
+mod tools;
 
 /// A JSON object, as MCP carries tool arguments.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
@@ -22,6 +41,7 @@ pub mod __private {
 
     pub use crate::JsonObject;
     pub use crate::argv::{ArgValue, Argv, InvalidArguments, Positional, parse_arguments};
+    pub use crate::cli::main;
     pub use crate::spec::*;
     pub use crate::values::{ByteSize, GoDuration, HexBytes};
 }

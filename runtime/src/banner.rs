@@ -1,0 +1,147 @@
+//! What the server prints to stderr when it starts: the served tools, where it listens, and
+//! client configuration ready to paste (fisk-ai reference 6.1, with a working URL for IPv6
+//! binds and entries for clients that start local servers over stdio).
+
+use std::fmt::Write as _;
+use std::net::{IpAddr, SocketAddr};
+
+use serde_json::json;
+
+use crate::spec::{AppSpec, ConfirmMode};
+
+/// The host to put in a URL for a listener: unspecified binds (`0.0.0.0`, `::`) are reached on
+/// `localhost`; IPv6 literals are bracketed.
+pub(crate) fn url_host(ip: IpAddr) -> String {
+    if ip.is_unspecified() {
+        return "localhost".into();
+    }
+    match ip {
+        IpAddr::V4(ip) => ip.to_string(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+    }
+}
+
+/// The MCP endpoint URL for a listener.
+pub(crate) fn endpoint(addr: SocketAddr) -> String {
+    format!("http://{}:{}/mcp", url_host(addr.ip()), addr.port())
+}
+
+/// `claude mcp add` for the HTTP endpoint.
+pub(crate) fn claude_add_http(identity: &str, url: &str) -> String {
+    format!("claude mcp add --transport http {identity} {url}")
+}
+
+/// What is printed for an HTTP server.
+pub(crate) fn http(
+    app: &AppSpec,
+    version: &str,
+    addr: SocketAddr,
+    stdio_command: &[String],
+) -> String {
+    let url = endpoint(addr);
+    let mut out = served(app, version, &addr.to_string());
+    let _ = writeln!(out, "\nMCP endpoint: {url}");
+    let _ = writeln!(
+        out,
+        "\nAdd to Claude Code with:\n  {}",
+        claude_add_http(app.identity, &url)
+    );
+    let http_entry = json!({ "mcpServers": { app.identity: { "type": "http", "url": url } } });
+    let _ = writeln!(out, "\nOr add to a client's configuration:\n  {http_entry}");
+    out.push_str(&stdio_entries(app, stdio_command));
+    out
+}
+
+/// What is printed for a stdio server (on stderr; stdout carries the protocol).
+pub(crate) fn stdio(app: &AppSpec, version: &str) -> String {
+    served(app, version, "stdio")
+}
+
+/// Entries for clients that start the server themselves.
+fn stdio_entries(app: &AppSpec, command: &[String]) -> String {
+    let mut out = String::new();
+    let entry = json!({ app.identity: { "command": command } });
+    let _ = writeln!(
+        out,
+        "\nClients that start local servers (stdio):\n  {entry}"
+    );
+    let quoted: Vec<String> = command.iter().map(|t| crate::cmdline::quote(t)).collect();
+    let _ = writeln!(
+        out,
+        "  claude mcp add {} -- {}",
+        app.identity,
+        quoted.join(" ")
+    );
+    out
+}
+
+/// The headline, the tool list and the confirmation note.
+fn served(app: &AppSpec, version: &str, place: &str) -> String {
+    let count = app.tools.len();
+    let mut out = format!(
+        "Serving {count} tool{} over MCP on {place} as {}/{version}\n",
+        if count == 1 { "" } else { "s" },
+        app.identity
+    );
+    for tool in app.tools {
+        let gate = tool
+            .confirm
+            .map(|trigger| format!("  (confirm: {trigger})"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  {}{gate}", tool.name);
+    }
+    if let Some(note) = confirm_note(app) {
+        let _ = writeln!(out, "{note}");
+    }
+    out
+}
+
+/// `note: N exposed tool(s) require approval ...` when any tool is gated.
+pub(crate) fn confirm_note(app: &AppSpec) -> Option<String> {
+    let gated = app
+        .tools
+        .iter()
+        .filter(|tool| tool.confirm.is_some())
+        .count();
+    if gated == 0 {
+        return None;
+    }
+    let summary = match app.settings.confirm {
+        ConfirmMode::Auto => {
+            "elicit-capable clients are asked, others run ungated (confirm_over_mcp=auto)"
+        }
+        ConfirmMode::Always => {
+            "elicit-capable clients are asked, others are refused (confirm_over_mcp=always)"
+        }
+        ConfirmMode::Never => {
+            "they run ungated, approval is delegated to the client (confirm_over_mcp=never)"
+        }
+    };
+    Some(format!(
+        "note: {gated} exposed tool(s) require approval (ai:confirm or confirm_tags): {summary}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(text: &str) -> SocketAddr {
+        text.parse().expect("socket address")
+    }
+
+    #[test]
+    fn urls_for_unspecified_concrete_and_ipv6_binds() {
+        assert_eq!(endpoint(addr("0.0.0.0:8080")), "http://localhost:8080/mcp");
+        assert_eq!(endpoint(addr("[::]:8080")), "http://localhost:8080/mcp");
+        assert_eq!(
+            endpoint(addr("127.0.0.1:9000")),
+            "http://127.0.0.1:9000/mcp"
+        );
+        assert_eq!(endpoint(addr("[::1]:9000")), "http://[::1]:9000/mcp");
+        assert_eq!(
+            claude_add_http("myagent", &endpoint(addr("[::]:8080"))),
+            "claude mcp add --transport http myagent http://localhost:8080/mcp"
+        );
+    }
+}

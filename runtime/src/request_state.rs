@@ -1,0 +1,220 @@
+//! Authenticated, single-use `requestState` for confirmations in the 2026-07-28 era (MRTR).
+//!
+//! The client echoes `requestState` back, so it is attacker-controlled. It is sealed with
+//! HMAC-SHA256 (rmcp's `RequestStateCodec`) under a per-process random key, or under a key
+//! shared by replicas (`FISKGEN_MCP_STATE_KEY`), and bound through the codec's associated data
+//! to the server identity, the tool, and a SHA-256 digest of the canonical arguments, so a
+//! state minted for one call cannot approve another. It expires after [`STATE_TTL`], and its
+//! nonce is remembered until then so that a state approves at most one run in this process.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{RequestStateCodec, SealOptions};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::JsonObject;
+
+/// How long an approval question stays answerable.
+pub(crate) const STATE_TTL: Duration = Duration::from_secs(10 * 60);
+
+/// The environment variable holding a shared key for replicas (at least 32 bytes).
+pub(crate) const STATE_KEY_VAR: &str = "FISKGEN_MCP_STATE_KEY";
+
+/// Upper bound on remembered nonces; beyond it new questions are refused rather than letting
+/// memory grow (it takes this many approvals within [`STATE_TTL`] to get there).
+const MAX_REMEMBERED: usize = 100_000;
+
+/// What the sealed state carries (readable by the client, but not forgeable).
+#[derive(Debug, Serialize, Deserialize)]
+struct Payload {
+    /// Random, hex: makes each state unique and is what single use is tracked by.
+    nonce: String,
+}
+
+/// Why a state was refused. Clients only ever see one generic message; the detail is logged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Forged, altered, for another call, malformed, or expired.
+    Invalid(String),
+    /// Already used once.
+    Replayed,
+}
+
+/// Seals and opens confirmation states.
+pub(crate) struct RequestStates {
+    codec: RequestStateCodec,
+    identity: &'static str,
+    used: Mutex<HashMap<String, Instant>>,
+}
+
+impl std::fmt::Debug for RequestStates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestStates").finish_non_exhaustive()
+    }
+}
+
+impl RequestStates {
+    /// With `key` (at least 32 bytes), or a fresh random key when `None`.
+    pub(crate) fn new(identity: &'static str, key: Option<Vec<u8>>) -> Result<Self, String> {
+        let key = match key {
+            Some(key) => key,
+            None => random_bytes::<32>()?.to_vec(),
+        };
+        let codec = RequestStateCodec::try_new(key).map_err(|error| error.to_string())?;
+        Ok(Self {
+            codec,
+            identity,
+            used: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A new state for one confirmation of `tool` with `arguments`.
+    pub(crate) fn seal(&self, tool: &str, arguments: &JsonObject) -> Result<String, String> {
+        let nonce = hex(&random_bytes::<16>()?);
+        let bound = self.bound_to(tool, arguments);
+        self.codec
+            .seal_json_with(
+                &Payload { nonce },
+                &SealOptions::new().associated_data(&bound).ttl(STATE_TTL),
+            )
+            .map_err(|error| error.to_string())
+    }
+
+    /// Verifies `state` for `tool` with `arguments` and uses it up.
+    pub(crate) fn redeem(
+        &self,
+        state: &str,
+        tool: &str,
+        arguments: &JsonObject,
+    ) -> Result<(), Refusal> {
+        let bound = self.bound_to(tool, arguments);
+        let payload: Payload = self
+            .codec
+            .open_json_with(state, &bound)
+            .map_err(|error| Refusal::Invalid(error.to_string()))?;
+        let now = Instant::now();
+        let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
+        used.retain(|_, expiry| *expiry > now);
+        if used.contains_key(&payload.nonce) {
+            return Err(Refusal::Replayed);
+        }
+        if used.len() >= MAX_REMEMBERED {
+            return Err(Refusal::Invalid(
+                "too many approvals are pending; try again later".into(),
+            ));
+        }
+        // Remembered a little past the expiry the codec enforces, so no gap opens between them.
+        used.insert(payload.nonce, now + STATE_TTL + Duration::from_secs(60));
+        Ok(())
+    }
+
+    /// The associated data: everything a state must match to be accepted.
+    fn bound_to(&self, tool: &str, arguments: &JsonObject) -> Vec<u8> {
+        format!(
+            "fiskgen/confirm/v1\0{}\0{tool}\0{}",
+            self.identity,
+            arguments_digest(arguments)
+        )
+        .into_bytes()
+    }
+}
+
+/// SHA-256 of the arguments in canonical JSON (object keys sorted at every level), so the same
+/// arguments always give the same digest whatever order the client sent them in.
+pub(crate) fn arguments_digest(arguments: &JsonObject) -> String {
+    let canonical = canonical(&Value::Object(arguments.clone()));
+    hex(&Sha256::digest(canonical.to_string().as_bytes()))
+}
+
+/// `value` with every object's keys in sorted order.
+fn canonical(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let sorted: BTreeMap<&String, Value> =
+                map.iter().map(|(k, v)| (k, canonical(v))).collect();
+            Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Random bytes from the operating system.
+pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).map_err(|error| format!("no randomness available: {error}"))?;
+    Ok(bytes)
+}
+
+/// Lower-case hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(value: Value) -> JsonObject {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_state_approves_exactly_its_own_call_once() {
+        let states = RequestStates::new("demo", None).expect("states");
+        let a = args(serde_json::json!({"target": "prod", "force": true}));
+        let state = states.seal("deploy", &a).expect("seal");
+        // Other tool, other arguments: refused, and that does not use the state up.
+        assert!(matches!(
+            states.redeem(&state, "other", &a),
+            Err(Refusal::Invalid(_))
+        ));
+        let b = args(serde_json::json!({"target": "staging", "force": true}));
+        assert!(matches!(
+            states.redeem(&state, "deploy", &b),
+            Err(Refusal::Invalid(_))
+        ));
+        // Same arguments in another order: accepted once.
+        let reordered = args(serde_json::json!({"force": true, "target": "prod"}));
+        assert_eq!(states.redeem(&state, "deploy", &reordered), Ok(()));
+        assert_eq!(states.redeem(&state, "deploy", &a), Err(Refusal::Replayed));
+    }
+
+    #[test]
+    fn forged_and_foreign_states_are_refused() {
+        let states = RequestStates::new("demo", None).expect("states");
+        let a = JsonObject::new();
+        assert!(matches!(
+            states.redeem("rs1.forged", "t", &a),
+            Err(Refusal::Invalid(_))
+        ));
+        let mut state = states.seal("t", &a).expect("seal");
+        let last = state.pop().expect("non-empty");
+        state.push(if last == 'A' { 'B' } else { 'A' });
+        assert!(matches!(
+            states.redeem(&state, "t", &a),
+            Err(Refusal::Invalid(_))
+        ));
+        let other = RequestStates::new("demo", None).expect("states");
+        let foreign = other.seal("t", &a).expect("seal");
+        assert!(matches!(
+            states.redeem(&foreign, "t", &a),
+            Err(Refusal::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn replicas_with_one_key_accept_each_others_states() {
+        let key = b"0123456789abcdef0123456789abcdef".to_vec();
+        let one = RequestStates::new("demo", Some(key.clone())).expect("states");
+        let two = RequestStates::new("demo", Some(key)).expect("states");
+        let a = JsonObject::new();
+        let state = one.seal("t", &a).expect("seal");
+        assert_eq!(two.redeem(&state, "t", &a), Ok(()));
+        assert!(RequestStates::new("demo", Some(b"short".to_vec())).is_err());
+    }
+}

@@ -1,0 +1,282 @@
+//! The confirmation matrix in both protocol eras (fisk-ai cases 6, 17-29), and MRTR state
+//! integrity: forged, altered and replayed `requestState` never run a command.
+
+use std::collections::BTreeMap;
+
+use rmcp::model::{CallToolRequestParams, CallToolResponse};
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+const DECLINED: &str = "Not approved: the user declined to run \"deploy -- prod\". This was their \
+                        decision, not an error; do not retry, ask how they want to proceed.";
+const DISMISSED: &str = "Approval not completed: the user dismissed the approval prompt for \
+                         \"deploy -- prod\" without deciding. The command did not run; you may \
+                         ask again if it is still needed.";
+const CHOSE_NOT: &str = "Not approved: the user reviewed \"deploy -- prod\" and chose not to run \
+                         it. This was their decision, not an error; do not retry.";
+const CANNOT_ASK: &str = "Not approved: running \"deploy -- prod\" requires approval, but this \
+                          client cannot be asked (it does not support elicitation). The command \
+                          did not run.";
+const PROMPT: &str = "fake wants to run a command that requires your approval.\n\nCommand: \
+                      deploy -- prod\nGated by: ai:confirm\n\nApprove to run it now, or refuse \
+                      to skip it.";
+
+#[derive(Debug, Clone, Copy)]
+enum Era {
+    Legacy,
+    Modern,
+}
+
+async fn connect(server: &Server, era: Era, client: TestClient) -> Client {
+    match era {
+        Era::Legacy => legacy(&server.url, client).await,
+        Era::Modern => modern(&server.url, client).await,
+    }
+}
+
+/// Calls `deploy prod` with a client answering `answer`; returns the result and how often the
+/// client was asked.
+async fn deploy(server: &Server, era: Era, answer: Answer) -> (rmcp::model::CallToolResult, usize) {
+    let test_client = TestClient::new(answer);
+    let client = connect(server, era, test_client.clone()).await;
+    let result = call(&client, "deploy", json!({"target": "prod"})).await;
+    let _ = client.cancel().await;
+    (result, test_client.asked())
+}
+
+fn ran(result: &rmcp::model::CallToolResult) -> bool {
+    !is_error(result) && structured(result)["output"] == "deployed prod\n"
+}
+
+async fn matrix_auto(era: Era) {
+    let server = Server::start();
+
+    let client = TestClient::new(Answer::Approve);
+    let connected = connect(&server, era, client.clone()).await;
+    let result = call(&connected, "deploy", json!({"target": "prod"})).await;
+    assert!(ran(&result), "{}", text(&result));
+    assert_eq!(client.asked(), 1);
+    let prompts = client
+        .prompts
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    assert_eq!(prompts, [PROMPT]);
+    let _ = connected.cancel().await;
+
+    for (answer, expected) in [
+        (Answer::Decline, DECLINED),
+        (Answer::Cancel, DISMISSED),
+        (Answer::ApproveFalse, CHOSE_NOT),
+    ] {
+        let (result, asked) = deploy(&server, era, answer).await;
+        assert!(is_error(&result), "{answer:?} ran the command");
+        assert_eq!(text(&result), expected, "{answer:?}");
+        assert_eq!(asked, 1, "{answer:?}");
+    }
+    let (result, _) = deploy(&server, era, Answer::ApproveString).await;
+    assert!(is_error(&result));
+    assert!(
+        text(&result)
+            .starts_with("Not approved: requesting approval to run \"deploy -- prod\" failed: "),
+        "{}",
+        text(&result)
+    );
+
+    // A client that cannot be asked runs ungated under `auto`, with a warning.
+    let (result, asked) = deploy(&server, era, Answer::Unable).await;
+    assert!(ran(&result), "{}", text(&result));
+    assert_eq!(asked, 0);
+    assert!(server.wait_log("running \"deploy -- prod\" ungated: gated by ai:confirm"));
+
+    // Tags that are not confirm tags never ask; `confirm_tags` entries do.
+    let declining = TestClient::new(Answer::Decline);
+    let connected = connect(&server, era, declining.clone()).await;
+    let result = call(&connected, "stream_info", json!({})).await;
+    assert_eq!(structured(&result)["exit_code"], 0);
+    assert_eq!(declining.asked(), 0);
+    let result = call(&connected, "put", json!({"target": "prod"})).await;
+    assert!(is_error(&result));
+    assert!(text(&result).contains("declined"), "{}", text(&result));
+    let prompts = declining
+        .prompts
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    assert!(prompts[0].contains("Gated by: impact:rw"), "{prompts:?}");
+    let _ = connected.cancel().await;
+
+    // Every outcome is logged.
+    for outcome in [
+        "approved",
+        "declined",
+        "dismissed",
+        "not approved",
+        "failed",
+    ] {
+        assert!(
+            server.log().contains(&format!("outcome=\"{outcome}\"")),
+            "no {outcome} line in\n{}",
+            server.log()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_confirmation_matrix_under_auto() {
+    matrix_auto(Era::Legacy).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn modern_confirmation_matrix_under_auto() {
+    matrix_auto(Era::Modern).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_legacy_prompt_fails_closed() {
+    let server = Server::start();
+    let (result, asked) = deploy(&server, Era::Legacy, Answer::Fail).await;
+    assert_eq!(asked, 1);
+    assert!(is_error(&result));
+    assert!(
+        text(&result)
+            .starts_with("Not approved: requesting approval to run \"deploy -- prod\" failed: "),
+        "{}",
+        text(&result)
+    );
+    assert!(text(&result).ends_with(". The command did not run."));
+}
+
+async fn always_and_never(era: Era) {
+    let server = Server::profile("always");
+    let (result, _) = deploy(&server, era, Answer::Unable).await;
+    assert!(is_error(&result));
+    assert_eq!(text(&result), CANNOT_ASK);
+    let (result, asked) = deploy(&server, era, Answer::Approve).await;
+    assert!(ran(&result), "{}", text(&result));
+    assert_eq!(asked, 1);
+    drop(server);
+
+    let server = Server::profile("never");
+    let (result, asked) = deploy(&server, era, Answer::Decline).await;
+    assert!(ran(&result), "{}", text(&result));
+    assert_eq!(asked, 0, "never mode asked");
+    let (result, _) = deploy(&server, era, Answer::Unable).await;
+    assert!(ran(&result));
+    assert!(
+        !server.log().contains("ungated: gated by"),
+        "never mode warns"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_always_and_never() {
+    always_and_never(Era::Legacy).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn modern_always_and_never() {
+    always_and_never(Era::Modern).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_legacy_clients_cannot_be_asked() {
+    let server = Server::args(&["--stateless"]);
+    let (result, asked) = deploy(&server, Era::Legacy, Answer::Approve).await;
+    assert!(ran(&result), "{}", text(&result));
+    assert_eq!(asked, 0);
+    assert!(server.wait_log("ungated: gated by ai:confirm"));
+    // Session-less requests carry no client name.
+    assert!(
+        server.log().contains("client=\"unknown\""),
+        "{}",
+        server.log()
+    );
+}
+
+fn approval(approve: bool) -> BTreeMap<String, Value> {
+    BTreeMap::from([(
+        "confirm".to_string(),
+        json!({"action": "accept", "content": {"approve": approve}}),
+    )])
+}
+
+fn deploy_params(target: &str) -> CallToolRequestParams {
+    let arguments = json!({"target": target});
+    CallToolRequestParams::new("deploy")
+        .with_arguments(arguments.as_object().cloned().unwrap_or_default())
+}
+
+async fn once(client: &Client, params: CallToolRequestParams) -> CallToolResponse {
+    tokio::time::timeout(PATIENCE, client.call_tool_once(params))
+        .await
+        .expect("answered")
+        .expect("call")
+}
+
+fn complete(response: CallToolResponse) -> rmcp::model::CallToolResult {
+    match response {
+        CallToolResponse::Complete(result) => result,
+        other => panic!("expected a complete result, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_altered_and_replayed_request_states_never_run() {
+    let server = Server::start();
+    let client = modern(&server.url, TestClient::new(Answer::Approve)).await;
+
+    let state = match once(&client, deploy_params("prod")).await {
+        CallToolResponse::InputRequired(input) => {
+            let requests = input.input_requests.expect("input requests");
+            assert!(requests.contains_key("confirm"));
+            input.request_state.expect("request state")
+        }
+        other => panic!("expected input_required, got {other:?}"),
+    };
+
+    let forged = ["rs1.Zm9yZ2Vk.Zm9yZ2Vk", "", "not-a-state"];
+    for forged in forged {
+        let mut params = deploy_params("prod").with_input_responses(approval(true));
+        params.request_state = Some(forged.to_string());
+        let result = complete(once(&client, params).await);
+        assert!(is_error(&result), "forged state {forged:?} ran the command");
+        assert!(
+            text(&result).contains("was not issued for this call"),
+            "{}",
+            text(&result)
+        );
+    }
+
+    // The state is bound to the arguments: approving `prod` does not approve `staging`.
+    let mut params = deploy_params("staging").with_input_responses(approval(true));
+    params.request_state = Some(state.clone());
+    let result = complete(once(&client, params).await);
+    assert!(is_error(&result));
+
+    // A tampered state fails its integrity check.
+    let mut tampered = state.clone();
+    let last = tampered.pop().unwrap_or('A');
+    tampered.push(if last == 'A' { 'B' } else { 'A' });
+    let mut params = deploy_params("prod").with_input_responses(approval(true));
+    params.request_state = Some(tampered);
+    assert!(is_error(&complete(once(&client, params).await)));
+
+    // The genuine state runs the command once...
+    let mut params = deploy_params("prod").with_input_responses(approval(true));
+    params.request_state = Some(state.clone());
+    let result = complete(once(&client, params.clone()).await);
+    assert!(ran(&result), "{}", text(&result));
+
+    // ...and only once.
+    let result = complete(once(&client, params).await);
+    assert!(is_error(&result));
+    assert!(
+        text(&result).contains("already used once"),
+        "{}",
+        text(&result)
+    );
+    assert_eq!(server.log().matches("Ran deploy -- prod").count(), 1);
+    let _ = client.cancel().await;
+}

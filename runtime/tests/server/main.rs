@@ -1,0 +1,13 @@
+//! The runtime's MCP server end to end: the `fake_server` example (a hand-written spec shaped
+//! like generated code) runs as a real process against a shell script that plays the
+//! application, and real rmcp clients talk to it over streamable HTTP in both protocol eras
+//! and over stdio.
+
+mod support;
+
+mod cli;
+mod confirm;
+mod faults;
+mod results;
+mod security;
+mod transports;

@@ -1,0 +1,251 @@
+//! List and call over each transport and protocol era (fisk-ai cases 1-4, 8, 14).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use rmcp::model::ProtocolVersion;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+const TOOL_NAMES: [&str; 10] = [
+    "echo",
+    "exit",
+    "sleep",
+    "flood",
+    "crash",
+    "env",
+    "stream_info",
+    "deploy",
+    "put",
+    "panic",
+];
+
+async fn check_list_and_call(client: &Client) {
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert_eq!(names, TOOL_NAMES);
+    let stream_info = &tools[6];
+    assert_eq!(stream_info.title.as_deref(), Some("stream info"));
+    let annotations = stream_info.annotations.as_ref().expect("annotations");
+    assert_eq!(annotations.title.as_deref(), Some("stream info"));
+    // Untagged commands send no hints at all.
+    assert_eq!(annotations.read_only_hint, None);
+    assert_eq!(annotations.destructive_hint, None);
+    assert_eq!(
+        stream_info.description.as_deref(),
+        Some("Interleave stdout and stderr\n\nTags: impact:ro")
+    );
+    let env = &tools[5].annotations.as_ref().expect("annotations");
+    assert_eq!(env.read_only_hint, Some(true));
+    assert_eq!(env.idempotent_hint, Some(true));
+    assert_eq!(env.open_world_hint, None);
+    for tool in &tools {
+        let schema = tool
+            .output_schema
+            .as_ref()
+            .expect("every command tool has an outputSchema");
+        assert_eq!(
+            schema["required"],
+            json!(["command", "exit_code", "output", "truncated"])
+        );
+    }
+    let exit = &tools[1];
+    assert_eq!(exit.input_schema["required"], json!(["code"]));
+
+    let result = call(client, "echo", json!({"level": "info", "items": ["hello"]})).await;
+    assert_eq!(
+        structured(&result),
+        json!({
+            "command": "echo --level=info -- hello",
+            "exit_code": 0,
+            "output": "[--level=info]\n[--]\n[hello]\n",
+            "truncated": false,
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_http_lists_and_calls() {
+    let server = Server::start();
+    let client = legacy(&server.url, TestClient::new(Answer::Unable)).await;
+    let info = client.peer_info().expect("initialize result");
+    let server_info = info.server_info.as_ref().expect("serverInfo");
+    assert_eq!(server_info.name, "fake");
+    assert_eq!(server_info.version, "1.2.3");
+    assert_eq!(
+        info.instructions.as_deref(),
+        Some("A fake application for tests.")
+    );
+    assert_eq!(info.protocol_version, ProtocolVersion::V_2025_11_25);
+    check_list_and_call(&client).await;
+    assert!(server.wait_log("Client \"test-client\" connected"));
+    let _ = client.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn modern_http_lists_and_calls() {
+    let server = Server::start();
+    let client = modern(&server.url, TestClient::new(Answer::Unable)).await;
+    check_list_and_call(&client).await;
+    assert!(server.wait_log("Client \"test-client\" connected"));
+    let _ = client.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_http_serves_legacy_and_modern_clients() {
+    let server = Server::args(&["--stateless"]);
+    let client = legacy(&server.url, TestClient::new(Answer::Unable)).await;
+    check_list_and_call(&client).await;
+    let _ = client.cancel().await;
+    let client = modern(&server.url, TestClient::new(Answer::Unable)).await;
+    check_list_and_call(&client).await;
+    let _ = client.cancel().await;
+    // No sessions: GET (the standalone stream) and DELETE are not offered.
+    let (status, _, _) = raw_http(
+        server.addr,
+        format!(
+            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: text/event-stream\r\n\
+             Connection: close\r\n\r\n",
+            server.addr.port()
+        )
+        .as_bytes(),
+    );
+    assert_eq!(status, 405);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_root_path_is_an_endpoint_too() {
+    let server = Server::start();
+    let root = server.url.trim_end_matches("mcp").to_string();
+    let client = legacy(&root, TestClient::new(Answer::Unable)).await;
+    check_list_and_call(&client).await;
+    let _ = client.cancel().await;
+}
+
+fn stdio_command(app: &FakeApp, log: &std::path::Path) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(server_binary());
+    command
+        .arg("--stdio")
+        .arg("--application-path")
+        .arg(app.path())
+        .env_remove("RUST_LOG")
+        .stderr(std::fs::File::create(log).expect("log file"));
+    command
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_lists_and_calls_in_both_eras() {
+    let app = FakeApp::new();
+    let log = app.marker("stderr.log");
+    let transport = TokioChildProcess::new(stdio_command(&app, &log)).expect("spawn");
+    let client = TestClient::new(Answer::Unable)
+        .serve(transport)
+        .await
+        .expect("stdio client connects");
+    check_list_and_call(&client).await;
+    let _ = client.cancel().await;
+
+    let transport = TokioChildProcess::new(stdio_command(&app, &log)).expect("spawn");
+    let client = TestClient::new(Answer::Approve)
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("2026-07-28 stdio client connects");
+    check_list_and_call(&client).await;
+    // MRTR works over stdio too.
+    let result = call(&client, "deploy", json!({"target": "prod"})).await;
+    assert_eq!(structured(&result)["output"], "deployed prod\n");
+    let _ = client.cancel().await;
+}
+
+#[test]
+fn stdio_stdout_carries_only_protocol_and_the_server_exits_when_stdin_closes() {
+    let app = FakeApp::new();
+    let mut child = Command::new(server_binary())
+        .arg("--stdio")
+        .arg("--application-path")
+        .arg(app.path())
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"stream_info","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"flood","arguments":{"bytes":100000}}}"#,
+    ];
+    for request in requests {
+        writeln!(stdin, "{request}").expect("write");
+    }
+    stdin.flush().expect("flush");
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut answered = Vec::new();
+    for line in stdout.lines() {
+        let line = line.expect("read");
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|error| panic!("stdout carried a non-JSON line ({error}): {line:?}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        if let Some(id) = message["id"].as_i64() {
+            answered.push(id);
+            if id == 3 {
+                let text = message["result"]["content"][0]["text"]
+                    .as_str()
+                    .expect("text");
+                let result: Value = serde_json::from_str(text).expect("json");
+                assert_eq!(result["output"], "first\nsecond\nthird\n");
+            }
+        }
+        if answered.len() == 4 {
+            break;
+        }
+    }
+    answered.sort();
+    assert_eq!(answered, [1, 2, 3, 4]);
+    drop(stdin);
+    let deadline = std::time::Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not exit after stdin closed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_with_an_open_stream_shuts_down_promptly() {
+    let mut server = Server::start();
+    let client = legacy(&server.url, TestClient::new(Answer::Unable)).await;
+    // A call proves the session (and the client's standalone SSE stream) is up.
+    let _ = call(&client, "echo", json!({})).await;
+    let started = std::time::Instant::now();
+    server.terminate();
+    let status = server
+        .wait_exit(Duration::from_secs(20))
+        .expect("the server exited");
+    assert!(status.success(), "{status}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "shutdown took {:?}",
+        started.elapsed()
+    );
+    assert!(server.log().contains("MCP server stopped"));
+    drop(client);
+}
