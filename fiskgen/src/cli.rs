@@ -29,6 +29,16 @@ pub(crate) enum Command {
         #[command(flatten)]
         source: SourceArgs,
     },
+    /// Generate the Rust crate of CONFIG's MCP server into a directory.
+    ///
+    /// Only files whose content changed are rewritten; tool modules that are no longer served
+    /// are removed.
+    Generate(GenerateArgs),
+    /// Generate and compile CONFIG's MCP server into one binary (./<identity>-mcp).
+    ///
+    /// Builds share one target directory (FISKGEN_TARGET_DIR or <user cache dir>/fiskgen/target),
+    /// so a second application or a regeneration recompiles only the generated crate.
+    Build(BuildArgs),
     /// Exit 1 with a readable diff when what the server would serve changed since generation.
     ///
     /// Exit status: 0 nothing served changed, 1 drift, 2 error.
@@ -45,6 +55,45 @@ pub(crate) enum Command {
         #[arg(short, long, value_name = "FILE", default_value = "-")]
         output: PathBuf,
     },
+}
+
+/// Options of `fiskgen generate`.
+#[derive(Debug, Args)]
+pub(crate) struct GenerateArgs {
+    /// The config file (Fisk AI format).
+    pub(crate) config: PathBuf,
+    /// The directory to write the crate into (created if missing).
+    #[arg(short, long, value_name = "DIR")]
+    pub(crate) output: PathBuf,
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// Patch the crate's fiskgen-runtime dependency to this directory, so that a plain
+    /// `cargo build` works (the path is written into Cargo.toml as given).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) runtime_path: Option<PathBuf>,
+}
+
+/// Options of `fiskgen build`.
+#[derive(Debug, Args)]
+pub(crate) struct BuildArgs {
+    /// The config file (Fisk AI format); it must have an expose.agent.mcp block.
+    pub(crate) config: PathBuf,
+    /// Where to put the binary (default ./<identity>-mcp).
+    #[arg(short, long, value_name = "BINARY")]
+    pub(crate) output: Option<PathBuf>,
+    /// The cargo target directory to build in (default FISKGEN_TARGET_DIR, else
+    /// <user cache dir>/fiskgen/target).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) target_dir: Option<PathBuf>,
+    /// Generate the crate here instead of <user cache dir>/fiskgen/crates/<identity>.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) crate_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// Build against this fiskgen-runtime source instead of the one embedded in fiskgen
+    /// (for developing the runtime).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) runtime_path: Option<PathBuf>,
 }
 
 /// Options of `fiskgen check`.

@@ -244,7 +244,8 @@ mod tests {
         let mut variants = Namespace::new(Case::UpperCamel);
         assert_eq!(
             variants.claim_all(&["a-b", "a_b", "AB"], "Empty"),
-            ["AB2", "AB3", "AB"]
+            ["AB", "AB2", "Ab"],
+            "heck reads `AB` as one word"
         );
         let mut variants = Namespace::new(Case::UpperCamel);
         assert_eq!(

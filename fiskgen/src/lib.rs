@@ -4,24 +4,36 @@
 //!
 //! ```text
 //! config (YAML) ─┐
-//!                ├─► select ─► ir::Server ─► (emit ─► cargo, in later stages)
+//!                ├─► select ─► ir::Server ─► emit ─► crate ─► cargo ─► <identity>-mcp
 //! introspection ─┘
 //! ```
 //!
 //! [`config`] reads the Fisk AI config format strictly, [`introspect`] runs the application's
 //! `--fisk-introspect` safely (or reads a saved document) into a lenient [`model`], and
 //! [`select`] applies every serving rule to produce the [`ir`], the exact set of tools a server
-//! serves. [`info`] renders that set for people and scripts.
+//! serves. [`info`] renders that set for people and scripts. [`params`] types every command's
+//! parameters, [`emit`] turns the served set into a Rust crate (names from [`ident`], files
+//! through [`format`], written by [`write`]), and [`builder`] compiles it with [`cargo`] into
+//! the shared target directory under [`cache`].
 
+pub mod builder;
 pub mod builtin;
+pub mod cache;
+pub mod cargo;
 pub mod check;
 pub mod config;
+pub mod embedded;
+pub mod emit;
+pub mod format;
+pub mod ident;
 pub mod info;
 pub mod introspect;
 pub mod ir;
 pub mod model;
+pub mod params;
 pub mod select;
 mod suggest;
+pub mod write;
 
 use std::path::{Path, PathBuf};
 
@@ -60,6 +72,15 @@ pub enum Error {
     /// The served set could not be decided.
     #[error(transparent)]
     Select(#[from] select::SelectError),
+    /// The crate could not be generated.
+    #[error(transparent)]
+    Generate(#[from] emit::GenerateError),
+    /// The crate could not be compiled.
+    #[error(transparent)]
+    Cargo(#[from] cargo::CargoError),
+    /// A build step failed.
+    #[error(transparent)]
+    Build(#[from] builder::BuildError),
 }
 
 /// Loads the config, introspects its application (or reads a saved model) and selects the

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Parser;
 
-use cli::{CheckArgs, Cli, Command};
+use cli::{BuildArgs, CheckArgs, Cli, Command, GenerateArgs};
 use fiskgen::{ModelSource, check, config, info, introspect};
 
 fn main() -> ExitCode {
@@ -56,9 +56,76 @@ fn run(command: Command) -> Result<ExitCode> {
                 &introspect::to_pretty_json(&introspection.document),
             )?;
         }
+        Command::Generate(args) => generate(args)?,
+        Command::Build(args) => build(args)?,
         Command::Check(args) => return check(args),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `fiskgen generate`: writes the crate and says what changed.
+fn generate(args: GenerateArgs) -> Result<()> {
+    // Cargo reads a patch path relative to the manifest, so the path is made absolute.
+    let runtime_path = match args.runtime_path {
+        Some(path) => Some(
+            std::path::absolute(&path).with_context(|| format!("resolving {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let settings = fiskgen::emit::Settings {
+        workspace_member: false,
+        runtime_path: runtime_path.map(|path| path.display().to_string()),
+    };
+    let done =
+        fiskgen::builder::generate(&args.config, &args.source.source(), &args.output, &settings)?;
+    for warning in &done.generated.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let report = &done.report;
+    eprintln!(
+        "{}: {} file(s) written, {} unchanged, {} removed",
+        args.output.display(),
+        report.written.len(),
+        report.unchanged,
+        report.removed.len()
+    );
+    Ok(())
+}
+
+/// `fiskgen build`: generates, compiles and says how to run and connect the binary.
+fn build(args: BuildArgs) -> Result<()> {
+    let options = fiskgen::builder::BuildOptions {
+        config: args.config,
+        source: args.source.source(),
+        output: args.output,
+        target_dir: args.target_dir,
+        crate_dir: args.crate_dir,
+        runtime_path: args.runtime_path,
+    };
+    let built = fiskgen::builder::build(&options)?;
+    for warning in &built.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let server = &built.plan.server;
+    let mcp = built.plan.config.mcp.clone().unwrap_or_default();
+    let port = mcp.port.unwrap_or(8080);
+    let shown = if built.binary.is_relative() && built.binary.components().count() == 1 {
+        format!("./{}", built.binary.display())
+    } else {
+        built.binary.display().to_string()
+    };
+    let tools = server.tools.len();
+    println!(
+        "Built {shown} ({tools} tool{}).\n\n\
+         Start it:\n  {shown} --port {port}    # streamable HTTP on http://127.0.0.1:{port}/mcp\n  \
+         {shown} --stdio\n\n\
+         Connect Claude Code:\n  claude mcp add --transport http {identity} http://127.0.0.1:{port}/mcp\n\n\
+         The generated crate (with a README listing the tools) is in {}.",
+        if tools == 1 { "" } else { "s" },
+        built.crate_dir.display(),
+        identity = server.identity,
+    );
+    Ok(())
 }
 
 /// `fiskgen introspect`: the config's application, or `--app` (scrubbing the config's

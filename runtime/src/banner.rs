@@ -37,9 +37,10 @@ pub(crate) fn http(
     version: &str,
     addr: SocketAddr,
     stdio_command: &[String],
+    notes: &[String],
 ) -> String {
     let url = endpoint(addr);
-    let mut out = served(app, version, &addr.to_string());
+    let mut out = served(app, version, &addr.to_string(), notes);
     let _ = writeln!(out, "\nMCP endpoint: {url}");
     let _ = writeln!(
         out,
@@ -53,8 +54,8 @@ pub(crate) fn http(
 }
 
 /// What is printed for a stdio server (on stderr; stdout carries the protocol).
-pub(crate) fn stdio(app: &AppSpec, version: &str) -> String {
-    served(app, version, "stdio")
+pub(crate) fn stdio(app: &AppSpec, version: &str, notes: &[String]) -> String {
+    served(app, version, "stdio", notes)
 }
 
 /// Entries for clients that start the server themselves.
@@ -75,8 +76,8 @@ fn stdio_entries(app: &AppSpec, command: &[String]) -> String {
     out
 }
 
-/// The headline, the tool list and the confirmation note.
-fn served(app: &AppSpec, version: &str, place: &str) -> String {
+/// The headline, the tool list, the confirmation note and the built-ins' notes.
+fn served(app: &AppSpec, version: &str, place: &str, notes: &[String]) -> String {
     let count = app.tools.len();
     let mut out = format!(
         "Serving {count} tool{} over MCP on {place} as {}/{version}\n",
@@ -91,6 +92,9 @@ fn served(app: &AppSpec, version: &str, place: &str) -> String {
         let _ = writeln!(out, "  {}{gate}", tool.name);
     }
     if let Some(note) = confirm_note(app) {
+        let _ = writeln!(out, "{note}");
+    }
+    for note in notes {
         let _ = writeln!(out, "{note}");
     }
     out

@@ -1,8 +1,10 @@
 //! One `tools/call`, in the order of DESIGN.md section 4 and fisk-ai reference 4.1: typed
 //! validation, confirmation gate (before a slot is taken, so a pending approval holds none),
 //! a concurrency slot (waiting at most the tool timeout), the run with its own timeout, and
-//! the result. Every path answers and writes one log line.
+//! the result. Every path answers and writes one log line. Built-in tools take the same path,
+//! with their trace line (`read_file docs/a.md`) where a command shows its command line.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use rmcp::ErrorData;
@@ -10,14 +12,17 @@ use rmcp::RoleServer;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
+use tokio::sync::SemaphorePermit;
 
+use crate::JsonObject;
+use crate::builtins;
 use crate::cmdline::{self, go_quote};
 use crate::confirm::{Call, Gate};
 use crate::duration;
 use crate::exec::{self, CancelReason, Outcome};
 use crate::logging::label;
 use crate::server::{ServerState, client_name};
-use crate::spec::Run;
+use crate::spec::{ArgvFn, Builtin, Run, ToolSpec};
 
 /// Runs one call to the end.
 pub(crate) async fn call(
@@ -31,11 +36,196 @@ pub(crate) async fn call(
             None,
         ));
     };
-    let client = label(&client_name(&context));
-    let started = Instant::now();
-    let arguments = request.arguments.clone().unwrap_or_default();
-    let Run::Command { argv, .. } = spec.run;
-    let argv = match argv(arguments.clone()) {
+    let call = Ctx {
+        state,
+        spec,
+        client: label(&client_name(&context)),
+        started: Instant::now(),
+        arguments: request.arguments.clone().unwrap_or_default(),
+        request,
+        context,
+    };
+    Ok(match spec.run {
+        Run::Command { argv, .. } => command(&call, argv).await,
+        Run::Builtin(builtin) => builtin_call(&call, builtin).await,
+    })
+}
+
+/// What every step of a call needs.
+struct Ctx<'a> {
+    state: &'a ServerState,
+    spec: &'static ToolSpec,
+    client: String,
+    started: Instant,
+    arguments: JsonObject,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+}
+
+impl Ctx<'_> {
+    /// The one line logged when the call ends.
+    fn log_end(&self, outcome: &str, exit_code: Option<i32>, message: &str) {
+        tracing::info!(
+            tool = self.spec.name,
+            client = self.client,
+            exit_code,
+            duration_ms = self.started.elapsed().as_millis() as u64,
+            outcome,
+            "{message}"
+        );
+    }
+
+    /// The confirmation gate for a gated tool, showing `line`; `Some` answers instead.
+    async fn gate(&self, line: &str) -> Option<CallToolResponse> {
+        let trigger = self.spec.confirm?;
+        let gated = Call {
+            tool: self.spec.name,
+            trigger,
+            command_line: line,
+            arguments: &self.arguments,
+            client: &self.client,
+            request_state: self.request.request_state.as_deref(),
+            input_responses: self.request.input_responses.as_ref(),
+        };
+        match self
+            .state
+            .confirmer
+            .gate(&gated, &self.context, &self.state.shutdown)
+            .await
+        {
+            Gate::Respond(response) => Some(response),
+            Gate::Proceed => None,
+        }
+    }
+
+    /// One slot per running call, for all clients together; a queued call waits at most the
+    /// tool timeout, so a stuck server answers instead of piling up calls forever.
+    async fn slot(
+        &self,
+        line: &str,
+        quoted: &str,
+    ) -> Result<SemaphorePermit<'_>, CallToolResponse> {
+        let state = self.state;
+        tokio::select! {
+            biased;
+            () = state.shutdown.cancelled() => {
+                self.log_end("cancelled", None, &format!("Not run (shutting down): {line}"));
+                Err(error_result(format!(
+                    "cancelled: the server is shutting down, so {quoted} did not run"
+                )))
+            }
+            () = self.context.ct.cancelled() => {
+                self.log_end("cancelled", None, &format!("Not run (cancelled while queued): {line}"));
+                Err(error_result(format!(
+                    "cancelled while waiting for a free tool slot: {quoted} did not run"
+                )))
+            }
+            permit = tokio::time::timeout(state.tool_timeout, state.slots.acquire()) => match permit {
+                Ok(Ok(permit)) => Ok(permit),
+                Ok(Err(_)) | Err(_) => {
+                    self.log_end("busy", None, &format!("Not run (no free slot): {line}"));
+                    Err(error_result(format!(
+                        "the server is busy: all {} tool slots (max_concurrent_tools) stayed in use \
+                         for {}, so {quoted} did not run; try again later",
+                        state.max_concurrent,
+                        duration::format(state.tool_timeout)
+                    )))
+                }
+            }
+        }
+    }
+}
+
+/// A built-in: validate, gate, take a slot, run on a blocking thread within the tool timeout.
+async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
+    let state = call.state;
+    let prepared = match builtins::prepare(&builtin, call.arguments.clone()) {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            tracing::info!(
+                tool = call.spec.name,
+                client = call.client,
+                outcome = "invalid_arguments",
+                "{error}"
+            );
+            return error_result(error.to_string());
+        }
+    };
+    let line = builtins::trace(&prepared);
+    let quoted = go_quote(&line);
+    if let Some(response) = call.gate(&line).await {
+        return response;
+    }
+    let permit = match call.slot(&line, &quoted).await {
+        Ok(permit) => permit,
+        Err(response) => return response,
+    };
+    let deadline = Instant::now() + state.tool_timeout;
+    let shared = Arc::clone(&state.builtins);
+    let running =
+        tokio::task::spawn_blocking(move || shared.run(&builtin, &prepared, Some(deadline)));
+    let finished = tokio::select! {
+        biased;
+        () = state.shutdown.cancelled() => Err("the server is shutting down"),
+        () = call.context.ct.cancelled() => {
+            Err("the client cancelled the request or closed its response stream")
+        }
+        finished = tokio::time::timeout(state.tool_timeout, running) => match finished {
+            Ok(joined) => Ok(joined),
+            Err(_) => {
+                drop(permit);
+                call.log_end("timeout", None, &format!("Timed out: {line}"));
+                return error_result(format!(
+                    "{quoted} timed out after {} (the tool timeout, tool_timeout / \
+                     --tool-timeout)",
+                    duration::format(state.tool_timeout)
+                ));
+            }
+        },
+    };
+    drop(permit);
+    match finished {
+        Err(why) => {
+            call.log_end("cancelled", None, &format!("Cancelled ({why}): {line}"));
+            error_result(format!(
+                "{quoted} was cancelled after {} because {why}",
+                duration::elapsed(call.started.elapsed())
+            ))
+        }
+        Ok(Ok(Ok(text))) => {
+            call.log_end(
+                "ok",
+                None,
+                &format!(
+                    "Ran {line} ({} bytes of result in {})",
+                    text.len(),
+                    duration::elapsed(call.started.elapsed())
+                ),
+            );
+            CallToolResult::success(vec![ContentBlock::text(text)]).into()
+        }
+        Ok(Ok(Err(text))) => {
+            call.log_end("failed", None, &format!("Failed: {line}: {}", label(&text)));
+            error_result(text)
+        }
+        Ok(Err(join)) => {
+            let message = if join.is_panic() {
+                "a panic in the built-in"
+            } else {
+                "the built-in was stopped"
+            };
+            call.log_end("failed", None, &format!("Failed: {line}: {message}"));
+            error_result(format!("internal error: {message}"))
+        }
+    }
+}
+
+/// A command of the application.
+async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
+    let state = call.state;
+    let spec = call.spec;
+    let client = call.client.as_str();
+    let argv = match argv(call.arguments.clone()) {
         Ok(argv) => argv.into_vec(),
         Err(error) => {
             tracing::info!(
@@ -44,29 +234,14 @@ pub(crate) async fn call(
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return Ok(error_result(error.to_string()));
+            return error_result(error.to_string());
         }
     };
     let line = cmdline::display(&argv);
     let quoted = go_quote(&line);
 
-    if let Some(trigger) = spec.confirm {
-        let gated = Call {
-            tool: spec.name,
-            trigger,
-            command_line: &line,
-            arguments: &arguments,
-            client: &client,
-            request_state: request.request_state.as_deref(),
-            input_responses: request.input_responses.as_ref(),
-        };
-        if let Gate::Respond(response) = state
-            .confirmer
-            .gate(&gated, &context, &state.shutdown)
-            .await
-        {
-            return Ok(response);
-        }
+    if let Some(response) = call.gate(&line).await {
+        return response;
     }
 
     let Some(program) = &state.program else {
@@ -76,57 +251,24 @@ pub(crate) async fn call(
             outcome = "no_application",
             "{line}"
         );
-        return Ok(error_result(format!(
+        return error_result(format!(
             "command {quoted} has no application path to execute"
-        )));
+        ));
     };
 
     let log_end = |outcome: &str, exit_code: Option<i32>, message: &str| {
-        tracing::info!(
-            tool = spec.name,
-            client,
-            exit_code,
-            duration_ms = started.elapsed().as_millis() as u64,
-            outcome,
-            "{message}"
-        );
+        call.log_end(outcome, exit_code, message);
     };
-
-    // One slot per running command, for all clients together; a queued call waits at most the
-    // tool timeout, so a stuck server answers instead of piling up calls forever.
-    let permit = tokio::select! {
-        biased;
-        () = state.shutdown.cancelled() => {
-            log_end("cancelled", None, &format!("Not run (shutting down): {line}"));
-            return Ok(error_result(format!(
-                "cancelled: the server is shutting down, so {quoted} did not run"
-            )));
-        }
-        () = context.ct.cancelled() => {
-            log_end("cancelled", None, &format!("Not run (cancelled while queued): {line}"));
-            return Ok(error_result(format!(
-                "cancelled while waiting for a free tool slot: {quoted} did not run"
-            )));
-        }
-        permit = tokio::time::timeout(state.tool_timeout, state.slots.acquire()) => match permit {
-            Ok(Ok(permit)) => permit,
-            Ok(Err(_)) | Err(_) => {
-                log_end("busy", None, &format!("Not run (no free slot): {line}"));
-                return Ok(error_result(format!(
-                    "the server is busy: all {} tool slots (max_concurrent_tools) stayed in use \
-                     for {}, so {quoted} did not run; try again later",
-                    state.max_concurrent,
-                    duration::format(state.tool_timeout)
-                )));
-            }
-        }
+    let permit = match call.slot(&line, &quoted).await {
+        Ok(permit) => permit,
+        Err(response) => return response,
     };
 
     let cancel = async {
         tokio::select! {
             biased;
             () = state.shutdown.cancelled() => CancelReason::Shutdown,
-            () = context.ct.cancelled() => CancelReason::Client,
+            () = call.context.ct.cancelled() => CancelReason::Client,
         }
     };
     let outcome = exec::run(
@@ -232,7 +374,7 @@ pub(crate) async fn call(
             ))
         }
     };
-    Ok(result)
+    result
 }
 
 /// A tool error with `text`.

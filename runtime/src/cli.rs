@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
 use crate::banner;
+use crate::builtins::{self, Builtins};
 use crate::confirm::Confirmer;
 use crate::duration;
 use crate::exec;
@@ -105,6 +106,11 @@ enum Sub {
         #[arg(long)]
         json: bool,
     },
+    /// Build or refresh the knowledge index that the knowledge tools search, or show its state
+    Knowledge {
+        #[command(subcommand)]
+        command: KnowledgeCommand,
+    },
     /// Print the argv (after the program) that calling TOOL with ARGUMENTS would run, as a
     /// JSON array; a validation error is printed on stderr with exit code 1
     #[command(hide = true)]
@@ -115,6 +121,25 @@ enum Sub {
         #[arg(default_value = "{}")]
         arguments: String,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum KnowledgeCommand {
+    /// Index Markdown and text files: chunked by headings, unchanged files skipped, embedded
+    /// when embeddings are configured
+    Index {
+        /// Drop the whole index (vectors included) and rebuild it from scratch
+        #[arg(long)]
+        reindex: bool,
+        /// Also remove indexed documents no longer found under the paths (always done when no
+        /// path is given)
+        #[arg(long)]
+        prune: bool,
+        /// Files and directories to index [default: the configured harness.knowledge.paths]
+        paths: Vec<PathBuf>,
+    },
+    /// Show where the index is, what it holds and which tier searches use
+    Status,
 }
 
 fn positive_duration(text: &str) -> Result<Duration, String> {
@@ -137,7 +162,12 @@ pub fn main(app: &'static AppSpec) -> ExitCode {
         )
         .into_boxed_str(),
     );
-    let matches = Cli::command()
+    let knowledge = builtins::knowledge_spec(app).ok().flatten();
+    let mut command = Cli::command();
+    if knowledge.is_none() {
+        command = command.mut_subcommand("knowledge", |sub| sub.hide(true));
+    }
+    let matches = command
         .name(name)
         .bin_name(name)
         .version(version)
@@ -150,6 +180,24 @@ pub fn main(app: &'static AppSpec) -> ExitCode {
     match cli.command {
         Some(Sub::Tools { json }) => print_tools(app, json),
         Some(Sub::Version { json }) => print_version(app, json),
+        Some(Sub::Knowledge { command }) => {
+            let Some(spec) = knowledge else {
+                eprintln!("error: this server serves no knowledge tools");
+                return ExitCode::FAILURE;
+            };
+            match command {
+                KnowledgeCommand::Index {
+                    reindex,
+                    prune,
+                    paths,
+                } => {
+                    builtins::knowledge::commands::index(spec, app.identity, reindex, prune, paths)
+                }
+                KnowledgeCommand::Status => {
+                    builtins::knowledge::commands::status(spec, app.identity)
+                }
+            }
+        }
         Some(Sub::Argv {
             ref tool,
             ref arguments,
@@ -233,7 +281,12 @@ fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> ExitCode {
             Ok(_) => return Err("the arguments must be a JSON object".to_string()),
             Err(error) => return Err(format!("the arguments are not valid JSON: {error}")),
         };
-        let Run::Command { argv, .. } = spec.run;
+        let argv = match spec.run {
+            Run::Command { argv, .. } => argv,
+            Run::Builtin(_) => {
+                return Err(format!("{tool:?} is a built-in tool; it runs no command"));
+            }
+        };
         let argv = argv(arguments).map_err(|error| error.to_string())?;
         serde_json::to_string(&argv.into_vec()).map_err(|error| error.to_string())
     })();
@@ -253,6 +306,7 @@ fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> ExitCode {
 fn serve(app: &'static AppSpec, cli: Cli) -> Result<(), String> {
     let settings = &app.settings;
     let catalog = Catalog::new(app)?;
+    let (builtins, notes) = Builtins::start(app)?;
     let program = resolve_program(app, cli.application_path.as_deref());
     let max_concurrent = cli
         .max_concurrent_tools
@@ -275,6 +329,14 @@ fn serve(app: &'static AppSpec, cli: Cli) -> Result<(), String> {
     if let Some(AuthSource::Env(name)) = settings.auth {
         scrub.push(name.into());
     }
+    let embeddings_key = builtins::knowledge_spec(app)
+        .ok()
+        .flatten()
+        .and_then(|spec| spec.embeddings)
+        .and_then(|embeddings| embeddings.api_key_env);
+    if let Some(name) = embeddings_key {
+        scrub.push(name.into());
+    }
     let env = exec::child_env(std::env::vars_os(), &scrub);
 
     let shutdown = CancellationToken::new();
@@ -292,6 +354,7 @@ fn serve(app: &'static AppSpec, cli: Cli) -> Result<(), String> {
             identity: app.identity,
             states,
         },
+        builtins,
         shutdown.clone(),
     ));
 
@@ -307,9 +370,9 @@ fn serve(app: &'static AppSpec, cli: Cli) -> Result<(), String> {
             "limits"
         );
         if cli.stdio {
-            serve_stdio(app, cli.log_format, state.clone()).await
+            serve_stdio(app, cli.log_format, state.clone(), &notes).await
         } else {
-            serve_http(app, &cli, program.as_deref(), state.clone()).await
+            serve_http(app, &cli, program.as_deref(), state.clone(), &notes).await
         }
     });
     let killed = state.groups.kill_all();
@@ -326,9 +389,17 @@ async fn serve_stdio(
     app: &'static AppSpec,
     format: LogFormat,
     state: Arc<ServerState>,
+    notes: &[String],
 ) -> Result<(), String> {
     let version = server_version(app);
-    announce(&banner::stdio(app, &version), app, format, "stdio", None);
+    announce(
+        &banner::stdio(app, &version, notes),
+        app,
+        format,
+        "stdio",
+        None,
+        notes,
+    );
     let shutdown = state.shutdown.clone();
     let serving = crate::stdio::serve(Handler::new(state), shutdown.clone());
     tokio::pin!(serving);
@@ -346,6 +417,7 @@ async fn serve_http(
     cli: &Cli,
     program: Option<&Path>,
     state: Arc<ServerState>,
+    notes: &[String],
 ) -> Result<(), String> {
     let settings = &app.settings;
     let token = match settings.auth {
@@ -390,11 +462,12 @@ async fn serve_http(
     let version = server_version(app);
     let stdio_command = stdio_command(program, cli);
     announce(
-        &banner::http(app, &version, local, &stdio_command),
+        &banner::http(app, &version, local, &stdio_command, notes),
         app,
         cli.log_format,
         &banner::endpoint(local),
         Some(local),
+        notes,
     );
 
     let shutdown = state.shutdown.clone();
@@ -419,6 +492,7 @@ fn announce(
     format: LogFormat,
     place: &str,
     local: Option<SocketAddr>,
+    notes: &[String],
 ) {
     if format == LogFormat::Json {
         let tools: Vec<&str> = app.tools.iter().map(|t| t.name).collect();
@@ -437,6 +511,9 @@ fn announce(
             );
         }
         if let Some(note) = banner::confirm_note(app) {
+            tracing::info!("{note}");
+        }
+        for note in notes {
             tracing::info!("{note}");
         }
     } else {

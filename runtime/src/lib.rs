@@ -13,6 +13,7 @@ pub mod spec;
 pub mod values;
 
 mod banner;
+mod builtins;
 mod call;
 mod cli;
 mod cmdline;
@@ -28,6 +29,7 @@ mod server;
 mod sessions;
 mod stdio;
 mod tools;
+mod verify;
 
 /// A JSON object, as MCP carries tool arguments.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;

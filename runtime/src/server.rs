@@ -20,6 +20,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+use crate::builtins::Builtins;
 use crate::confirm::{self, Confirmer, Reach};
 use crate::exec::ProcessGroups;
 use crate::logging::label;
@@ -47,6 +48,8 @@ pub(crate) struct ServerState {
     pub(crate) tool_timeout: Duration,
     /// The confirmation gate.
     pub(crate) confirmer: Confirmer,
+    /// What the built-in tools share (working directory, knowledge index).
+    pub(crate) builtins: Arc<Builtins>,
     /// Running commands.
     pub(crate) groups: ProcessGroups,
     /// Cancelled when the server shuts down.
@@ -75,6 +78,7 @@ impl ServerState {
         env: Vec<(OsString, OsString)>,
         limits: Limits,
         confirmer: Confirmer,
+        builtins: Builtins,
         shutdown: CancellationToken,
     ) -> Self {
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -92,6 +96,7 @@ impl ServerState {
             max_concurrent: limits.max_concurrent,
             tool_timeout: limits.tool_timeout,
             confirmer,
+            builtins: Arc::new(builtins),
             groups: ProcessGroups::default(),
             shutdown,
             info,

@@ -139,4 +139,91 @@ pub enum Run {
         /// The generated argument handler.
         argv: ArgvFn,
     },
+    /// A tool the server implements itself (`harness.tools`, `harness.knowledge`).
+    Builtin(Builtin),
+}
+
+/// A built-in tool and its settings. The tool's name, description and input schema are those of
+/// fiskgen's `builtin.rs`; the runtime validates arguments itself.
+#[derive(Debug, Clone, Copy)]
+pub enum Builtin {
+    /// `read_file`: a text file below the roots, 64 KiB per call, with offset/length paging.
+    ReadFile(FileAccess),
+    /// `base64_encode`: a text, or a file below the roots.
+    Base64Encode(FileAccess),
+    /// `knowledge_search`: ranked, cited chunks of the knowledge index.
+    KnowledgeSearch(&'static KnowledgeSpec),
+    /// `knowledge_read`: one chunk by its citation.
+    KnowledgeRead(&'static KnowledgeSpec),
+    /// `knowledge_list`: the indexed documents.
+    KnowledgeList(&'static KnowledgeSpec),
+}
+
+impl Builtin {
+    /// The MCP tool name (as fiskgen names it).
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Builtin::ReadFile(_) => "read_file",
+            Builtin::Base64Encode(_) => "base64_encode",
+            Builtin::KnowledgeSearch(_) => "knowledge_search",
+            Builtin::KnowledgeRead(_) => "knowledge_read",
+            Builtin::KnowledgeList(_) => "knowledge_list",
+        }
+    }
+
+    /// The knowledge settings of a knowledge tool.
+    pub const fn knowledge(&self) -> Option<&'static KnowledgeSpec> {
+        match self {
+            Builtin::KnowledgeSearch(spec)
+            | Builtin::KnowledgeRead(spec)
+            | Builtin::KnowledgeList(spec) => Some(*spec),
+            Builtin::ReadFile(_) | Builtin::Base64Encode(_) => None,
+        }
+    }
+}
+
+/// Where a file built-in may read (one `harness.tools` entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileAccess {
+    /// Directories the tool may read below; relative ones resolve against the server's working
+    /// directory. Empty: the working directory itself.
+    pub roots: &'static [&'static str],
+    /// Largest file the tool accepts, in bytes. `None`: no limit for `read_file` (it pages),
+    /// 1 MiB for `base64_encode`.
+    pub max_bytes: Option<u64>,
+}
+
+/// `harness.knowledge`, shared by the knowledge tools (emit one static and point all three at
+/// it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnowledgeSpec {
+    /// The index directory (holding `knowledge.db`); relative paths resolve against the server's
+    /// working directory. `None`: `knowledge/<identity>`.
+    pub directory: Option<&'static str>,
+    /// Default number of search results (1-20; 0 means the default, 5).
+    pub top_k: u32,
+    /// Content budget of one search answer in tokens, counted as 4 bytes each (0 means the
+    /// default, 6000).
+    pub max_injected_tokens: u64,
+    /// The vector tier, when configured.
+    pub embeddings: Option<EmbeddingsSpec>,
+    /// `harness.knowledge.paths`: what `<binary> knowledge index` walks when given no path.
+    pub paths: &'static [&'static str],
+}
+
+/// `harness.knowledge.embeddings`: an OpenAI-compatible embeddings endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddingsSpec {
+    /// Base URL; requests go to `<base_url>/embeddings`. `http` only for loopback hosts.
+    pub base_url: &'static str,
+    /// Model name, sent with every request and pinned in the index.
+    pub model: &'static str,
+    /// Environment variable holding the API key (sent as a bearer token), if any.
+    pub api_key_env: Option<&'static str>,
+    /// HTTP timeout of one request.
+    pub timeout: Duration,
+    /// Prepended to queries before embedding.
+    pub query_prefix: &'static str,
+    /// Prepended to chunks before embedding; `{title}` is replaced by the chunk's section.
+    pub document_prefix: &'static str,
 }

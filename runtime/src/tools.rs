@@ -33,8 +33,10 @@ impl Catalog {
             let tool = Tool::new(spec.name, spec.description, Arc::new(schema))
                 .with_title(spec.title)
                 .with_annotations(annotations(spec));
+            // Built-ins answer with their own JSON as text, as fisk-ai's do: no output schema.
             let tool = match spec.run {
                 Run::Command { .. } => tool.with_raw_output_schema(output_schema.clone()),
+                Run::Builtin(_) => tool,
             };
             if by_name.insert(spec.name, *spec).is_some() {
                 return Err(format!("the tool name {:?} is served twice", spec.name));
@@ -130,8 +132,7 @@ pub(crate) fn info_json(spec: &ToolSpec) -> Result<Value, String> {
     .into_iter()
     .filter_map(|(on, name)| on.then_some(name))
     .collect();
-    let Run::Command { command, .. } = spec.run;
-    Ok(json!({
+    let mut tool = json!({
         "name": spec.name,
         "title": spec.title,
         "description": spec.description,
@@ -139,9 +140,20 @@ pub(crate) fn info_json(spec: &ToolSpec) -> Result<Value, String> {
         "hints": hints,
         "confirm": spec.confirm.map(|trigger| json!({ "trigger": trigger })),
         "input_schema": input_schema(spec)?,
-        "kind": "command",
-        "command": command,
-    }))
+    });
+    if let Value::Object(map) = &mut tool {
+        match spec.run {
+            Run::Command { command, .. } => {
+                map.insert("kind".into(), json!("command"));
+                map.insert("command".into(), json!(command));
+            }
+            Run::Builtin(builtin) => {
+                map.insert("kind".into(), json!("builtin"));
+                map.insert("builtin".into(), json!(builtin.name()));
+            }
+        }
+    }
+    Ok(tool)
 }
 
 /// `<binary> tools`: one line per tool for people.

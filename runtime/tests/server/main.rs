@@ -3,11 +3,14 @@
 //! application, and real rmcp clients talk to it over streamable HTTP in both protocol eras
 //! and over stdio.
 
+mod embeddings;
 mod support;
 
+mod builtins;
 mod cli;
 mod confirm;
 mod faults;
+mod knowledge;
 mod results;
 mod security;
 mod transports;

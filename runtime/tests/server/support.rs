@@ -31,33 +31,42 @@ pub(crate) const PATIENCE: Duration = Duration::from_secs(60);
 /// binary under test is always current.
 pub(crate) fn server_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut command = Command::new(cargo);
-        command.args([
-            "build",
-            "--example",
-            "fake_server",
-            "--message-format=json-render-diagnostics",
-            "--manifest-path",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
-        ]);
-        if !cfg!(debug_assertions) {
-            command.arg("--release");
-        }
-        let output = command
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("running cargo build --example fake_server");
-        assert!(output.status.success(), "building fake_server failed");
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|message| message["reason"] == "compiler-artifact")
-            .filter(|message| message["target"]["name"] == "fake_server")
-            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reported no fake_server executable")
-    })
+    BINARY.get_or_init(|| build_example("fake_server"))
+}
+
+/// The `builtin_server` example (built-in tools and knowledge, no application).
+pub(crate) fn builtin_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| build_example("builtin_server"))
+}
+
+/// Builds an example of this crate and returns its executable.
+fn build_example(name: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command.args([
+        "build",
+        "--example",
+        name,
+        "--message-format=json-render-diagnostics",
+        "--manifest-path",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
+    ]);
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    let output = command
+        .stderr(Stdio::inherit())
+        .output()
+        .unwrap_or_else(|error| panic!("running cargo build --example {name}: {error}"));
+    assert!(output.status.success(), "building {name} failed");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| message["reason"] == "compiler-artifact")
+        .filter(|message| message["target"]["name"] == name)
+        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo reported no {name} executable"))
 }
 
 /// The shell script that plays the application (see the tool specs in the example).
@@ -215,6 +224,10 @@ pub(crate) struct Start<'a> {
     pub(crate) profile: &'a str,
     pub(crate) args: &'a [&'a str],
     pub(crate) env: &'a [(&'a str, &'a str)],
+    /// The `builtin_server` example (profile in `BUILTIN_PROFILE`) instead of `fake_server`.
+    pub(crate) builtins: bool,
+    /// The server's working directory (default: the test's).
+    pub(crate) cwd: Option<&'a Path>,
 }
 
 impl Default for Start<'_> {
@@ -223,6 +236,8 @@ impl Default for Start<'_> {
             profile: "auto",
             args: &[],
             env: &[],
+            builtins: false,
+            cwd: None,
         }
     }
 }
@@ -249,14 +264,23 @@ impl Server {
 
     pub(crate) fn start_with(start: Start<'_>) -> Self {
         let app = FakeApp::new();
-        let mut command = Command::new(server_binary());
+        let binary = if start.builtins {
+            builtin_binary()
+        } else {
+            server_binary()
+        };
+        let mut command = Command::new(binary);
         command.args(["--port", "0"]);
-        if !start.args.contains(&"--application-path") {
+        if !start.builtins && !start.args.contains(&"--application-path") {
             command.arg("--application-path").arg(app.path());
+        }
+        if let Some(cwd) = start.cwd {
+            command.current_dir(cwd);
         }
         command
             .args(start.args)
             .env("FAKE_PROFILE", start.profile)
+            .env("BUILTIN_PROFILE", start.profile)
             .env("FAKE_SECRET", "do-not-leak")
             .env("ANTHROPIC_API_KEY", "sk-do-not-leak")
             .env_remove("RUST_LOG")

@@ -4,5 +4,12 @@
 
 /// The Go applications build, introspect, and print back what fisk parsed.
 mod apps;
+/// Generated handlers build argv that makes fisk parse exactly the values sent (property tests
+/// against the real fixture application), and refuse invalid arguments before anything runs.
+mod argv;
+/// Real MCP clients (Python SDK, Inspector, conformance suite) against the generated demo server.
+mod clients;
+/// The generated crates of the demo and the fixture match their goldens, byte for byte.
+mod golden;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;

@@ -1,0 +1,362 @@
+//! The emitters: a [`Plan`] becomes the files of a Rust crate that links `fiskgen-runtime`.
+//!
+//! Rust comes from `quote!` and goes through [`crate::format`]; `Cargo.toml` and the README
+//! are plain formatted text ([`files`]): two small files whose values need TOML and Markdown
+//! escaping that a template engine would not do for us either. Output is a sorted map from
+//! relative path to contents, byte-identical for the same inputs: no timestamps, no paths of
+//! the build machine (the application path is the configured string), everything in a fixed
+//! order.
+//!
+//! Layout of a generated crate:
+//!
+//! ```text
+//! Cargo.toml          package and binary <identity>-mcp, fiskgen-runtime = "=<version>"
+//! Cargo.lock          the lockfile fiskgen was tested with (standalone crates only)
+//! README.md           the tools, how to run and connect
+//! model.json          the introspection document the crate was generated from
+//! src/main.rs         the static AppSpec and `fn main`
+//! src/tools/mod.rs    one module per top-level command group, and TOOLS
+//! src/tools/<group>.rs
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::ident::{self, Case, Namespace, PRELUDE_TYPES};
+use crate::ir::{self, ToolKind};
+use crate::params::{self, ParamsError};
+use crate::{Plan, embedded, format};
+
+mod app;
+mod files;
+mod tools;
+
+/// How a crate is generated.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// Emit the crate as a member of an enclosing workspace (this repository's goldens): no
+    /// `[workspace]` table, no `[profile]` and no `Cargo.lock`. Otherwise the crate stands alone.
+    pub workspace_member: bool,
+    /// Add `[patch.crates-io] fiskgen-runtime = { path = ... }` so that a plain `cargo build`
+    /// finds the runtime there (`fiskgen generate --runtime-path`).
+    pub runtime_path: Option<String>,
+}
+
+/// A generated crate, in memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedCrate {
+    /// Package and binary name, `<identity>-mcp`.
+    pub package: String,
+    /// Relative path (`/`-separated) → contents.
+    pub files: BTreeMap<String, String>,
+    /// Schemas typed by a fallback, and similar things worth knowing.
+    pub warnings: Vec<String>,
+}
+
+/// Why a crate cannot be generated.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GenerateError {
+    /// The served set holds built-in tools, which the runtime does not serve yet.
+    #[error(
+        "built-in tools are not served yet: {tools}; exclude them with `exclude: {{tools: [{patterns}]}}` \
+         or remove them from harness.tools / harness.knowledge"
+    )]
+    Builtins {
+        /// The built-ins, comma-separated.
+        tools: String,
+        /// Anchored patterns that exclude exactly them.
+        patterns: String,
+    },
+    /// The identity cannot name a package and binary.
+    #[error(
+        "identity {0:?} cannot name a binary: use letters, digits, `-` and `_`, starting with a \
+         letter (set `identity:` in the config)"
+    )]
+    Identity(String),
+    /// A command's schema cannot be typed.
+    #[error(transparent)]
+    Params(#[from] ParamsError),
+    /// The advertised schema and the argument struct disagree (a generator bug).
+    #[error("tool \"{tool}\": the input schema and the argument struct disagree: {message}")]
+    Drift {
+        /// The tool.
+        tool: String,
+        /// How.
+        message: String,
+    },
+    /// Emitted tokens did not parse (a generator bug).
+    #[error("generated {file} does not parse: {error}")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// syn's error.
+        error: syn::Error,
+    },
+}
+
+/// Generates the crate for a plan.
+pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, GenerateError> {
+    let server = &plan.server;
+    check_identity(&server.identity)?;
+    refuse_builtins(server)?;
+
+    let mut items = Vec::new();
+    let mut warnings = Vec::new();
+    for tool in &server.tools {
+        let ToolKind::Command(command) = &tool.kind else {
+            continue;
+        };
+        let params = params::params(tool, command)?;
+        warnings.extend(params.warnings.iter().cloned());
+        items.push(tools::CommandItem {
+            tool,
+            command: &command.command,
+            params,
+        });
+    }
+
+    // Modules: one per top-level command group, named in serving order.
+    let mut module_names = Namespace::new(Case::Snake);
+    module_names.reserve([
+        "rt",
+        "std",
+        "core",
+        "alloc",
+        "serde",
+        "fiskgen_runtime",
+        "mod",
+    ]);
+    let mut groups: Vec<(String, String)> = Vec::new();
+    let mut by_group: BTreeMap<String, Vec<tools::CommandItem<'_>>> = BTreeMap::new();
+    for item in items {
+        let group = item.command.first().cloned().unwrap_or_default();
+        if !groups.iter().any(|(_, g)| *g == group) {
+            groups.push((module_names.claim(&group, "commands"), group.clone()));
+        }
+        by_group.entry(group).or_default().push(item);
+    }
+
+    let mut registry_types = Namespace::new(Case::UpperCamel);
+    registry_types.reserve(PRELUDE_TYPES.iter().copied());
+    let globals = tools::GlobalEnums::new(by_group.values().flatten(), &mut registry_types);
+
+    let mut files = BTreeMap::new();
+    let mut emitted_specs: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for (module, group) in &groups {
+        let items = by_group.get(group).map(Vec::as_slice).unwrap_or_default();
+        let (tokens, emitted) = tools::module(group, items, &globals);
+        for (item, emitted) in items.iter().zip(&emitted) {
+            check_fields(item, emitted)?;
+            emitted_specs.insert(emitted.name.clone(), (module.clone(), emitted.spec.clone()));
+        }
+        let path = format!("src/tools/{}.rs", ident::unraw(module));
+        files.insert(path.clone(), rust_file(&path, &tokens)?);
+    }
+    let serving_order: Vec<(String, String)> = server
+        .tools
+        .iter()
+        .filter_map(|tool| emitted_specs.get(&tool.name).cloned())
+        .collect();
+    let registry = tools::registry(&groups, &serving_order, &globals);
+    files.insert(
+        "src/tools/mod.rs".into(),
+        rust_file("src/tools/mod.rs", &registry)?,
+    );
+
+    let fingerprint = plan
+        .introspection
+        .as_ref()
+        .map(|introspection| fingerprint(&introspection.document));
+    let main = app::main_rs(&plan.config, server, fingerprint.as_deref());
+    files.insert("src/main.rs".into(), rust_file("src/main.rs", &main)?);
+
+    let package = format!("{}-mcp", server.identity);
+    files.insert(
+        "Cargo.toml".into(),
+        files::cargo_toml(&package, server, settings),
+    );
+    files.insert(
+        "README.md".into(),
+        files::readme(&package, &plan.config, server),
+    );
+    if let Some(introspection) = &plan.introspection {
+        files.insert(
+            "model.json".into(),
+            crate::introspect::to_pretty_json(&introspection.document),
+        );
+    }
+    if !settings.workspace_member {
+        files.insert("Cargo.lock".into(), embedded::LOCKFILE.to_string());
+    }
+    Ok(GeneratedCrate {
+        package,
+        files,
+        warnings,
+    })
+}
+
+fn rust_file(path: &str, tokens: &proc_macro2::TokenStream) -> Result<String, GenerateError> {
+    format::rust(tokens).map_err(|error| GenerateError::Syntax {
+        file: path.to_string(),
+        error,
+    })
+}
+
+/// Package names and binary names take `[A-Za-z0-9_-]`, starting with a letter.
+fn check_identity(identity: &str) -> Result<(), GenerateError> {
+    let valid = identity.starts_with(|c: char| c.is_ascii_alphabetic())
+        && identity
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if valid {
+        Ok(())
+    } else {
+        Err(GenerateError::Identity(identity.to_string()))
+    }
+}
+
+fn refuse_builtins(server: &ir::Server) -> Result<(), GenerateError> {
+    let builtins: Vec<&str> = server
+        .tools
+        .iter()
+        .filter(|tool| matches!(tool.kind, ToolKind::Builtin { .. }))
+        .map(|tool| tool.name.as_str())
+        .collect();
+    if builtins.is_empty() {
+        return Ok(());
+    }
+    Err(GenerateError::Builtins {
+        tools: builtins.join(", "),
+        patterns: builtins
+            .iter()
+            .map(|name| format!("'^{name}$'"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+/// The advertised schema's properties and `required` must match the struct's fields one to
+/// one: same names, required exactly when the field is not an `Option`.
+fn check_fields(
+    item: &tools::CommandItem<'_>,
+    emitted: &tools::EmittedTool,
+) -> Result<(), GenerateError> {
+    let drift = |message: String| GenerateError::Drift {
+        tool: item.tool.name.clone(),
+        message,
+    };
+    let text = schema_text(&item.params.schema);
+    let schema: Value = serde_json::from_str(&text).map_err(|error| drift(error.to_string()))?;
+    let properties: Vec<&String> = schema["properties"]
+        .as_object()
+        .map(|properties| properties.keys().collect())
+        .unwrap_or_default();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|required| required.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut fields: Vec<&String> = emitted.fields.iter().map(|field| &field.wire).collect();
+    fields.sort();
+    let mut sorted_properties = properties.clone();
+    sorted_properties.sort();
+    if fields != sorted_properties {
+        return Err(drift(format!(
+            "properties {sorted_properties:?}, fields {fields:?}"
+        )));
+    }
+    for field in &emitted.fields {
+        let is_required = required.contains(&field.wire.as_str());
+        if is_required == field.optional {
+            return Err(drift(format!(
+                "property \"{}\" is {} but its field is {}",
+                field.wire,
+                if is_required { "required" } else { "optional" },
+                if field.optional {
+                    "an Option"
+                } else {
+                    "not an Option"
+                },
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Compact JSON with every object's keys sorted: the advertised schema text, and the form the
+/// fingerprint hashes.
+pub fn canonical_json(value: &Value) -> String {
+    struct Canonical<'a>(&'a Value);
+    impl fmt::Display for Canonical<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self.0 {
+                Value::Object(map) => {
+                    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                    entries.sort_by_key(|(key, _)| *key);
+                    f.write_str("{")?;
+                    for (index, (key, value)) in entries.into_iter().enumerate() {
+                        if index > 0 {
+                            f.write_str(",")?;
+                        }
+                        write!(f, "{}:{}", Value::String(key.clone()), Canonical(value))?;
+                    }
+                    f.write_str("}")
+                }
+                Value::Array(items) => {
+                    f.write_str("[")?;
+                    for (index, item) in items.iter().enumerate() {
+                        if index > 0 {
+                            f.write_str(",")?;
+                        }
+                        write!(f, "{}", Canonical(item))?;
+                    }
+                    f.write_str("]")
+                }
+                scalar => write!(f, "{scalar}"),
+            }
+        }
+    }
+    Canonical(value).to_string()
+}
+
+/// The advertised schema as compact JSON with sorted keys.
+pub(crate) fn schema_text(schema: &Map<String, Value>) -> String {
+    canonical_json(&Value::Object(schema.clone()))
+}
+
+/// SHA-256 (hex) of the canonical JSON of an introspection document.
+pub fn fingerprint(document: &Value) -> String {
+    Sha256::digest(canonical_json(document).as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn canonical_json_sorts_keys_at_every_level() {
+        let value = json!({"b": [{"z": 1, "a": "x<y"}], "a": 3.4028234663852886e38});
+        assert_eq!(
+            canonical_json(&value),
+            r#"{"a":3.4028234663852886e+38,"b":[{"a":"x<y","z":1}]}"#
+        );
+        assert_eq!(fingerprint(&json!({})).len(), 64);
+    }
+
+    #[test]
+    fn identities_must_name_a_binary() {
+        assert!(check_identity("nats").is_ok());
+        assert!(check_identity("my_app-2").is_ok());
+        for bad in ["", "1app", "my app", "a/b", "ü"] {
+            assert!(check_identity(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! `base64_encode`: the standard base64 (RFC 4648, with padding) of a text or of a file's bytes.
+//! Files follow the confinement of `read_file`; both kinds of input are capped at `max_bytes`,
+//! 1 MiB by default.
+
+use std::io::Read;
+use std::path::Path;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde::{Deserialize, Serialize};
+
+use super::files::{self, Roots};
+use crate::cmdline::{go_quote, quote};
+use crate::spec::FileAccess;
+
+/// Bytes encoded at most when `max_bytes` is not set.
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
+
+/// The arguments: exactly one of `text` and `path`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Args {
+    /// Text to encode (its UTF-8 bytes).
+    pub(crate) text: Option<String>,
+    /// A file whose bytes to encode.
+    pub(crate) path: Option<String>,
+}
+
+/// The result.
+#[derive(Debug, Serialize)]
+struct Answer<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
+    bytes: u64,
+    base64: String,
+}
+
+/// `base64_encode <path>` or `base64_encode text (<n> bytes)`.
+pub(crate) fn trace(args: &Args) -> String {
+    match (&args.path, &args.text) {
+        (Some(path), _) => format!("base64_encode {}", quote(path)),
+        (None, Some(text)) => format!("base64_encode text ({} bytes)", text.len()),
+        (None, None) => "base64_encode".into(),
+    }
+}
+
+/// Encodes; the error is the client's text.
+pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String, String> {
+    let max = access.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
+    let (path, bytes) = match (&args.text, &args.path) {
+        (Some(_), Some(_)) => {
+            return Err("invalid arguments: give either \"text\" or \"path\", not both".into());
+        }
+        (None, None) => {
+            return Err("invalid arguments: give \"text\" or \"path\"".into());
+        }
+        (Some(text), None) => {
+            if text.len() as u64 > max {
+                return Err(format!(
+                    "the text is {} bytes; base64_encode encodes at most {max} bytes (max_bytes)",
+                    text.len()
+                ));
+            }
+            (None, text.as_bytes().to_vec())
+        }
+        (None, Some(path)) => {
+            let shown = go_quote(path);
+            let roots = Roots::resolve(access, cwd);
+            let opened = files::open(path, &roots, cwd)?;
+            let size = opened.metadata.len();
+            if size > max {
+                return Err(format!(
+                    "{shown} is {size} bytes; base64_encode encodes at most {max} bytes \
+                     (max_bytes)"
+                ));
+            }
+            let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+            // One byte more than allowed shows a file that grew since it was measured.
+            opened
+                .file
+                .take(max + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|error| format!("reading {shown}: {error}"))?;
+            if bytes.len() as u64 > max {
+                return Err(format!(
+                    "{shown} grew past {max} bytes while it was read (max_bytes)"
+                ));
+            }
+            (Some(path.as_str()), bytes)
+        }
+    };
+    let answer = Answer {
+        path,
+        bytes: bytes.len() as u64,
+        base64: STANDARD.encode(&bytes),
+    };
+    serde_json::to_string(&answer).map_err(|error| format!("encoding the answer: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_files() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("b.bin"), [0u8, 1, 2, 255]).expect("write");
+        let access = FileAccess {
+            roots: &[],
+            max_bytes: Some(4),
+        };
+        let encode = |text: Option<&str>, path: Option<&str>| {
+            run(
+                &Args {
+                    text: text.map(str::to_string),
+                    path: path.map(str::to_string),
+                },
+                &access,
+                dir.path(),
+            )
+        };
+        assert_eq!(
+            encode(Some("hi"), None).as_deref(),
+            Ok(r#"{"bytes":2,"base64":"aGk="}"#)
+        );
+        assert_eq!(
+            encode(None, Some("b.bin")).as_deref(),
+            Ok(r#"{"path":"b.bin","bytes":4,"base64":"AAEC/w=="}"#)
+        );
+        assert!(encode(Some("hello"), None).is_err_and(|e| e.contains("at most 4 bytes")));
+        assert!(encode(None, None).is_err());
+        assert!(encode(Some("a"), Some("b.bin")).is_err());
+        assert!(encode(None, Some("../x")).is_err_and(|e| e.contains("outside")));
+    }
+}

@@ -1,0 +1,255 @@
+//! Confinement of the file built-ins: which directories a path may resolve into, and opening a
+//! file there without ever hanging or following a link out.
+//!
+//! A path is resolved against the server's working directory, canonicalised (so `..` and every
+//! symbolic link are resolved), and must then lie below one of the roots, themselves
+//! canonicalised on every call. The file is opened with `O_NOFOLLOW | O_NONBLOCK` (a FIFO or a
+//! device can never block the call), checked to be a regular file through the open descriptor,
+//! and, where `/proc` is mounted, the descriptor's real path is checked against the roots once
+//! more, so a directory swapped for a link between the check and the open is caught too.
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Component, Path, PathBuf};
+
+use crate::cmdline::go_quote;
+use crate::spec::FileAccess;
+
+/// The directories a file built-in may read below, as configured and as resolved for one call.
+#[derive(Debug)]
+pub(crate) struct Roots {
+    /// Canonical roots that exist.
+    canonical: Vec<PathBuf>,
+    /// The same roots joined to the working directory but not canonicalised (for the lexical
+    /// check that keeps "does not exist" from revealing what exists outside).
+    lexical: Vec<PathBuf>,
+    /// What the configuration named, for messages.
+    shown: Vec<String>,
+}
+
+impl Roots {
+    /// The roots of `access`, resolved now against `cwd`.
+    pub(crate) fn resolve(access: &FileAccess, cwd: &Path) -> Self {
+        let configured: Vec<&str> = if access.roots.is_empty() {
+            vec!["."]
+        } else {
+            access.roots.to_vec()
+        };
+        let mut roots = Roots {
+            canonical: Vec::new(),
+            lexical: Vec::new(),
+            shown: Vec::new(),
+        };
+        for root in configured {
+            let joined = normalize(&cwd.join(root));
+            roots.shown.push(joined.display().to_string());
+            if let Ok(canonical) = std::fs::canonicalize(&joined) {
+                roots.canonical.push(canonical);
+            }
+            roots.lexical.push(joined);
+        }
+        roots
+    }
+
+    /// Whether `path` (canonical) lies below a root.
+    fn contains(&self, path: &Path) -> bool {
+        self.canonical.iter().any(|root| path.starts_with(root))
+    }
+
+    /// The roots for messages: `"/srv/app"` or `"/a", "/b"`.
+    fn describe(&self) -> String {
+        self.shown
+            .iter()
+            .map(|root| go_quote(root))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A regular file opened below the roots.
+#[derive(Debug)]
+pub(crate) struct Opened {
+    /// The open file.
+    pub(crate) file: File,
+    /// Its metadata, taken from the descriptor.
+    pub(crate) metadata: Metadata,
+}
+
+/// Opens `requested` for reading if it resolves to a regular file below `roots`; the error is
+/// the text a client sees (without the tool name).
+pub(crate) fn open(requested: &str, roots: &Roots, cwd: &Path) -> Result<Opened, String> {
+    let shown = go_quote(requested);
+    if requested.is_empty() {
+        return Err("the path is empty".into());
+    }
+    if requested.contains('\0') {
+        return Err(format!("the path {shown} contains a NUL character"));
+    }
+    if roots.canonical.is_empty() {
+        return Err(format!(
+            "none of the allowed directories exists ({})",
+            roots.describe()
+        ));
+    }
+    let outside = || {
+        format!(
+            "{shown} is outside the allowed directories ({}); paths are checked after resolving \
+             \"..\" and symbolic links",
+            roots.describe()
+        )
+    };
+    let joined = normalize(&cwd.join(requested));
+    let lexically_inside = roots
+        .lexical
+        .iter()
+        .chain(&roots.canonical)
+        .any(|root| joined.starts_with(root));
+    let canonical = match std::fs::canonicalize(&joined) {
+        Ok(canonical) => canonical,
+        // Never say whether something outside exists.
+        Err(_) if !lexically_inside => return Err(outside()),
+        Err(error) => return Err(describe_io(&shown, &error)),
+    };
+    if !roots.contains(&canonical) {
+        return Err(outside());
+    }
+    let before = std::fs::symlink_metadata(&canonical).map_err(|e| describe_io(&shown, &e))?;
+    regular(&shown, &before)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOFOLLOW)
+        .open(&canonical)
+        .map_err(|error| describe_io(&shown, &error))?;
+    let metadata = file.metadata().map_err(|e| describe_io(&shown, &e))?;
+    regular(&shown, &metadata)?;
+    // The path the descriptor really has: catches a directory replaced by a link after the
+    // check above.
+    if let Ok(real) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        && real.is_absolute()
+        && !roots.contains(&real)
+    {
+        return Err(outside());
+    }
+    Ok(Opened { file, metadata })
+}
+
+/// Refuses anything but a regular file, naming what it is.
+fn regular(shown: &str, metadata: &Metadata) -> Result<(), String> {
+    let kind = metadata.file_type();
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    };
+    Err(format!("{shown} is {what}, not a regular file"))
+}
+
+/// An I/O error about `shown`, in words.
+fn describe_io(shown: &str, error: &io::Error) -> String {
+    match error.kind() {
+        io::ErrorKind::NotFound => format!("{shown} does not exist"),
+        io::ErrorKind::PermissionDenied => format!("{shown} cannot be read: permission denied"),
+        _ if error.raw_os_error() == Some(nix::libc::ELOOP) => {
+            format!("{shown} is a symbolic link, which is not followed here")
+        }
+        _ => format!("{shown} cannot be opened: {error}"),
+    }
+}
+
+/// `path` with `.` removed and `..` applied lexically (as Go's `filepath.Clean`); a `..` above
+/// the root stays at the root.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() && !out.has_root() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access(roots: &'static [&'static str]) -> FileAccess {
+        FileAccess {
+            roots,
+            max_bytes: None,
+        }
+    }
+
+    #[test]
+    fn normalize_is_lexical() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(normalize(Path::new("/../x")), PathBuf::from("/x"));
+        assert_eq!(normalize(Path::new("a/../../b")), PathBuf::from("../b"));
+        assert_eq!(normalize(Path::new("./")), PathBuf::from("."));
+    }
+
+    #[test]
+    fn confinement() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let base = dir.path().canonicalize().expect("canonical");
+        let root = base.join("root");
+        std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+        std::fs::write(root.join("sub/ok.txt"), "ok").expect("write");
+        std::fs::write(base.join("secret.txt"), "secret").expect("write");
+        std::os::unix::fs::symlink(base.join("secret.txt"), root.join("escape")).expect("link");
+        std::os::unix::fs::symlink(root.join("sub/ok.txt"), root.join("inside")).expect("link");
+        let roots = Roots::resolve(&access(&[]), &root);
+
+        assert!(open("sub/ok.txt", &roots, &root).is_ok());
+        assert!(open("sub/../sub/ok.txt", &roots, &root).is_ok());
+        assert!(
+            open("inside", &roots, &root).is_ok(),
+            "links inside are fine"
+        );
+        for (path, needle) in [
+            ("../secret.txt", "outside the allowed directories"),
+            ("escape", "outside the allowed directories"),
+            ("/etc/passwd", "outside the allowed directories"),
+            ("../nope.txt", "outside the allowed directories"),
+            ("sub", "is a directory, not a regular file"),
+            ("missing.txt", "does not exist"),
+            ("", "empty"),
+        ] {
+            let error = open(path, &roots, &root).expect_err(path);
+            assert!(error.contains(needle), "{path}: {error}");
+        }
+    }
+
+    #[test]
+    fn missing_roots_refuse_everything() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let roots = Roots::resolve(&access(&["nowhere"]), dir.path());
+        let error = open("x", &roots, dir.path()).expect_err("refused");
+        assert!(
+            error.contains("none of the allowed directories exists"),
+            "{error}"
+        );
+    }
+}

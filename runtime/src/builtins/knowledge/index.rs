@@ -1,0 +1,582 @@
+//! `<binary> knowledge index`: builds and refreshes the index in Fisk AI's format.
+//!
+//! Markdown and text files (`.md`, `.markdown`, `.txt`, `.text`) below the given paths are
+//! chunked by headings and stored with their SHA-256; a file whose hash is unchanged is skipped,
+//! a changed one is replaced whole (the triggers keep `chunks_fts` and `chunks_vec` in step). With
+//! embeddings configured the model's dimension is probed first and pinned in `rag_meta`, and a
+//! different model, dimension or prefix is refused until `--reindex`. Embedding happens outside
+//! the write transaction. One writer at a time (an advisory lock); readers (a running server) are
+//! never blocked, thanks to WAL. The directory is created 0700, the file 0600.
+
+use std::fs::{DirBuilder, File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use rusqlite::{Connection, OptionalExtension};
+use sha2::{Digest, Sha256};
+
+use super::chunk::{self, Chunk};
+use super::embeddings::{Embedder, to_blob};
+use super::store::{self, DB_FILE, FORMAT_VERSION, LOCK_FILE, Meta, VectorIdentity};
+use crate::builtins::files::normalize;
+
+/// Files larger than this are skipped.
+const MAX_FILE_BYTES: u64 = 512 * 1024;
+/// Extensions indexed (compared in lower case).
+const EXTENSIONS: [&str; 4] = ["md", "markdown", "txt", "text"];
+/// A sibling store that is never indexed.
+const MEMORY_DIR: &str = "memory";
+
+/// What one run does.
+#[derive(Debug)]
+pub(crate) struct Options<'a> {
+    /// Drop everything (vectors included) and rebuild.
+    pub(crate) reindex: bool,
+    /// Remove indexed documents not seen under the paths.
+    pub(crate) prune: bool,
+    /// Files and directories to walk.
+    pub(crate) paths: &'a [PathBuf],
+    /// The command that rebuilds, for messages.
+    pub(crate) reindex_command: &'a str,
+}
+
+/// What one run did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Stats {
+    /// Files seen.
+    pub(crate) files: usize,
+    /// New documents.
+    pub(crate) added: usize,
+    /// Changed documents.
+    pub(crate) updated: usize,
+    /// Unchanged documents.
+    pub(crate) unchanged: usize,
+    /// Documents removed (with `prune`).
+    pub(crate) removed: usize,
+    /// Chunks of the documents seen.
+    pub(crate) chunks: usize,
+    /// Chunks embedded in this run.
+    pub(crate) embedded: usize,
+}
+
+/// Indexes `options.paths` into `dir`, reporting skipped files through `note`.
+pub(crate) fn run(
+    dir: &Path,
+    embedder: Option<&Embedder>,
+    options: &Options<'_>,
+    note: &mut dyn FnMut(String),
+) -> Result<Stats, String> {
+    if options.paths.is_empty() {
+        return Err("nothing to index: give one or more paths".into());
+    }
+    // Before anything is created: a typo must not leave an empty index behind.
+    for path in options.paths {
+        std::fs::symlink_metadata(path)
+            .map_err(|error| format!("cannot index {}: {error}", path.display()))?;
+    }
+    DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|error| {
+            format!(
+                "creating the knowledge directory {}: {error}",
+                dir.display()
+            )
+        })?;
+    let _lock = lock(&dir.join(LOCK_FILE))?;
+    let db_path = dir.join(DB_FILE);
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(&db_path)
+        .map_err(|error| {
+            format!(
+                "creating the knowledge index {}: {error}",
+                db_path.display()
+            )
+        })?;
+    store::register_vec();
+    let fail = |error: rusqlite::Error| format!("knowledge index {}: {error}", db_path.display());
+    let mut conn = Connection::open(&db_path).map_err(fail)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(fail)?;
+    conn.execute_batch(
+        "PRAGMA auto_vacuum = FULL; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;",
+    )
+    .map_err(fail)?;
+    store::verify_fts5(&conn)?;
+    conn.execute_batch(SCHEMA)
+        .map_err(|error| format!("creating the knowledge schema: {error}"))?;
+    enforce_permissions(&db_path)?;
+
+    let prior: i64 = count(&conn, "SELECT count(*) FROM documents")?;
+    if options.reindex {
+        conn.execute_batch(RESET)
+            .map_err(|error| format!("resetting the index for --reindex: {error}"))?;
+    }
+    prepare_vectors(&conn, embedder, options)?;
+
+    let store_dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut stats = Stats::default();
+    let mut seen = std::collections::HashSet::new();
+    for root in options.paths {
+        let mut files = Vec::new();
+        walk(root, root, &store_dir, &mut files, note)?;
+        for (key, path) in files {
+            if !seen.insert(key.clone()) {
+                continue;
+            }
+            ingest(
+                &mut conn,
+                embedder,
+                &key,
+                &path,
+                options.reindex,
+                &mut stats,
+                note,
+            )?;
+        }
+    }
+    if options.prune && !seen.is_empty() {
+        let known: Vec<String> = {
+            let mut statement = conn.prepare("SELECT path FROM documents").map_err(fail)?;
+            let rows = statement
+                .query_map([], |row| row.get::<_, String>(0))
+                .map_err(fail)?;
+            rows.collect::<Result<_, _>>().map_err(fail)?
+        };
+        for path in known.into_iter().filter(|path| !seen.contains(path)) {
+            let tx = conn.transaction().map_err(fail)?;
+            tx.execute(
+                "DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE path = ?1)",
+                [&path],
+            )
+            .map_err(fail)?;
+            tx.execute("DELETE FROM documents WHERE path = ?1", [&path])
+                .map_err(fail)?;
+            tx.commit().map_err(fail)?;
+            stats.removed += 1;
+        }
+    }
+    if prior == 0 && stats.files == 0 {
+        note("no Markdown or text files found under the given paths".into());
+    }
+    Ok(stats)
+}
+
+/// The base schema (reference 8.2), created when missing.
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS documents (
+    id    INTEGER PRIMARY KEY,
+    path  TEXT NOT NULL UNIQUE,
+    title TEXT,
+    mtime INTEGER,
+    hash  TEXT
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id           INTEGER PRIMARY KEY,
+    document_id  INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    heading_path TEXT,
+    ordinal      INTEGER,
+    content      TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    content,
+    heading_path,
+    content='chunks',
+    content_rowid='id',
+    tokenize='porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, content, heading_path)
+    VALUES (new.id, new.content, new.heading_path);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content, heading_path)
+    VALUES ('delete', old.id, old.content, old.heading_path);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content, heading_path)
+    VALUES ('delete', old.id, old.content, old.heading_path);
+    INSERT INTO chunks_fts(rowid, content, heading_path)
+    VALUES (new.id, new.content, new.heading_path);
+END;
+CREATE TABLE IF NOT EXISTS rag_meta (key TEXT PRIMARY KEY, value TEXT);
+";
+
+/// `--reindex`: vectors dropped (so the dimension may change), data and manifest cleared.
+const RESET: &str = "
+DROP TRIGGER IF EXISTS chunks_ad_vec;
+DROP TABLE IF EXISTS chunks_vec;
+DELETE FROM documents;
+DELETE FROM rag_meta;
+INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild');
+";
+
+/// The advisory lock that keeps two writers apart.
+fn lock(path: &Path) -> Result<File, String> {
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|error| format!("opening {}: {error}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err("another knowledge index is already running".into())
+        }
+        Err(std::fs::TryLockError::Error(error)) => {
+            Err(format!("locking {}: {error}", path.display()))
+        }
+    }
+}
+
+/// The index and its WAL files private (0600), and never symbolic links.
+fn enforce_permissions(db: &Path) -> Result<(), String> {
+    for suffix in ["", "-wal", "-shm"] {
+        let path = PathBuf::from(format!("{}{suffix}", db.display()));
+        let Ok(metadata) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if metadata.file_type().is_symlink() {
+            return Err(format!(
+                "knowledge index path {} is a symlink; refusing to follow it",
+                path.display()
+            ));
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+            .map_err(|error| format!("setting permissions of {}: {error}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn count(conn: &Connection, sql: &str) -> Result<i64, String> {
+    conn.query_row(sql, [], |row| row.get(0))
+        .map_err(|error| format!("reading the knowledge index: {error}"))
+}
+
+/// Pins the manifest: the format only (lexical), or the vector identity after probing the
+/// model's dimension, refusing a mismatch with an existing index.
+fn prepare_vectors(
+    conn: &Connection,
+    embedder: Option<&Embedder>,
+    options: &Options<'_>,
+) -> Result<(), String> {
+    let Some(embedder) = embedder else {
+        return store::write_meta(
+            conn,
+            &Meta {
+                format_version: FORMAT_VERSION,
+                ..Meta::default()
+            },
+        );
+    };
+    let dimension = embedder
+        .probe_dimension()
+        .map_err(|error| format!("probing the embedding dimension: {error}"))?;
+    let spec = embedder.spec();
+    let desired = Meta {
+        format_version: FORMAT_VERSION,
+        model: spec.model.to_string(),
+        dimension,
+        normalized: true,
+        query_prefix: spec.query_prefix.to_string(),
+        document_prefix: spec.document_prefix.to_string(),
+    };
+    let meta = store::read_meta(conn)?;
+    if !options.reindex && !meta.model.is_empty() {
+        if meta.dimension != dimension {
+            return Err(format!(
+                "knowledge index was built with a different embedding configuration: manifest \
+                 built with model={} dim={}; config requests model={} dim={dimension} - run '{}'",
+                meta.model, meta.dimension, desired.model, options.reindex_command
+            ));
+        }
+        store::validate_meta(
+            &meta,
+            Some(VectorIdentity {
+                model: spec.model,
+                query_prefix: spec.query_prefix,
+                document_prefix: spec.document_prefix,
+            }),
+            options.reindex_command,
+        )?;
+    }
+    if !options.reindex && meta.model.is_empty() && count(conn, "SELECT count(*) FROM chunks")? > 0
+    {
+        return Err(format!(
+            "knowledge index was built with a different embedding configuration: the existing \
+             index is lexical-only but config now requests embeddings model={} - run '{}'",
+            desired.model, options.reindex_command
+        ));
+    }
+    conn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
+            chunk_id  INTEGER PRIMARY KEY,
+            embedding FLOAT[{dimension}]
+        );
+        CREATE TRIGGER IF NOT EXISTS chunks_ad_vec AFTER DELETE ON chunks BEGIN
+            DELETE FROM chunks_vec WHERE chunk_id = old.id;
+        END;"
+    ))
+    .map_err(|error| format!("creating the vector table (dimension {dimension}): {error}"))?;
+    store::write_meta(conn, &desired)
+}
+
+/// Collects `(key, path)` of the files to index below `path`, in name order: symbolic links,
+/// dot-directories, `memory/` and the store's own directory are skipped.
+fn walk(
+    root: &Path,
+    path: &Path,
+    store_dir: &Path,
+    out: &mut Vec<(String, PathBuf)>,
+    note: &mut dyn FnMut(String),
+) -> Result<(), String> {
+    let metadata = std::fs::symlink_metadata(path)
+        .map_err(|error| format!("reading {}: {error}", path.display()))?;
+    let kind = metadata.file_type();
+    if kind.is_dir() {
+        if path != root && skip_dir(path, store_dir) {
+            return Ok(());
+        }
+        if std::fs::canonicalize(path).is_ok_and(|real| real == store_dir) {
+            return Ok(());
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|error| format!("reading {}: {error}", path.display()))?
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .collect();
+        entries.sort();
+        for entry in entries {
+            walk(root, &entry, store_dir, out, note)?;
+        }
+        return Ok(());
+    }
+    if !kind.is_file() {
+        return Ok(());
+    }
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    if !EXTENSIONS.contains(&extension.as_str()) {
+        return Ok(());
+    }
+    if metadata.len() > MAX_FILE_BYTES {
+        note(format!(
+            "skipping oversized file {:?} ({} bytes)",
+            path.display().to_string(),
+            metadata.len()
+        ));
+        return Ok(());
+    }
+    // The walked path, slash-separated; the root as given, what lies below it cleaned.
+    let key = if path == root {
+        path.display().to_string()
+    } else {
+        normalize(path).display().to_string()
+    };
+    out.push((key, path.to_path_buf()));
+    Ok(())
+}
+
+/// Directories never walked into.
+fn skip_dir(path: &Path, store_dir: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (name.starts_with('.') && name != "." && name != "..")
+        || name == MEMORY_DIR
+        || normalize(path) == normalize(store_dir)
+}
+
+/// Adds, replaces or skips one file.
+fn ingest(
+    conn: &mut Connection,
+    embedder: Option<&Embedder>,
+    key: &str,
+    path: &Path,
+    reindex: bool,
+    stats: &mut Stats,
+    note: &mut dyn FnMut(String),
+) -> Result<(), String> {
+    let mut data = Vec::new();
+    let metadata = File::open(path)
+        .and_then(|mut file| {
+            file.read_to_end(&mut data)?;
+            file.metadata()
+        })
+        .map_err(|error| format!("reading {}: {error}", path.display()))?;
+    let Ok(text) = String::from_utf8(data) else {
+        note(format!("skipping non-UTF-8 file {key:?}"));
+        return Ok(());
+    };
+    stats.files += 1;
+    let hash: String = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    let fail = |error: rusqlite::Error| format!("indexing {key:?}: {error}");
+    let have: Option<Option<String>> = conn
+        .query_row("SELECT hash FROM documents WHERE path = ?1", [key], |row| {
+            row.get(0)
+        })
+        .optional()
+        .map_err(fail)?;
+    if !reindex && have.as_ref().is_some_and(|h| h.as_deref() == Some(&hash)) {
+        stats.unchanged += 1;
+        let chunks: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id \
+                 WHERE d.path = ?1",
+                [key],
+                |row| row.get(0),
+            )
+            .map_err(fail)?;
+        stats.chunks += usize::try_from(chunks).unwrap_or(0);
+        return Ok(());
+    }
+    let chunks = chunk::chunk_document(&text);
+    let vectors = match embedder {
+        Some(embedder) if !chunks.is_empty() => {
+            let docs: Vec<(&str, &str)> = chunks
+                .iter()
+                .map(|c| (c.heading_path.as_str(), c.content.as_str()))
+                .collect();
+            let vectors = embedder
+                .embed_documents(&docs)
+                .map_err(|error| format!("indexing {key:?}: embedding: {error}"))?;
+            if vectors.len() != chunks.len() {
+                return Err(format!(
+                    "indexing {key:?}: the embedder returned {} vectors for {} chunks",
+                    vectors.len(),
+                    chunks.len()
+                ));
+            }
+            Some(vectors)
+        }
+        _ => None,
+    };
+    let mtime = metadata
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    store_document(conn, key, mtime, &hash, &text, &chunks, vectors.as_deref()).map_err(fail)?;
+    if have.is_some() && !reindex {
+        stats.updated += 1;
+    } else {
+        stats.added += 1;
+    }
+    stats.chunks += chunks.len();
+    if vectors.is_some() {
+        stats.embedded += chunks.len();
+    }
+    Ok(())
+}
+
+/// Upserts the document and replaces its chunks (and vectors) in one transaction.
+fn store_document(
+    conn: &mut Connection,
+    key: &str,
+    mtime: i64,
+    hash: &str,
+    text: &str,
+    chunks: &[Chunk],
+    vectors: Option<&[Vec<f32>]>,
+) -> Result<(), rusqlite::Error> {
+    let tx = conn.transaction()?;
+    let id: i64 = tx.query_row(
+        "INSERT INTO documents(path, title, mtime, hash) VALUES(?1, ?2, ?3, ?4) \
+         ON CONFLICT(path) DO UPDATE SET title = excluded.title, mtime = excluded.mtime, \
+         hash = excluded.hash RETURNING id",
+        (key, chunk::document_title(text), mtime, hash),
+        |row| row.get(0),
+    )?;
+    tx.execute("DELETE FROM chunks WHERE document_id = ?1", [id])?;
+    for (ordinal, chunk) in chunks.iter().enumerate() {
+        let chunk_id: i64 = tx.query_row(
+            "INSERT INTO chunks(document_id, heading_path, ordinal, content) \
+             VALUES(?1, ?2, ?3, ?4) RETURNING id",
+            (id, &chunk.heading_path, ordinal as i64, &chunk.content),
+            |row| row.get(0),
+        )?;
+        if let Some(vector) = vectors.and_then(|v| v.get(ordinal)) {
+            tx.execute(
+                "INSERT INTO chunks_vec(chunk_id, embedding) VALUES(?1, ?2)",
+                (chunk_id, to_blob(vector)),
+            )?;
+        }
+    }
+    tx.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_is_incremental_and_searchable() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let docs = dir.path().join("docs");
+        std::fs::create_dir_all(docs.join(".git")).expect("mkdir");
+        std::fs::write(
+            docs.join("a.md"),
+            "# Flow\n\nBackpressure slows producers.\n",
+        )
+        .expect("a");
+        std::fs::write(docs.join("b.txt"), "plain text about retries\n").expect("b");
+        std::fs::write(docs.join("c.png"), "not indexed").expect("c");
+        std::fs::write(docs.join(".git/d.md"), "# hidden").expect("d");
+        let store = dir.path().join("store");
+        let paths = [docs.clone()];
+        let options = Options {
+            reindex: false,
+            prune: true,
+            paths: &paths,
+            reindex_command: "x knowledge index --reindex",
+        };
+        let mut notes = Vec::new();
+        let stats = run(&store, None, &options, &mut |n| notes.push(n)).expect("index");
+        assert_eq!(
+            (stats.files, stats.added, stats.chunks),
+            (2, 2, 2),
+            "{notes:?}"
+        );
+        let stats = run(&store, None, &options, &mut |n| notes.push(n)).expect("again");
+        assert_eq!((stats.unchanged, stats.added, stats.updated), (2, 0, 0));
+        std::fs::write(docs.join("a.md"), "# Flow\n\nchanged\n").expect("a");
+        std::fs::remove_file(docs.join("b.txt")).expect("rm");
+        let stats = run(&store, None, &options, &mut |n| notes.push(n)).expect("update");
+        assert_eq!((stats.updated, stats.removed), (1, 1));
+
+        let conn = Connection::open(store.join(DB_FILE)).expect("open");
+        let path: String = conn
+            .query_row("SELECT path FROM documents", [], |row| row.get(0))
+            .expect("one document");
+        assert_eq!(path, format!("{}/a.md", docs.display()));
+        let hits: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'changes'",
+                [],
+                |row| row.get(0),
+            )
+            .expect("fts");
+        assert_eq!(hits, 1, "porter stemming finds 'changed' for 'changes'");
+        let mode = std::fs::metadata(store.join(DB_FILE))
+            .expect("db")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}

@@ -1,0 +1,326 @@
+//! The knowledge index file, `knowledge.db`, in the format Fisk AI writes (reference section
+//! 8.2): `documents`, `chunks`, the external-content FTS5 table `chunks_fts` (`porter
+//! unicode61`) kept in sync by triggers, the `rag_meta` manifest and, for the vector tier, the
+//! sqlite-vec `vec0` table `chunks_vec`. SQLite is compiled in (rusqlite's bundled build, which
+//! includes FTS5) and sqlite-vec is linked and registered for every connection, so an index
+//! either program built is read and updated by the other.
+//!
+//! The server reads through a small pool of read-only connections (`mode=ro` plus
+//! `query_only`), opened when the file exists: an index built while the server runs is picked up
+//! by the next call.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, Once, PoisonError};
+
+use rusqlite::{Connection, OpenFlags};
+
+/// The index file inside the knowledge directory.
+pub(crate) const DB_FILE: &str = "knowledge.db";
+/// The writers' advisory lock file inside the knowledge directory.
+pub(crate) const LOCK_FILE: &str = "knowledge.lock";
+/// The format generation this build reads and writes.
+pub(crate) const FORMAT_VERSION: i64 = 1;
+/// Idle read connections kept per index.
+const IDLE_CONNECTIONS: usize = 8;
+
+/// Registers sqlite-vec with SQLite, once per process, for every connection opened afterwards.
+#[allow(unsafe_code)]
+pub(crate) fn register_vec() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `sqlite3_vec_init` is sqlite-vec's extension entry point, whose real C
+        // signature is the `xEntryPoint` that `sqlite3_auto_extension` expects (the crate
+        // declares it without parameters); this is the registration sqlite-vec documents. The
+        // call only records the pointer; SQLite calls it for each new connection.
+        unsafe {
+            rusqlite::ffi::sqlite3_auto_extension(Some(std::mem::transmute::<
+                *const (),
+                unsafe extern "C" fn(
+                    *mut rusqlite::ffi::sqlite3,
+                    *mut *mut std::os::raw::c_char,
+                    *const rusqlite::ffi::sqlite3_api_routines,
+                ) -> std::os::raw::c_int,
+            >(
+                sqlite_vec::sqlite3_vec_init as *const (),
+            )));
+        }
+    });
+}
+
+/// The manifest (`rag_meta`). Missing keys read as empty / zero.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Meta {
+    /// `format_version`.
+    pub(crate) format_version: i64,
+    /// `model` (empty for a lexical-only index).
+    pub(crate) model: String,
+    /// `dimension`.
+    pub(crate) dimension: usize,
+    /// `normalized`.
+    pub(crate) normalized: bool,
+    /// `query_prefix`.
+    pub(crate) query_prefix: String,
+    /// `document_prefix`.
+    pub(crate) document_prefix: String,
+}
+
+/// Reads the manifest.
+pub(crate) fn read_meta(conn: &Connection) -> Result<Meta, String> {
+    let fail = |error: rusqlite::Error| format!("reading the knowledge manifest: {error}");
+    let mut statement = conn
+        .prepare("SELECT key, value FROM rag_meta")
+        .map_err(fail)?;
+    let rows = statement
+        .query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, Option<String>>(1)?.unwrap_or_default(),
+            ))
+        })
+        .map_err(fail)?;
+    let mut kv = HashMap::new();
+    for row in rows {
+        let (key, value) = row.map_err(fail)?;
+        kv.insert(key, value);
+    }
+    let mut take = |key: &str| kv.remove(key).unwrap_or_default();
+    Ok(Meta {
+        format_version: take("format_version").parse().unwrap_or(0),
+        model: take("model"),
+        dimension: take("dimension").parse().unwrap_or(0),
+        normalized: take("normalized") == "true",
+        query_prefix: take("query_prefix"),
+        document_prefix: take("document_prefix"),
+    })
+}
+
+/// Writes the manifest (all keys, as Fisk AI does).
+pub(crate) fn write_meta(conn: &Connection, meta: &Meta) -> Result<(), String> {
+    let pairs = [
+        ("format_version", meta.format_version.to_string()),
+        ("model", meta.model.clone()),
+        ("dimension", meta.dimension.to_string()),
+        (
+            "normalized",
+            if meta.normalized { "true" } else { "false" }.to_string(),
+        ),
+        ("query_prefix", meta.query_prefix.clone()),
+        ("document_prefix", meta.document_prefix.clone()),
+    ];
+    for (key, value) in pairs {
+        conn.execute(
+            "INSERT INTO rag_meta(key, value) VALUES(?1, ?2) \
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+        .map_err(|error| format!("writing the knowledge manifest: {error}"))?;
+    }
+    Ok(())
+}
+
+/// Fails unless this SQLite has FTS5 (the lexical tier needs it).
+pub(crate) fn verify_fts5(conn: &Connection) -> Result<(), String> {
+    let enabled: i64 = conn
+        .query_row(
+            "SELECT sqlite_compileoption_used('ENABLE_FTS5')",
+            [],
+            |row| row.get(0),
+        )
+        .map_err(|error| format!("checking FTS5 support: {error}"))?;
+    if enabled == 0 {
+        return Err("this SQLite build was compiled without FTS5".into());
+    }
+    Ok(())
+}
+
+/// What a configured vector tier must match in the manifest.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VectorIdentity<'a> {
+    /// The model.
+    pub(crate) model: &'a str,
+    /// The query prefix.
+    pub(crate) query_prefix: &'a str,
+    /// The document prefix.
+    pub(crate) document_prefix: &'a str,
+}
+
+/// Refuses a too-new index, and one whose vectors were not built the way the configuration
+/// asks (reference 8.2); `reindex` is the command that fixes it.
+pub(crate) fn validate_meta(
+    meta: &Meta,
+    vectors: Option<VectorIdentity<'_>>,
+    reindex: &str,
+) -> Result<(), String> {
+    if meta.format_version > FORMAT_VERSION {
+        return Err(format!(
+            "knowledge index format is newer than this build supports: index \
+             format_version={}, this build supports up to {FORMAT_VERSION}; upgrade this server",
+            meta.format_version
+        ));
+    }
+    let Some(wanted) = vectors else {
+        return Ok(());
+    };
+    if meta.model.is_empty() {
+        return Err(format!(
+            "knowledge index was built with a different embedding configuration: config \
+             requests embeddings model={:?} but the index was built lexical-only; run \
+             '{reindex}'",
+            wanted.model
+        ));
+    }
+    if meta.model != wanted.model
+        || meta.query_prefix != wanted.query_prefix
+        || meta.document_prefix != wanted.document_prefix
+        || !meta.normalized
+    {
+        return Err(format!(
+            "knowledge index was built with a different embedding configuration: index built \
+             with model={:?} query_prefix={:?} document_prefix={:?} normalized={}; config \
+             requests model={:?} query_prefix={:?} document_prefix={:?}; run '{reindex}'",
+            meta.model,
+            meta.query_prefix,
+            meta.document_prefix,
+            meta.normalized,
+            wanted.model,
+            wanted.query_prefix,
+            wanted.document_prefix
+        ));
+    }
+    Ok(())
+}
+
+/// Read-only connections to one index file, opened on demand.
+#[derive(Debug)]
+pub(crate) struct Pool {
+    /// The index file.
+    path: PathBuf,
+    /// Idle connections.
+    idle: Mutex<Vec<Connection>>,
+}
+
+/// Why a read could not start.
+#[derive(Debug)]
+pub(crate) enum Unavailable {
+    /// There is no index file (yet).
+    NotBuilt,
+    /// It exists but cannot be opened.
+    Failed(String),
+}
+
+impl Pool {
+    /// A pool over `path` (which need not exist yet).
+    pub(crate) fn new(path: PathBuf) -> Self {
+        Self {
+            path,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether the index file exists.
+    pub(crate) fn built(&self) -> bool {
+        self.path.exists()
+    }
+
+    /// Runs `read` on a connection, returning the connection to the pool afterwards.
+    pub(crate) fn with<T>(&self, read: impl FnOnce(&Connection) -> T) -> Result<T, Unavailable> {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let conn = match idle {
+            Some(conn) => conn,
+            None => open_read_only(&self.path)?,
+        };
+        let result = read(&conn);
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < IDLE_CONNECTIONS {
+            idle.push(conn);
+        }
+        Ok(result)
+    }
+}
+
+/// Opens the index read-only, or says why not.
+fn open_read_only(path: &Path) -> Result<Connection, Unavailable> {
+    match std::fs::metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Unavailable::NotBuilt);
+        }
+        Err(error) => {
+            return Err(Unavailable::Failed(format!(
+                "cannot read the knowledge index {}: {error}",
+                path.display()
+            )));
+        }
+        Ok(_) => {}
+    }
+    register_vec();
+    let failed = |error: rusqlite::Error| {
+        Unavailable::Failed(format!(
+            "opening the knowledge index {}: {error}",
+            path.display()
+        ))
+    };
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(failed)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(failed)?;
+    conn.execute_batch("PRAGMA query_only = 1; PRAGMA foreign_keys = ON;")
+        .map_err(failed)?;
+    Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fts5_and_vec0_are_available() {
+        register_vec();
+        let conn = Connection::open_in_memory().expect("open");
+        verify_fts5(&conn).expect("FTS5");
+        let version: String = conn
+            .query_row("SELECT vec_version()", [], |row| row.get(0))
+            .expect("sqlite-vec registered");
+        assert!(version.starts_with('v'), "{version}");
+    }
+
+    #[test]
+    fn meta_validation() {
+        let built = Meta {
+            format_version: 1,
+            model: "m".into(),
+            dimension: 3,
+            normalized: true,
+            ..Meta::default()
+        };
+        let wanted = VectorIdentity {
+            model: "m",
+            query_prefix: "",
+            document_prefix: "",
+        };
+        assert!(validate_meta(&built, Some(wanted), "x").is_ok());
+        assert!(validate_meta(&built, None, "x").is_ok());
+        let other = VectorIdentity {
+            model: "n",
+            ..wanted
+        };
+        assert!(validate_meta(&built, Some(other), "x").is_err_and(|e| e.contains("run 'x'")));
+        let lexical = Meta {
+            format_version: 1,
+            ..Meta::default()
+        };
+        assert!(validate_meta(&lexical, Some(wanted), "x").is_err_and(|e| e.contains("lexical")));
+        let newer = Meta {
+            format_version: 2,
+            ..Meta::default()
+        };
+        assert!(validate_meta(&newer, None, "x").is_err_and(|e| e.contains("newer")));
+    }
+}

@@ -1,0 +1,296 @@
+//! The built-in tools (DESIGN.md section 4): `read_file`, `base64_encode` and the knowledge
+//! tools. A call is prepared (typed validation, the trace line the log and the approval prompt
+//! show) on the async side, then run on a blocking thread, since files, SQLite and the
+//! embeddings client block.
+
+pub(crate) mod base64;
+pub(crate) mod files;
+pub(crate) mod knowledge;
+pub(crate) mod read_file;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::JsonObject;
+use crate::argv::{InvalidArguments, parse_arguments};
+use crate::cmdline::go_quote;
+use crate::spec::{AppSpec, Builtin, KnowledgeSpec, Run};
+
+use self::knowledge::Knowledge;
+
+/// Longest trace line.
+const MAX_TRACE_CHARS: usize = 500;
+/// Longest query shown in a `knowledge_search` trace line.
+const MAX_QUERY_CHARS: usize = 200;
+
+/// What the built-ins share at run time.
+#[derive(Debug)]
+pub(crate) struct Builtins {
+    /// The server's working directory (relative paths and roots resolve against it).
+    cwd: PathBuf,
+    /// The knowledge index, when knowledge tools are served.
+    knowledge: Option<Knowledge>,
+}
+
+/// A validated call.
+#[derive(Debug)]
+pub(crate) enum Prepared {
+    /// `read_file`.
+    ReadFile(read_file::Args),
+    /// `base64_encode`.
+    Base64(base64::Args),
+    /// `knowledge_search`.
+    Search(knowledge::SearchArgs),
+    /// `knowledge_read`.
+    Read(knowledge::ReadArgs),
+    /// `knowledge_list`.
+    List,
+}
+
+/// The knowledge settings the served tools use, if any; they must all use the same.
+pub(crate) fn knowledge_spec(app: &AppSpec) -> Result<Option<&'static KnowledgeSpec>, String> {
+    let mut found: Option<&'static KnowledgeSpec> = None;
+    for tool in app.tools {
+        if let Run::Builtin(builtin) = tool.run
+            && let Some(spec) = builtin.knowledge()
+        {
+            match found {
+                Some(seen) if seen != spec => {
+                    return Err(format!(
+                        "the knowledge tools use different knowledge settings ({} differs); \
+                         they must share one",
+                        tool.name
+                    ));
+                }
+                _ => found = Some(spec),
+            }
+        }
+    }
+    Ok(found)
+}
+
+impl Builtins {
+    /// Prepares what the served built-ins need (opening the knowledge index if one is served)
+    /// and returns the lines to print at start.
+    pub(crate) fn start(app: &AppSpec) -> Result<(Self, Vec<String>), String> {
+        let cwd = std::env::current_dir()
+            .map_err(|error| format!("reading the working directory: {error}"))?;
+        let mut notes = Vec::new();
+        let knowledge = match knowledge_spec(app)? {
+            Some(spec) => {
+                let knowledge = Knowledge::open(spec, app.identity, &cwd)
+                    .map_err(|error| format!("cannot expose knowledge_search over MCP: {error}"))?;
+                notes.extend(knowledge.startup_notes());
+                Some(knowledge)
+            }
+            None => None,
+        };
+        Ok((Self { cwd, knowledge }, notes))
+    }
+
+    /// Without a knowledge index (for tests and tools without one).
+    #[cfg(test)]
+    pub(crate) fn bare(cwd: &Path) -> Self {
+        Self {
+            cwd: cwd.to_path_buf(),
+            knowledge: None,
+        }
+    }
+
+    /// Runs a prepared call (blocking); the error is the client's text, tool name first.
+    pub(crate) fn run(
+        self: &Arc<Self>,
+        builtin: &Builtin,
+        prepared: &Prepared,
+        deadline: Option<Instant>,
+    ) -> Result<String, String> {
+        let cwd: &Path = &self.cwd;
+        let result = match (builtin, prepared) {
+            (Builtin::ReadFile(access), Prepared::ReadFile(args)) => {
+                read_file::run(args, access, cwd)
+            }
+            (Builtin::Base64Encode(access), Prepared::Base64(args)) => {
+                base64::run(args, access, cwd)
+            }
+            (Builtin::KnowledgeSearch(_), Prepared::Search(args)) => {
+                self.knowledge()?.search(args, deadline)
+            }
+            (Builtin::KnowledgeRead(_), Prepared::Read(args)) => self.knowledge()?.read(args),
+            (Builtin::KnowledgeList(_), Prepared::List) => self.knowledge()?.list(),
+            _ => Err("internal error: the arguments were prepared for another tool".into()),
+        };
+        result.map_err(|error| format!("{}: {error}", builtin.name()))
+    }
+
+    fn knowledge(&self) -> Result<&Knowledge, String> {
+        self.knowledge
+            .as_ref()
+            .ok_or_else(|| "the knowledge index is not configured".to_string())
+    }
+}
+
+/// Validates a call's arguments for `builtin`.
+pub(crate) fn prepare(
+    builtin: &Builtin,
+    arguments: JsonObject,
+) -> Result<Prepared, InvalidArguments> {
+    Ok(match builtin {
+        Builtin::ReadFile(_) => {
+            let args: read_file::Args = parse_arguments(arguments)?;
+            if args.length == Some(0) {
+                return Err(InvalidArguments::property("length", "must be at least 1"));
+            }
+            Prepared::ReadFile(args)
+        }
+        Builtin::Base64Encode(_) => {
+            let args: base64::Args = parse_arguments(arguments)?;
+            match (&args.text, &args.path) {
+                (Some(_), Some(_)) => {
+                    return Err(InvalidArguments::property(
+                        "path",
+                        "give either \"text\" or \"path\", not both",
+                    ));
+                }
+                (None, None) => {
+                    return Err(InvalidArguments::property(
+                        "text",
+                        "give \"text\" or \"path\"",
+                    ));
+                }
+                _ => Prepared::Base64(args),
+            }
+        }
+        Builtin::KnowledgeSearch(_) => Prepared::Search(parse_arguments(arguments)?),
+        Builtin::KnowledgeRead(_) => Prepared::Read(parse_arguments(arguments)?),
+        Builtin::KnowledgeList(_) => {
+            let knowledge::ListArgs {} = parse_arguments(arguments)?;
+            Prepared::List
+        }
+    })
+}
+
+/// The one-line description of a call, for the log and the approval prompt (client text made
+/// inert, at most 500 characters).
+pub(crate) fn trace(prepared: &Prepared) -> String {
+    let line = match prepared {
+        Prepared::ReadFile(args) => read_file::trace(args),
+        Prepared::Base64(args) => base64::trace(args),
+        Prepared::Search(args) => {
+            // As fisk-ai: the query capped at 200 characters, quoted so it is inert.
+            let query: String = args.query.chars().take(MAX_QUERY_CHARS).collect();
+            let query = go_quote(&query);
+            match args.top_k {
+                Some(k) if k > 0 => format!("knowledge_search({query}, top_k={k})"),
+                _ => format!("knowledge_search({query})"),
+            }
+        }
+        Prepared::Read(args) => format!("knowledge_read {}", crate::cmdline::quote(&args.citation)),
+        Prepared::List => "knowledge_list".into(),
+    };
+    if line.chars().count() > MAX_TRACE_CHARS {
+        let mut cut: String = line.chars().take(MAX_TRACE_CHARS).collect();
+        cut.push('…');
+        return cut;
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::FileAccess;
+
+    fn object(value: serde_json::Value) -> JsonObject {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    const ACCESS: FileAccess = FileAccess {
+        roots: &[],
+        max_bytes: None,
+    };
+
+    #[test]
+    fn validation_and_traces() {
+        let read = Builtin::ReadFile(ACCESS);
+        let prepared = prepare(&read, object(serde_json::json!({"path": "a b.txt"}))).expect("ok");
+        assert_eq!(trace(&prepared), "read_file 'a b.txt'");
+        let prepared = prepare(
+            &read,
+            object(serde_json::json!({"path": "x", "offset": 5, "length": 10})),
+        )
+        .expect("ok");
+        assert_eq!(trace(&prepared), "read_file x offset=5 length=10");
+        for bad in [
+            serde_json::json!({}),
+            serde_json::json!({"path": "x", "length": 0}),
+            serde_json::json!({"path": "x", "offset": -1}),
+            serde_json::json!({"path": "x", "mode": "r"}),
+        ] {
+            assert!(prepare(&read, object(bad.clone())).is_err(), "{bad}");
+        }
+        let encode = Builtin::Base64Encode(ACCESS);
+        assert!(prepare(&encode, object(serde_json::json!({}))).is_err());
+        assert!(
+            prepare(
+                &encode,
+                object(serde_json::json!({"text": "a", "path": "b"}))
+            )
+            .is_err()
+        );
+        let prepared = prepare(&encode, object(serde_json::json!({"text": "héllo"}))).expect("ok");
+        assert_eq!(trace(&prepared), "base64_encode text (6 bytes)");
+
+        static SPEC: KnowledgeSpec = KnowledgeSpec {
+            directory: None,
+            top_k: 5,
+            max_injected_tokens: 6000,
+            embeddings: None,
+            paths: &[],
+        };
+        let search = Builtin::KnowledgeSearch(&SPEC);
+        let prepared = prepare(
+            &search,
+            object(serde_json::json!({"query": "back\u{1b}[2Jpressure", "top_k": 3})),
+        )
+        .expect("ok");
+        assert_eq!(
+            trace(&prepared),
+            "knowledge_search(\"back\\x1b[2Jpressure\", top_k=3)"
+        );
+        assert!(
+            prepare(
+                &search,
+                object(serde_json::json!({"query": "q", "top_k": "3"}))
+            )
+            .is_err()
+        );
+        assert!(
+            prepare(
+                &search,
+                object(serde_json::json!({"query": "q", "top_k": 2.5}))
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn running_confines_and_names_the_tool() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("a.txt"), "hello").expect("write");
+        let builtins = Arc::new(Builtins::bare(dir.path()));
+        let read = Builtin::ReadFile(ACCESS);
+        let ok = prepare(&read, object(serde_json::json!({"path": "a.txt"}))).expect("ok");
+        assert!(
+            builtins
+                .run(&read, &ok, None)
+                .is_ok_and(|t| t.contains("hello"))
+        );
+        let out = prepare(&read, object(serde_json::json!({"path": "../a.txt"}))).expect("ok");
+        let error = builtins.run(&read, &out, None).expect_err("outside");
+        assert!(
+            error.starts_with("read_file: \"../a.txt\" is outside"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,227 @@
+//! Golden generated crates: `tests/expected/<case>/` must be exactly what fiskgen generates for
+//! the case's config and real application. The goldens are workspace members, so
+//! `cargo test --workspace` and clippy also compile them.
+//!
+//! Update them with `FISKGEN_BLESS=1 cargo test -p fiskgen-tests --test integration golden`
+//! (or `EXPECTORATE=overwrite`), then review `git diff tests/expected`.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use anyhow::{Context, Result, bail};
+use fiskgen::emit::{self, GeneratedCrate, Settings};
+use fiskgen::introspect::{self, Introspection};
+use fiskgen::{Plan, config};
+use fiskgen_tests::apps::{self, App, workspace_root};
+
+/// A golden case: its config and the application it serves.
+struct Case {
+    config: &'static str,
+    app: App,
+}
+
+const DEMO: Case = Case {
+    config: "examples/demo/demo.yaml",
+    app: App::Demo,
+};
+
+const FIXTURE: Case = Case {
+    config: "tests/fixtures/fixture.yaml",
+    app: App::Fixture,
+};
+
+/// The real application's introspection, once per test binary.
+fn introspection(app: App) -> Result<Introspection> {
+    static DEMO: OnceLock<Introspection> = OnceLock::new();
+    static FIXTURE: OnceLock<Introspection> = OnceLock::new();
+    let slot = match app {
+        App::Demo => &DEMO,
+        App::Fixture => &FIXTURE,
+        other => bail!("no golden case for {other:?}"),
+    };
+    if let Some(introspection) = slot.get() {
+        return Ok(introspection.clone());
+    }
+    let path = apps::path(app)?;
+    let introspection = introspect::run(&path, &introspect::Options::default())?;
+    Ok(slot.get_or_init(|| introspection).clone())
+}
+
+/// The plan of a case, as `fiskgen generate` would make it (config path relative to the root,
+/// so no absolute path can leak into the output).
+pub(crate) fn plan(case_name: &str) -> Result<Plan> {
+    let case = match case_name {
+        "demo" => DEMO,
+        "fixture" => FIXTURE,
+        other => bail!("no golden case {other}"),
+    };
+    let config = config::load(&workspace_root().join(case.config))?;
+    let config = config::Config {
+        source: PathBuf::from(case.config),
+        ..config
+    };
+    let introspection = introspection(case.app)?;
+    let server = fiskgen::select_for(&config, Some(&introspection))?;
+    Ok(Plan {
+        config,
+        introspection: Some(introspection),
+        server,
+    })
+}
+
+fn generate(case_name: &str) -> Result<GeneratedCrate> {
+    let settings = Settings {
+        workspace_member: true,
+        runtime_path: None,
+    };
+    Ok(emit::generate(&plan(case_name)?, &settings)?)
+}
+
+fn expected_dir(case_name: &str) -> PathBuf {
+    workspace_root().join("tests/expected").join(case_name)
+}
+
+fn blessing() -> bool {
+    std::env::var_os("FISKGEN_BLESS").is_some_and(|v| !v.is_empty() && v != "0")
+        || std::env::var("EXPECTORATE").is_ok_and(|v| v == "overwrite")
+}
+
+/// Every file below `dir` (relative, `/`-separated), skipping `target`.
+fn files_below(dir: &Path, prefix: &str, out: &mut BTreeSet<String>) -> Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for entry in fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let relative = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        if entry.file_type()?.is_dir() {
+            if name != "target" {
+                files_below(&entry.path(), &relative, out)?;
+            }
+        } else {
+            out.insert(relative);
+        }
+    }
+    Ok(())
+}
+
+fn check_golden(case_name: &str) -> Result<()> {
+    let generated = generate(case_name)?;
+    let dir = expected_dir(case_name);
+    let mut existing = BTreeSet::new();
+    files_below(&dir, "", &mut existing)?;
+    if blessing() {
+        for stale in existing
+            .iter()
+            .filter(|path| !generated.files.contains_key(*path))
+        {
+            fs::remove_file(dir.join(stale))?;
+        }
+        fiskgen::write::write_crate(&dir, &generated)?;
+        return Ok(());
+    }
+    let mut problems = Vec::new();
+    for (path, contents) in &generated.files {
+        match fs::read_to_string(dir.join(path)) {
+            Ok(golden) if golden == *contents => {}
+            Ok(golden) => problems.push(format!(
+                "{path} differs:\n{}",
+                first_difference(&golden, contents)
+            )),
+            Err(_) => problems.push(format!("{path} is missing from the golden")),
+        }
+    }
+    for path in existing
+        .iter()
+        .filter(|path| !generated.files.contains_key(*path))
+    {
+        problems.push(format!("{path} is in the golden but no longer generated"));
+    }
+    if !problems.is_empty() {
+        bail!(
+            "tests/expected/{case_name} is out of date (FISKGEN_BLESS=1 cargo test -p \
+             fiskgen-tests --test integration golden updates it):\n{}",
+            problems.join("\n")
+        );
+    }
+    Ok(())
+}
+
+/// The first differing line, for a readable failure.
+fn first_difference(golden: &str, generated: &str) -> String {
+    let golden_lines: Vec<&str> = golden.lines().collect();
+    let generated_lines: Vec<&str> = generated.lines().collect();
+    let line = golden_lines
+        .iter()
+        .zip(&generated_lines)
+        .position(|(a, b)| a != b)
+        .unwrap_or(golden_lines.len().min(generated_lines.len()));
+    format!(
+        "  line {}:\n  golden:    {}\n  generated: {}",
+        line + 1,
+        golden_lines.get(line).unwrap_or(&"<end of file>"),
+        generated_lines.get(line).unwrap_or(&"<end of file>")
+    )
+}
+
+#[test]
+fn golden_demo() -> Result<()> {
+    check_golden("demo")
+}
+
+#[test]
+fn golden_fixture() -> Result<()> {
+    check_golden("fixture")
+}
+
+#[test]
+fn generating_twice_is_byte_identical() -> Result<()> {
+    for case in ["demo", "fixture"] {
+        assert_eq!(generate(case)?, generate(case)?, "{case}");
+    }
+    Ok(())
+}
+
+#[test]
+fn generate_writes_nothing_the_second_time() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let generated = emit::generate(&plan("demo")?, &Settings::default())?;
+    let first = fiskgen::write::write_crate(dir.path(), &generated)?;
+    assert!(
+        first.written.contains(&"Cargo.lock".to_string()),
+        "standalone crates carry a lockfile"
+    );
+    let again = emit::generate(&plan("demo")?, &Settings::default())?;
+    let second = fiskgen::write::write_crate(dir.path(), &again)?;
+    assert!(
+        second.written.is_empty() && second.removed.is_empty(),
+        "{second:?}"
+    );
+    let cargo_toml = fs::read_to_string(dir.path().join("Cargo.toml"))?;
+    assert!(cargo_toml.contains("\n[workspace]\n") && cargo_toml.contains("[profile.release]"));
+    Ok(())
+}
+
+#[test]
+fn builtins_are_refused_with_the_way_out() -> Result<()> {
+    let mut plan = plan("demo")?;
+    let yaml = "application_path: tasks\nharness: {tools: [{name: read_file}]}\n";
+    let config = config::parse(yaml, Path::new("builtins.yaml"))?;
+    plan.server = fiskgen::select_for(&config, plan.introspection.as_ref())?;
+    let Err(error) = emit::generate(&plan, &Settings::default()) else {
+        bail!("built-ins must be refused")
+    };
+    assert_eq!(
+        error.to_string(),
+        "built-in tools are not served yet: read_file; exclude them with `exclude: {tools: \
+         ['^read_file$']}` or remove them from harness.tools / harness.knowledge"
+    );
+    Ok(())
+}
