@@ -2,9 +2,9 @@
 //! real cargo invocation, with the embedded runtime, in a target and cache directory of its own
 //! (`target/fiskgen-e2e`, kept between runs so only the first one is slow).
 //!
-//! Ignored by default: the first (cold) run builds the runtime and its dependencies in release
-//! mode, about three minutes on two cores; later runs take about ten seconds. Run it with
-//! `cargo test -p fiskgen --test build -- --ignored`.
+//! The first (cold) run builds the runtime and its dependencies in release mode, about three
+//! minutes on two cores; later runs take about ten seconds. One test does every build, in order,
+//! so the builds share the warm target directory instead of waiting on each other's lock.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -43,7 +43,11 @@ fn tool_names(json: &str) -> Vec<String> {
 }
 
 #[test]
-#[ignore = "a cold release build of the runtime takes minutes; run with --ignored"]
+fn build_compiles_working_servers_and_the_ci_script_regenerates_on_drift() {
+    build_compiles_a_working_server_and_rebuilds_only_the_generated_crate();
+    the_ci_script_rebuilds_only_when_the_application_changed();
+}
+
 fn build_compiles_a_working_server_and_rebuilds_only_the_generated_crate() {
     apps::path(App::Demo).expect("demo app builds");
     let scratch = tempfile::tempdir().expect("temp dir");
@@ -87,4 +91,101 @@ fn build_compiles_a_working_server_and_rebuilds_only_the_generated_crate() {
         !log.contains("Compiling fiskgen-runtime"),
         "a second build reuses the runtime: {log}"
     );
+}
+
+/// `examples/ci/regenerate.sh` against the demo: nothing to do for the unchanged app; after a
+/// simulated upgrade (the demo's next release installed over it) it regenerates the model,
+/// rebuilds the server and smoke-tests it over stdio.
+fn the_ci_script_rebuilds_only_when_the_application_changed() {
+    let v1 = apps::path(App::Demo).expect("demo builds");
+    let v2 = apps::path(App::DemoV2).expect("demo v2 builds");
+    let e2e: PathBuf = workspace_root().join("target").join("fiskgen-e2e");
+    let project = tempfile::tempdir().expect("temp dir");
+    let dir = project.path();
+    std::fs::create_dir(dir.join("bin")).expect("bin dir");
+    install(&v1, &dir.join("bin/tasks"));
+    std::fs::write(
+        dir.join("tasks.yaml"),
+        "identity: tasks\napplication_path: ./bin/tasks\nexpose: {agent: {mcp: {}}}\n",
+    )
+    .expect("config");
+    let introspected = fiskgen_in(dir, &["introspect", "tasks.yaml", "-o", "model.json"], &e2e);
+    assert!(
+        introspected.status.success(),
+        "{}",
+        text(&introspected.stderr)
+    );
+
+    let unchanged = regenerate(dir, &e2e);
+    assert!(
+        unchanged.status.success(),
+        "{}{}",
+        text(&unchanged.stdout),
+        text(&unchanged.stderr)
+    );
+    assert!(text(&unchanged.stdout).contains("nothing the server serves changed"));
+    assert!(!dir.join("tasks-mcp").exists(), "nothing was built");
+
+    install(&v2, &dir.join("bin/tasks"));
+    let upgraded = regenerate(dir, &e2e);
+    let log = format!("{}{}", text(&upgraded.stdout), text(&upgraded.stderr));
+    assert!(upgraded.status.success(), "{log}");
+    assert!(log.contains("+ task_archive (new tool)"), "{log}");
+    assert!(
+        log.contains("rebuilt and smoke-tested: ./tasks-mcp"),
+        "{log}"
+    );
+    let model = std::fs::read_to_string(dir.join("model.json")).expect("model");
+    assert!(
+        model.contains("\"version\": \"1.1.0\""),
+        "the model was regenerated"
+    );
+    let listed = Command::new(dir.join("tasks-mcp"))
+        .args(["tools", "--json"])
+        .output()
+        .expect("runs");
+    assert!(
+        text(&listed.stdout).contains("task_archive"),
+        "the new binary serves the new command"
+    );
+
+    let again = regenerate(dir, &e2e);
+    assert!(again.status.success());
+    assert!(
+        text(&again.stdout).contains("nothing the server serves changed"),
+        "{}",
+        text(&again.stdout)
+    );
+}
+
+/// Copies an application binary into place (through a temporary name, as an installer would).
+fn install(from: &Path, to: &Path) {
+    let staged = to.with_extension("new");
+    std::fs::copy(from, &staged).expect("copy app");
+    std::fs::rename(&staged, to).expect("install app");
+}
+
+/// Runs fiskgen in `dir` with the shared e2e cache and target directory.
+fn fiskgen_in(dir: &Path, args: &[&str], e2e: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fiskgen"))
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", e2e.join("cache"))
+        .env("FISKGEN_TARGET_DIR", e2e.join("target"))
+        .output()
+        .expect("fiskgen runs")
+}
+
+/// Runs `examples/ci/regenerate.sh tasks.yaml` in `dir`.
+fn regenerate(dir: &Path, e2e: &Path) -> Output {
+    Command::new("sh")
+        .arg(workspace_root().join("examples/ci/regenerate.sh"))
+        .arg("tasks.yaml")
+        .current_dir(dir)
+        .env("FISKGEN", env!("CARGO_BIN_EXE_fiskgen"))
+        .env("SMOKE_TOOL", "task_list")
+        .env("XDG_CACHE_HOME", e2e.join("cache"))
+        .env("FISKGEN_TARGET_DIR", e2e.join("target"))
+        .output()
+        .expect("sh runs")
 }

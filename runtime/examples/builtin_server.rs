@@ -142,5 +142,12 @@ fn main() -> ExitCode {
             scrub_env: &[],
         },
     }));
-    fiskgen_runtime::__private::main(app)
+    // What fiskgen prints for an enabled built-in it does not serve.
+    fiskgen_runtime::__private::main_with_notes(
+        app,
+        &[
+            "note: memory is enabled, but the memory_* tools exist only in an agent run; they are \
+           never served over MCP",
+        ],
+    )
 }

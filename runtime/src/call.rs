@@ -284,7 +284,7 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
     .await;
     drop(permit);
 
-    let result = match outcome {
+    match outcome {
         Outcome::Finished {
             status,
             output,
@@ -373,8 +373,7 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
                 "running command {quoted}: watching it failed: {error}; it was killed"
             ))
         }
-    };
-    result
+    }
 }
 
 /// A tool error with `text`.

@@ -151,6 +151,12 @@ fn positive_duration(text: &str) -> Result<Duration, String> {
 
 /// The whole generated binary: `fn main() -> ExitCode { __private::main(&APP) }`.
 pub fn main(app: &'static AppSpec) -> ExitCode {
+    main_with_notes(app, &[])
+}
+
+/// [`main`], with lines the generator decided to print at start (for example why an enabled
+/// built-in is not served); they follow the served tools in the banner.
+pub fn main_with_notes(app: &'static AppSpec, notes: &'static [&'static str]) -> ExitCode {
     let name: &'static str = Box::leak(format!("{}-mcp", app.identity).into_boxed_str());
     let version: &'static str = Box::leak(
         format!("{} (fiskgen {})", server_version(app), app.fiskgen_version).into_boxed_str(),
@@ -204,7 +210,7 @@ pub fn main(app: &'static AppSpec) -> ExitCode {
         }) => print_argv(app, tool, arguments),
         None => {
             logging::init(cli.log_format);
-            match serve(app, cli) {
+            match serve(app, cli, notes) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     tracing::error!("{error}");
@@ -303,10 +309,15 @@ fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> ExitCode {
 }
 
 /// Resolves the settings and serves until stdin closes (stdio) or a signal arrives.
-fn serve(app: &'static AppSpec, cli: Cli) -> Result<(), String> {
+fn serve(
+    app: &'static AppSpec,
+    cli: Cli,
+    generator_notes: &'static [&'static str],
+) -> Result<(), String> {
     let settings = &app.settings;
     let catalog = Catalog::new(app)?;
-    let (builtins, notes) = Builtins::start(app)?;
+    let (builtins, mut notes) = Builtins::start(app)?;
+    notes.splice(0..0, generator_notes.iter().map(|note| note.to_string()));
     let program = resolve_program(app, cli.application_path.as_deref());
     let max_concurrent = cli
         .max_concurrent_tools

@@ -43,7 +43,7 @@ pub mod __private {
 
     pub use crate::JsonObject;
     pub use crate::argv::{ArgValue, Argv, InvalidArguments, Positional, parse_arguments};
-    pub use crate::cli::main;
+    pub use crate::cli::{main, main_with_notes};
     pub use crate::spec::*;
     pub use crate::values::{ByteSize, GoDuration, HexBytes};
 }

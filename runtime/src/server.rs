@@ -71,6 +71,10 @@ pub(crate) struct Limits {
 
 impl ServerState {
     /// Assembles the state.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one call site (cli::serve), where each part is decided"
+    )]
     pub(crate) fn new(
         app: &'static AppSpec,
         catalog: Catalog,

@@ -287,4 +287,22 @@ async fn hybrid_tier_and_degrade() {
     let lexical = search(&client, "tenant accounts").await;
     assert_eq!(citations(&lexical), ["docs/ops/security.md#0"], "{lexical}");
     let _ = client.cancel().await;
+
+    // Indexing needs the endpoint; --reindex drops and rebuilds the vec0 table.
+    let (ok, out) = knowledge(dir.path(), &env, &["index"]);
+    assert!(
+        !ok && out.contains("probing the embedding dimension: contacting embeddings server"),
+        "{out}"
+    );
+    let mut embeddings = Embeddings::start();
+    let env = [
+        ("BUILTIN_PROFILE", "hybrid"),
+        ("BUILTIN_EMBEDDINGS_URL", embeddings.url.as_str()),
+    ];
+    let (ok, out) = knowledge(dir.path(), &env, &["index", "--reindex"]);
+    assert!(
+        ok && out.contains("3 added") && out.contains("4 embedded"),
+        "{out}"
+    );
+    embeddings.stop();
 }

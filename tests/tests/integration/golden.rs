@@ -225,3 +225,26 @@ fn builtins_are_refused_with_the_way_out() -> Result<()> {
     );
     Ok(())
 }
+
+/// `tasks-mcp tools --json` (the compiled golden demo) serves exactly what `fiskgen info
+/// --json` says it will: same tools, titles, descriptions, tags, hints, gates and schemas.
+#[test]
+fn the_generated_server_lists_what_fiskgen_info_shows() -> Result<()> {
+    let server = fiskgen_tests::clients::demo_server()?;
+    let output = std::process::Command::new(&server)
+        .args(["tools", "--json"])
+        .output()
+        .with_context(|| format!("running {}", server.display()))?;
+    if !output.status.success() {
+        bail!("{} tools --json failed: {}", server.display(), String::from_utf8_lossy(&output.stderr));
+    }
+    let listed: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    let info: serde_json::Value = serde_json::from_str(&fiskgen::info::render_json(&plan("demo")?.server)?)?;
+    let tools = info["tools"].as_array().context("info has tools")?;
+    let listed = listed.as_array().context("tools --json is an array")?;
+    assert_eq!(listed.len(), tools.len());
+    for (served, planned) in listed.iter().zip(tools) {
+        assert_eq!(served, planned, "tool {}", planned["name"]);
+    }
+    Ok(())
+}
