@@ -1,7 +1,8 @@
 //! Project automation behind the README's two set-up commands.
 //!
-//! - `cargo xtask demo`: builds the demo fisk application from source and shows what an MCP
-//!   server for it serves (`fiskgen info examples/demo/demo.yaml`).
+//! - `cargo xtask demo`: builds the demo fisk application from source, shows what an MCP server
+//!   for it serves (`fiskgen info`), builds that server (`fiskgen build`) and starts it on
+//!   http://127.0.0.1:8080/mcp (`--port N` for another port) until Ctrl-C.
 //! - `cargo xtask test`: runs every test of the workspace.
 
 use std::ffi::OsString;
@@ -52,20 +53,41 @@ fn path_with_apps() -> Result<OsString> {
 }
 
 fn demo() -> Result<()> {
+    let root = workspace_root();
+    let port = demo_port()?;
     eprintln!("xtask: building the demo application (examples/demo) with Go");
     apps::path(App::Demo)?;
-    run(Command::new(cargo())
-        .current_dir(workspace_root())
-        .env("PATH", path_with_apps()?)
-        .args([
-            "run",
-            "--quiet",
-            "--package",
-            "fiskgen",
-            "--",
-            "info",
-            "examples/demo/demo.yaml",
-        ]))
+    let path = path_with_apps()?;
+    let fiskgen = |args: &[&str]| -> Result<()> {
+        let mut all = vec!["run", "--quiet", "--package", "fiskgen", "--"];
+        all.extend_from_slice(args);
+        run(Command::new(cargo())
+            .current_dir(&root)
+            .env("PATH", &path)
+            .args(all))
+    };
+    fiskgen(&["info", "examples/demo/demo.yaml"])?;
+    let server = root.join("target").join("demo").join("tasks-mcp");
+    let server_arg = server.to_str().context("the workspace path is not UTF-8")?;
+    eprintln!(
+        "\nxtask: building the demo MCP server (the first build compiles the runtime: minutes)"
+    );
+    fiskgen(&["build", "examples/demo/demo.yaml", "-o", server_arg])?;
+    eprintln!("\nxtask: starting {} (Ctrl-C stops it)", server.display());
+    run(Command::new(&server)
+        .current_dir(root.join("target").join("demo"))
+        .env("PATH", &path)
+        .args(["--port", &port]))
+}
+
+/// `cargo xtask demo --port N`, default 8080.
+fn demo_port() -> Result<String> {
+    let args: Vec<String> = std::env::args().skip(2).collect();
+    match args.as_slice() {
+        [] => Ok("8080".to_string()),
+        [flag, port] if flag == "--port" && port.parse::<u16>().is_ok() => Ok(port.clone()),
+        _ => bail!("usage: cargo xtask demo [--port N]"),
+    }
 }
 
 /// Builds every binary first (the real-client tests run the generated golden servers), then
