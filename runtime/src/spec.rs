@@ -144,7 +144,52 @@ pub enum Run {
 }
 
 /// A built-in tool and its settings. The tool's name, description and input schema are those of
-/// fiskgen's `builtin.rs`; the runtime validates arguments itself.
+/// fiskgen's `builtin.rs`; the runtime validates arguments itself. Everything is
+/// const-constructible, as generated code holds it in statics:
+///
+/// ```
+/// use std::time::Duration;
+/// use fiskgen_runtime::__private::*;
+///
+/// static KNOWLEDGE: KnowledgeSpec = KnowledgeSpec {
+///     directory: None,
+///     top_k: 5,
+///     max_injected_tokens: 6000,
+///     embeddings: Some(EmbeddingsSpec {
+///         base_url: "http://127.0.0.1:1234/v1",
+///         model: "text-embedding-embeddinggemma-300m",
+///         api_key_env: Some("RAG_EMBED_KEY"),
+///         timeout: Duration::from_secs(30),
+///         query_prefix: "",
+///         document_prefix: "",
+///     }),
+///     paths: &["docs"],
+/// };
+///
+/// static READ_FILE: ToolSpec = ToolSpec {
+///     name: "read_file",
+///     title: "read_file",
+///     description: "Read a text file below the server's allowed directories.",
+///     tags: &[],
+///     hints: Hints { read_only: true, destructive: false, idempotent: false, open_world: false },
+///     confirm: Some("ai:confirm"),
+///     input_schema: r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
+///     run: Run::Builtin(Builtin::ReadFile(FileAccess { roots: &["docs"], max_bytes: None })),
+/// };
+///
+/// static KNOWLEDGE_SEARCH: ToolSpec = ToolSpec {
+///     name: "knowledge_search",
+///     title: "knowledge_search",
+///     description: "Search the knowledge base before guessing.",
+///     tags: &[],
+///     hints: Hints::NONE,
+///     confirm: None,
+///     input_schema: r#"{"type":"object","properties":{"query":{"type":"string"}}}"#,
+///     run: Run::Builtin(Builtin::KnowledgeSearch(&KNOWLEDGE)),
+/// };
+/// # assert_eq!(KNOWLEDGE_SEARCH.name, "knowledge_search");
+/// # assert_eq!(READ_FILE.name, "read_file");
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub enum Builtin {
     /// `read_file`: a text file below the roots, 64 KiB per call, with offset/length paging.

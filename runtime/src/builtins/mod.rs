@@ -74,8 +74,15 @@ impl Builtins {
     /// Prepares what the served built-ins need (opening the knowledge index if one is served)
     /// and returns the lines to print at start.
     pub(crate) fn start(app: &AppSpec) -> Result<(Self, Vec<String>), String> {
-        let cwd = std::env::current_dir()
-            .map_err(|error| format!("reading the working directory: {error}"))?;
+        let served = app
+            .tools
+            .iter()
+            .any(|tool| matches!(tool.run, Run::Builtin(_)));
+        let cwd = match std::env::current_dir() {
+            Ok(cwd) => cwd,
+            Err(_) if !served => PathBuf::from("."),
+            Err(error) => return Err(format!("reading the working directory: {error}")),
+        };
         let mut notes = Vec::new();
         let knowledge = match knowledge_spec(app)? {
             Some(spec) => {

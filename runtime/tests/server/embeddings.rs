@@ -124,6 +124,7 @@ impl Embeddings {
             .arg(knowledge_dir().join("embeddings_server.py"))
             .arg(&port_file)
             .env("HF_HUB_OFFLINE", "1")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("TRANSFORMERS_OFFLINE", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())

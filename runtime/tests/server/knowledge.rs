@@ -228,9 +228,10 @@ fn index_refuses_what_it_cannot_do() {
 async fn hybrid_tier_and_degrade() {
     let dir = corpus();
     let mut embeddings = Embeddings::start();
+    let url = embeddings.url.clone();
     let env = [
         ("BUILTIN_PROFILE", "hybrid"),
-        ("BUILTIN_EMBEDDINGS_URL", embeddings.url.as_str()),
+        ("BUILTIN_EMBEDDINGS_URL", url.as_str()),
     ];
     let (ok, out) = knowledge(dir.path(), &env, &["index"]);
     assert!(ok && out.contains("4 chunks, 4 embedded"), "{out}");
@@ -244,7 +245,7 @@ async fn hybrid_tier_and_degrade() {
         profile: "hybrid",
         builtins: true,
         cwd: Some(dir.path()),
-        env: &[("BUILTIN_EMBEDDINGS_URL", embeddings.url.as_str())],
+        env: &[("BUILTIN_EMBEDDINGS_URL", url.as_str())],
         ..Start::default()
     });
     assert!(
@@ -273,8 +274,7 @@ async fn hybrid_tier_and_degrade() {
     assert!(
         tier.starts_with(&format!(
             "tier: hybrid -> DEGRADED to lexical (embeddings unreachable: contacting embeddings \
-             server at {}: ",
-            embeddings.url
+             server at {url}: "
         )),
         "{degraded}"
     );
@@ -295,9 +295,10 @@ async fn hybrid_tier_and_degrade() {
         "{out}"
     );
     let mut embeddings = Embeddings::start();
+    let url = embeddings.url.clone();
     let env = [
         ("BUILTIN_PROFILE", "hybrid"),
-        ("BUILTIN_EMBEDDINGS_URL", embeddings.url.as_str()),
+        ("BUILTIN_EMBEDDINGS_URL", url.as_str()),
     ];
     let (ok, out) = knowledge(dir.path(), &env, &["index", "--reindex"]);
     assert!(

@@ -3,13 +3,16 @@
 //! application, and real rmcp clients talk to it over streamable HTTP in both protocol eras
 //! and over stdio.
 
+#[cfg(feature = "knowledge")]
 mod embeddings;
 mod support;
 
+#[cfg(feature = "knowledge")]
 mod builtins;
 mod cli;
 mod confirm;
 mod faults;
+#[cfg(feature = "knowledge")]
 mod knowledge;
 mod results;
 mod security;

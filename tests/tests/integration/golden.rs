@@ -236,10 +236,15 @@ fn the_generated_server_lists_what_fiskgen_info_shows() -> Result<()> {
         .output()
         .with_context(|| format!("running {}", server.display()))?;
     if !output.status.success() {
-        bail!("{} tools --json failed: {}", server.display(), String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "{} tools --json failed: {}",
+            server.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     let listed: serde_json::Value = serde_json::from_slice(&output.stdout)?;
-    let info: serde_json::Value = serde_json::from_str(&fiskgen::info::render_json(&plan("demo")?.server)?)?;
+    let info: serde_json::Value =
+        serde_json::from_str(&fiskgen::info::render_json(&plan("demo")?.server)?)?;
     let tools = info["tools"].as_array().context("info has tools")?;
     let listed = listed.as_array().context("tools --json is an array")?;
     assert_eq!(listed.len(), tools.len());

@@ -228,13 +228,21 @@ fn lock(path: &Path) -> Result<File, String> {
         .custom_flags(nix::libc::O_NOFOLLOW)
         .open(path)
         .map_err(|error| format!("opening {}: {error}", path.display()))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => {
-            Err("another knowledge index is already running".into())
-        }
-        Err(std::fs::TryLockError::Error(error)) => {
-            Err(format!("locking {}: {error}", path.display()))
+    // A short grace: a lock just released can linger while a forked child of this process
+    // still holds the descriptor (until its exec closes it).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err("another knowledge index is already running".into());
+            }
+            Err(std::fs::TryLockError::Error(error)) => {
+                return Err(format!("locking {}: {error}", path.display()));
+            }
         }
     }
 }

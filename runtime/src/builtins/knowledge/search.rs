@@ -248,6 +248,30 @@ mod tests {
     }
 
     #[test]
+    fn vectors_written_as_fisk_ai_writes_them_are_searched() {
+        super::super::store::register_vec();
+        let conn = Connection::open_in_memory().expect("open");
+        // Fisk AI binds vectors as JSON text; this runtime queries with float32 blobs.
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE chunks_vec USING vec0(
+                chunk_id  INTEGER PRIMARY KEY,
+                embedding FLOAT[3]
+            );
+            INSERT INTO chunks_vec(chunk_id, embedding) VALUES (7, '[1,0,0]');
+            INSERT INTO chunks_vec(chunk_id, embedding) VALUES (8, '[0,1,0]');
+            INSERT INTO chunks_vec(chunk_id, embedding) VALUES (9, '[0.6,0.8,0]');",
+        )
+        .expect("vec0 table");
+        let nearest = vector(&conn, &[0.0, 1.0, 0.0]).expect("knn");
+        let ids: Vec<i64> = nearest.iter().map(|r| r.chunk_id).collect();
+        assert_eq!(ids, [8, 9, 7]);
+        assert!(
+            nearest[0].score.abs() < 1e-6,
+            "L2 distance 0 for the same vector"
+        );
+    }
+
+    #[test]
     fn budget_keeps_the_first_hit() {
         let hit = |n: usize| Hit {
             citation: String::new(),

@@ -1,0 +1,73 @@
+//! The knowledge tools in a runtime built without its `knowledge` feature (no SQLite, no
+//! sqlite-vec, no HTTP client): a server whose spec serves them refuses to start, saying why.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::{ReadArgs, SearchArgs};
+use crate::spec::KnowledgeSpec;
+
+/// Why nothing works.
+const DISABLED: &str = "this server was built without knowledge support (the fiskgen-runtime \
+                        feature `knowledge`)";
+
+/// Never constructed: [`Knowledge::open`] always fails.
+#[derive(Debug)]
+pub(crate) enum Knowledge {}
+
+impl Knowledge {
+    /// Fails: the feature is off.
+    pub(crate) fn open(
+        _spec: &'static KnowledgeSpec,
+        _identity: &str,
+        _cwd: &Path,
+    ) -> Result<Self, String> {
+        Err(DISABLED.into())
+    }
+
+    /// Nothing to say.
+    pub(crate) fn startup_notes(&self) -> Vec<String> {
+        match *self {}
+    }
+
+    /// Unreachable.
+    pub(crate) fn search(&self, _: &SearchArgs, _: Option<Instant>) -> Result<String, String> {
+        match *self {}
+    }
+
+    /// Unreachable.
+    pub(crate) fn read(&self, _: &ReadArgs) -> Result<String, String> {
+        match *self {}
+    }
+
+    /// Unreachable.
+    pub(crate) fn list(&self) -> Result<String, String> {
+        match *self {}
+    }
+}
+
+/// `<binary> knowledge ...` without the feature.
+pub(crate) mod commands {
+    use std::path::PathBuf;
+    use std::process::ExitCode;
+
+    use crate::spec::KnowledgeSpec;
+
+    /// Refuses.
+    pub(crate) fn index(
+        _spec: &'static KnowledgeSpec,
+        _identity: &str,
+        _reindex: bool,
+        _prune: bool,
+        _paths: Vec<PathBuf>,
+    ) -> ExitCode {
+        eprintln!("error: {}", super::DISABLED);
+        ExitCode::FAILURE
+    }
+
+    /// Refuses.
+    pub(crate) fn status(_spec: &'static KnowledgeSpec, _identity: &str) -> ExitCode {
+        eprintln!("error: {}", super::DISABLED);
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,395 @@
+//! The knowledge tools' answers over the index: search, read, list.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rusqlite::{Connection, OptionalExtension};
+use serde::Serialize;
+
+use super::embeddings::Embedder;
+use super::store::{self, Pool, Unavailable, VectorIdentity};
+use super::{ReadArgs, SearchArgs, search};
+use crate::cmdline::go_quote;
+use crate::output::{Capture, LIMIT};
+use crate::spec::KnowledgeSpec;
+
+/// The tier line without embeddings.
+const LEXICAL_TIER: &str = "tier: lexical (FTS5) - no embeddings configured";
+/// The note of a degraded search.
+const DEGRADED_NOTE: &str =
+    "the embeddings server was unreachable, so this query used the lexical tier only";
+/// The note of `index_empty`.
+const EMPTY_NOTE: &str = "the knowledge index is empty or the query had no searchable terms";
+
+/// One knowledge index as the server serves it.
+#[derive(Debug)]
+pub(crate) struct Knowledge {
+    spec: &'static KnowledgeSpec,
+    /// The directory holding `knowledge.db`.
+    dir: PathBuf,
+    pub(super) pool: Pool,
+    embedder: Option<Embedder>,
+    /// `<binary> knowledge index`.
+    index_command: String,
+}
+
+#[derive(Debug, Serialize)]
+struct SearchAnswer {
+    tier: String,
+    status: &'static str,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    note: String,
+    results: Vec<HitAnswer>,
+}
+
+#[derive(Debug, Serialize)]
+struct HitAnswer {
+    citation: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    section: String,
+    content: String,
+}
+
+impl Knowledge {
+    /// Resolves the directory against `cwd` and validates the embeddings settings; an existing
+    /// index is opened and checked now (FTS5, format, the pinned vector identity), so a
+    /// mismatch stops the server at start as it stops `fisk mcp`.
+    pub(crate) fn open(
+        spec: &'static KnowledgeSpec,
+        identity: &str,
+        cwd: &Path,
+    ) -> Result<Self, String> {
+        let knowledge = Self::open_for_index(spec, identity, cwd)?;
+        match knowledge.pool.with(|conn| {
+            store::verify_fts5(conn)?;
+            knowledge.validate(conn).map(|_| ())
+        }) {
+            Ok(result) => result?,
+            Err(Unavailable::NotBuilt) => {}
+            Err(Unavailable::Failed(error)) => return Err(error),
+        }
+        Ok(knowledge)
+    }
+
+    /// The settings resolved (directory, embeddings client), the index not looked at.
+    pub(crate) fn open_for_index(
+        spec: &'static KnowledgeSpec,
+        identity: &str,
+        cwd: &Path,
+    ) -> Result<Self, String> {
+        let dir = match spec.directory.filter(|d| !d.trim().is_empty()) {
+            Some(dir) => cwd.join(dir),
+            None => cwd.join("knowledge").join(identity),
+        };
+        let embedder = spec.embeddings.as_ref().map(Embedder::new).transpose()?;
+        Ok(Self {
+            spec,
+            pool: Pool::new(dir.join(store::DB_FILE)),
+            dir,
+            embedder,
+            index_command: format!("{identity}-mcp knowledge index"),
+        })
+    }
+
+    /// The directory of the index.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The embeddings client, when the vector tier is configured.
+    pub(crate) fn embedder(&self) -> Option<&Embedder> {
+        self.embedder.as_ref()
+    }
+
+    /// `<binary> knowledge index --reindex`.
+    pub(crate) fn reindex_command(&self) -> String {
+        format!("{} --reindex", self.index_command)
+    }
+
+    /// What the server prints at start (reference 8.1).
+    pub(crate) fn startup_notes(&self) -> Vec<String> {
+        let dimension = self
+            .pool
+            .with(|conn| store::read_meta(conn).map(|m| m.dimension).unwrap_or(0))
+            .unwrap_or(0);
+        let mut notes = vec![format!("knowledge {}", self.tier(dimension))];
+        if !self.pool.built() {
+            notes.push(format!(
+                "note: the knowledge index is not built yet; knowledge_search will return \
+                 index_not_built until you run: {}",
+                self.index_command
+            ));
+        }
+        notes
+    }
+
+    /// The manifest, checked against the configuration.
+    fn validate(&self, conn: &Connection) -> Result<store::Meta, String> {
+        let meta = store::read_meta(conn)?;
+        let identity = self.embedder.as_ref().map(|e| VectorIdentity {
+            model: e.spec().model,
+            query_prefix: e.spec().query_prefix,
+            document_prefix: e.spec().document_prefix,
+        });
+        store::validate_meta(&meta, identity, &self.reindex_command())?;
+        Ok(meta)
+    }
+
+    /// The tier line (reference 8.2).
+    fn tier(&self, dimension: usize) -> String {
+        match &self.embedder {
+            None => LEXICAL_TIER.to_string(),
+            Some(embedder) => format!(
+                "tier: hybrid (FTS5 + vectors, RRF) - model={} dim={dimension}",
+                embedder.model()
+            ),
+        }
+    }
+
+    /// The note of `index_not_built`.
+    fn not_built_note(&self) -> String {
+        format!(
+            "the knowledge index has not been built yet; run: {}",
+            self.index_command
+        )
+    }
+
+    /// `knowledge_search`: the answer JSON, or a hard error (a broken index, a dimension that
+    /// no longer matches).
+    pub(crate) fn search(
+        &self,
+        args: &SearchArgs,
+        deadline: Option<Instant>,
+    ) -> Result<String, String> {
+        let k = search::effective_top_k(args.top_k, self.spec.top_k);
+        let mut answer = SearchAnswer {
+            tier: self.tier(0),
+            status: "ok",
+            note: String::new(),
+            results: Vec::new(),
+        };
+        let outcome = self.pool.with(|conn| -> Result<(), String> {
+            let meta = self.validate(conn)?;
+            answer.tier = self.tier(meta.dimension);
+            let chunks: i64 = conn
+                .query_row("SELECT count(*) FROM chunks", [], |row| row.get(0))
+                .map_err(|error| format!("counting chunks: {error}"))?;
+            let expression = search::fts_query(&args.query);
+            if chunks == 0 || expression.is_empty() {
+                answer.status = "index_empty";
+                answer.note = EMPTY_NOTE.into();
+                return Ok(());
+            }
+            let lexical = search::lexical(conn, &expression)?;
+            let fused = match &self.embedder {
+                None => lexical,
+                Some(embedder) => match embedder.embed_query(&args.query, deadline) {
+                    Err(reason) => {
+                        answer.tier = format!(
+                            "tier: hybrid -> DEGRADED to lexical (embeddings unreachable: {reason})"
+                        );
+                        answer.note = DEGRADED_NOTE.into();
+                        lexical
+                    }
+                    Ok(vector) if vector.len() != meta.dimension => {
+                        return Err(format!(
+                            "embedding dimension does not match the index: model {:?} now emits \
+                             dimension {} but the index was built at {}; run '{}'",
+                            embedder.model(),
+                            vector.len(),
+                            meta.dimension,
+                            self.reindex_command()
+                        ));
+                    }
+                    Ok(vector) => {
+                        let nearest = search::vector(conn, &vector)?;
+                        search::rrf(&[lexical, nearest])
+                    }
+                },
+            };
+            let top = &fused[..k.min(fused.len())];
+            let hits = search::hydrate(conn, top)?;
+            answer.results = search::cap(hits, self.spec.max_injected_tokens)
+                .into_iter()
+                .map(|hit| HitAnswer {
+                    citation: hit.citation,
+                    section: hit.section,
+                    content: hit.content,
+                })
+                .collect();
+            Ok(())
+        });
+        match outcome {
+            Ok(result) => result?,
+            Err(Unavailable::NotBuilt) => {
+                answer.status = "index_not_built";
+                answer.note = self.not_built_note();
+            }
+            Err(Unavailable::Failed(error)) => return Err(error),
+        }
+        serde_json::to_string(&answer).map_err(|error| format!("encoding the answer: {error}"))
+    }
+
+    /// `knowledge_read`: the chunk a citation names, with its neighbours' citations.
+    pub(crate) fn read(&self, args: &ReadArgs) -> Result<String, String> {
+        let citation = args.citation.trim();
+        let shown = go_quote(citation);
+        let (path, ordinal) = citation
+            .rsplit_once('#')
+            .and_then(|(path, n)| Some((path, n.parse::<i64>().ok().filter(|n| *n >= 0)?)))
+            .filter(|(path, _)| !path.is_empty())
+            .ok_or_else(|| {
+                format!(
+                    "{shown} is not a citation: expected <document path>#<chunk number>, as \
+                     knowledge_search returns them (for example docs/guide.md#3)"
+                )
+            })?;
+        let outcome = self.pool.with(|conn| -> Result<String, String> {
+            let fail = |error: rusqlite::Error| format!("reading the knowledge index: {error}");
+            let document: Option<(i64, Option<String>, i64)> = conn
+                .query_row(
+                    "SELECT d.id, d.title, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) \
+                     FROM documents d WHERE d.path = ?1",
+                    [path],
+                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                )
+                .optional()
+                .map_err(fail)?;
+            let Some((id, title, count)) = document else {
+                return Err(format!(
+                    "no indexed document {}; knowledge_list shows the indexed documents",
+                    go_quote(path)
+                ));
+            };
+            let chunk: Option<(Option<String>, String)> = conn
+                .query_row(
+                    "SELECT heading_path, content FROM chunks WHERE document_id = ?1 AND ordinal = ?2",
+                    (id, ordinal),
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()
+                .map_err(fail)?;
+            let Some((section, content)) = chunk else {
+                return Err(match count {
+                    0 => format!("{} has no chunks, so {shown} does not exist", go_quote(path)),
+                    n => format!(
+                        "{} has chunks #0 to #{}; {shown} does not exist",
+                        go_quote(path),
+                        n - 1
+                    ),
+                });
+            };
+            let mut capture = Capture::new();
+            capture.push(content.as_bytes());
+            let content = capture.finish();
+            let answer = ReadAnswer {
+                citation: search::citation(path, ordinal),
+                title: title.unwrap_or_default(),
+                section: section.unwrap_or_default(),
+                content: content.text,
+                truncated: content.truncated,
+                previous: (ordinal > 0).then(|| search::citation(path, ordinal - 1)),
+                next: (ordinal + 1 < count).then(|| search::citation(path, ordinal + 1)),
+            };
+            serde_json::to_string(&answer).map_err(|error| format!("encoding the answer: {error}"))
+        });
+        match outcome {
+            Ok(result) => result,
+            Err(Unavailable::NotBuilt) => Err(self.not_built_note()),
+            Err(Unavailable::Failed(error)) => Err(error),
+        }
+    }
+
+    /// `knowledge_list`: the documents, by path, within 64 KiB of answer.
+    pub(crate) fn list(&self) -> Result<String, String> {
+        let mut answer = ListAnswer {
+            status: "ok",
+            note: String::new(),
+            count: 0,
+            documents: Vec::new(),
+            truncated: false,
+        };
+        let outcome = self.pool.with(|conn| -> Result<(), String> {
+            let fail = |error: rusqlite::Error| format!("reading the knowledge index: {error}");
+            let mut statement = conn
+                .prepare(
+                    "SELECT d.path, d.title, count(c.id) FROM documents d \
+                     LEFT JOIN chunks c ON c.document_id = d.id GROUP BY d.id ORDER BY d.path",
+                )
+                .map_err(fail)?;
+            let rows = statement
+                .query_map([], |row| {
+                    Ok(DocumentAnswer {
+                        path: row.get(0)?,
+                        title: row.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                        chunks: row.get(2)?,
+                    })
+                })
+                .map_err(fail)?;
+            let mut size = 0;
+            for row in rows {
+                let document = row.map_err(fail)?;
+                answer.count += 1;
+                size += document.path.len() + document.title.len() + 64;
+                if size > LIMIT {
+                    answer.truncated = true;
+                    continue;
+                }
+                answer.documents.push(document);
+            }
+            if answer.count == 0 {
+                answer.status = "index_empty";
+                answer.note = "the knowledge index holds no documents".into();
+            } else if answer.truncated {
+                answer.note = format!(
+                    "{} of {} documents listed (the answer is capped at 64 KiB)",
+                    answer.documents.len(),
+                    answer.count
+                );
+            }
+            Ok(())
+        });
+        match outcome {
+            Ok(result) => result?,
+            Err(Unavailable::NotBuilt) => {
+                answer.status = "index_not_built";
+                answer.note = self.not_built_note();
+            }
+            Err(Unavailable::Failed(error)) => return Err(error),
+        }
+        serde_json::to_string(&answer).map_err(|error| format!("encoding the answer: {error}"))
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct ReadAnswer {
+    citation: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    title: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    section: String,
+    content: String,
+    truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    previous: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct ListAnswer {
+    status: &'static str,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    note: String,
+    count: usize,
+    documents: Vec<DocumentAnswer>,
+    truncated: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct DocumentAnswer {
+    path: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    title: String,
+    chunks: i64,
+}
