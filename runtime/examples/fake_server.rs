@@ -278,6 +278,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSource>, stateless: bool) ->
             name: "fakeapp",
             version: Some("1.2.3"),
             fingerprint: "0000000000000000000000000000000000000000000000000000000000000000",
+            model: "{}",
         }),
         instructions: Some("A fake application for tests."),
         tools: TOOLS,

@@ -34,6 +34,8 @@ pub struct ApplicationSpec {
     pub version: Option<&'static str>,
     /// SHA-256 of the canonical introspection document (sorted keys, no whitespace).
     pub fingerprint: &'static str,
+    /// The introspection document itself (JSON), so `verify` can say what changed.
+    pub model: &'static str,
 }
 
 /// Build-time settings of the server (`expose.agent.mcp`).

@@ -9,6 +9,7 @@ use quote::quote;
 
 use crate::config::{AuthConfig, Config, ConfirmMode, McpConfig};
 use crate::format::{doc, inner_doc};
+use crate::introspect::PROVIDER_CREDENTIAL_VARS;
 use crate::ir;
 
 /// Default listen port when `expose.agent.mcp.port` is unset.
@@ -52,6 +53,7 @@ pub(super) fn main_rs(
                     name: #name,
                     version: #app_version,
                     fingerprint: #fingerprint,
+                    model: include_str!("../model.json"),
                 })
             }
         }
@@ -66,6 +68,24 @@ pub(super) fn main_rs(
             .filter(|text| !text.is_empty()),
     );
     let settings = settings(config, mcp);
+    let main_fn = if server.notes.is_empty() {
+        quote! {
+            fn main() -> ExitCode {
+                rt::main(&APP)
+            }
+        }
+    } else {
+        let notes = &server.notes;
+        let notes_doc = doc("What the operator should know about the served set, printed at start.");
+        quote! {
+            #notes_doc
+            static NOTES: &[&str] = &[#(#notes),*];
+
+            fn main() -> ExitCode {
+                rt::main_with_notes(&APP, NOTES)
+            }
+        }
+    };
     let app_doc = doc("The server: its identity, the application it runs, its tools and settings.");
     quote! {
         #module_doc
@@ -87,9 +107,7 @@ pub(super) fn main_rs(
             settings: #settings,
         };
 
-        fn main() -> ExitCode {
-            rt::main(&APP)
-        }
+        #main_fn
     }
 }
 
@@ -111,7 +129,13 @@ fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
         None => quote! { None },
     };
     let stateless = mcp.stateless;
-    let scrub_env = config.credential_env_names();
+    // The LLM providers' credential variables, then the operator's (as fiskgen's own
+    // introspection scrubs them).
+    let mut scrub_env: Vec<String> =
+        PROVIDER_CREDENTIAL_VARS.iter().map(|var| var.to_string()).collect();
+    scrub_env.extend(config.credential_env_names());
+    scrub_env.sort();
+    scrub_env.dedup();
     quote! {
         rt::Settings {
             port: #port,
@@ -129,7 +153,7 @@ fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
 }
 
 /// A `const` expression for a duration, in the largest whole unit.
-fn duration(duration: Duration) -> TokenStream {
+pub(super) fn duration(duration: Duration) -> TokenStream {
     let nanos = duration.subsec_nanos();
     let secs = Literal::u64_unsuffixed(duration.as_secs());
     if nanos == 0 {

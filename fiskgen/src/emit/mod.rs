@@ -31,6 +31,7 @@ use crate::params::{self, ParamsError};
 use crate::{Plan, embedded, format};
 
 mod app;
+mod builtins;
 mod files;
 mod tools;
 
@@ -60,17 +61,6 @@ pub struct GeneratedCrate {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GenerateError {
-    /// The served set holds built-in tools, which the runtime does not serve yet.
-    #[error(
-        "built-in tools are not served yet: {tools}; exclude them with `exclude: {{tools: [{patterns}]}}` \
-         or remove them from harness.tools / harness.knowledge"
-    )]
-    Builtins {
-        /// The built-ins, comma-separated.
-        tools: String,
-        /// Anchored patterns that exclude exactly them.
-        patterns: String,
-    },
     /// The identity cannot name a package and binary.
     #[error(
         "identity {0:?} cannot name a binary: use letters, digits, `-` and `_`, starting with a \
@@ -102,7 +92,6 @@ pub enum GenerateError {
 pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, GenerateError> {
     let server = &plan.server;
     check_identity(&server.identity)?;
-    refuse_builtins(server)?;
 
     let mut items = Vec::new();
     let mut warnings = Vec::new();
@@ -156,6 +145,24 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         let path = format!("src/tools/{}.rs", ident::unraw(module));
         files.insert(path.clone(), rust_file(&path, &tokens)?);
     }
+    let builtin_tools: Vec<(&ir::Tool, ir::Builtin)> = server
+        .tools
+        .iter()
+        .filter_map(|tool| match tool.kind {
+            ToolKind::Builtin { builtin } => Some((tool, builtin)),
+            ToolKind::Command(_) => None,
+        })
+        .collect();
+    if !builtin_tools.is_empty() {
+        let module = module_names.claim("builtins", "builtins");
+        let (tokens, names) = builtins::module(&plan.config, &builtin_tools);
+        for ((tool, _), name) in builtin_tools.iter().zip(names) {
+            emitted_specs.insert(tool.name.clone(), (module.clone(), name));
+        }
+        let path = format!("src/tools/{}.rs", ident::unraw(&module));
+        files.insert(path.clone(), rust_file(&path, &tokens)?);
+        groups.push((module, String::new()));
+    }
     let serving_order: Vec<(String, String)> = server
         .tools
         .iter()
@@ -177,7 +184,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     let package = format!("{}-mcp", server.identity);
     files.insert(
         "Cargo.toml".into(),
-        files::cargo_toml(&package, server, settings),
+        files::cargo_toml(&package, server, &plan.config, settings),
     );
     files.insert(
         "README.md".into(),
@@ -217,26 +224,6 @@ fn check_identity(identity: &str) -> Result<(), GenerateError> {
     } else {
         Err(GenerateError::Identity(identity.to_string()))
     }
-}
-
-fn refuse_builtins(server: &ir::Server) -> Result<(), GenerateError> {
-    let builtins: Vec<&str> = server
-        .tools
-        .iter()
-        .filter(|tool| matches!(tool.kind, ToolKind::Builtin { .. }))
-        .map(|tool| tool.name.as_str())
-        .collect();
-    if builtins.is_empty() {
-        return Ok(());
-    }
-    Err(GenerateError::Builtins {
-        tools: builtins.join(", "),
-        patterns: builtins
-            .iter()
-            .map(|name| format!("'^{name}$'"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    })
 }
 
 /// The advertised schema's properties and `required` must match the struct's fields one to

@@ -496,7 +496,7 @@ fn by_copy(required: bool, local: &Ident) -> TokenStream {
     }
 }
 
-fn hints(tool: &Tool) -> TokenStream {
+pub(super) fn hints(tool: &Tool) -> TokenStream {
     if tool.hints.is_empty() {
         return quote! { rt::Hints::NONE };
     }

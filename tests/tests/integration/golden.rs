@@ -32,6 +32,11 @@ const FIXTURE: Case = Case {
     app: App::Fixture,
 };
 
+const BUILTINS: Case = Case {
+    config: "tests/fixtures/builtins.yaml",
+    app: App::Demo,
+};
+
 /// The real application's introspection, once per test binary.
 fn introspection(app: App) -> Result<Introspection> {
     static DEMO: OnceLock<Introspection> = OnceLock::new();
@@ -55,6 +60,7 @@ pub(crate) fn plan(case_name: &str) -> Result<Plan> {
     let case = match case_name {
         "demo" => DEMO,
         "fixture" => FIXTURE,
+        "builtins" => BUILTINS,
         other => bail!("no golden case {other}"),
     };
     let config = config::load(&workspace_root().join(case.config))?;
@@ -183,7 +189,7 @@ fn golden_fixture() -> Result<()> {
 
 #[test]
 fn generating_twice_is_byte_identical() -> Result<()> {
-    for case in ["demo", "fixture"] {
+    for case in ["demo", "fixture", "builtins"] {
         assert_eq!(generate(case)?, generate(case)?, "{case}");
     }
     Ok(())
@@ -209,21 +215,11 @@ fn generate_writes_nothing_the_second_time() -> Result<()> {
     Ok(())
 }
 
+/// Built-in tools are emitted with their settings compiled in (roots, caps, confirmation,
+/// the knowledge index), and the crate is compiled as a workspace member.
 #[test]
-fn builtins_are_refused_with_the_way_out() -> Result<()> {
-    let mut plan = plan("demo")?;
-    let yaml = "application_path: tasks\nharness: {tools: [{name: read_file}]}\n";
-    let config = config::parse(yaml, Path::new("builtins.yaml"))?;
-    plan.server = fiskgen::select_for(&config, plan.introspection.as_ref())?;
-    let Err(error) = emit::generate(&plan, &Settings::default()) else {
-        bail!("built-ins must be refused")
-    };
-    assert_eq!(
-        error.to_string(),
-        "built-in tools are not served yet: read_file; exclude them with `exclude: {tools: \
-         ['^read_file$']}` or remove them from harness.tools / harness.knowledge"
-    );
-    Ok(())
+fn golden_builtins() -> Result<()> {
+    check_golden("builtins")
 }
 
 /// `tasks-mcp tools --json` (the compiled golden demo) serves exactly what `fiskgen info

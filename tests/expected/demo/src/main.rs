@@ -23,6 +23,7 @@ static APP: rt::AppSpec = rt::AppSpec {
         name: "tasks",
         version: Some("1.0.0"),
         fingerprint: "a38a837150ec137913950182c97e804ca4fac2f5c369821fb63416f56d4d67a3",
+        model: include_str!("../model.json"),
     }),
     instructions: Some(
         "Tools for a small task list. Use task_list before task_add to avoid duplicates.",
@@ -38,10 +39,33 @@ static APP: rt::AppSpec = rt::AppSpec {
         allowed_origins: &[],
         auth: None,
         stateless: false,
-        scrub_env: &[],
+        scrub_env: &[
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "ANTHROPIC_CUSTOM_HEADERS",
+            "ANTHROPIC_IDENTITY_TOKEN",
+            "ANTHROPIC_WEBHOOK_SIGNING_KEY",
+            "AZURE_OPENAI_API_KEY",
+            "COHERE_API_KEY",
+            "CO_API_KEY",
+            "DEEPSEEK_API_KEY",
+            "FIREWORKS_API_KEY",
+            "GEMINI_API_KEY",
+            "GROQ_API_KEY",
+            "MISTRAL_API_KEY",
+            "OPENAI_ADMIN_KEY",
+            "OPENAI_API_KEY",
+            "OPENROUTER_API_KEY",
+            "PERPLEXITY_API_KEY",
+            "TOGETHER_API_KEY",
+            "XAI_API_KEY",
+        ],
     },
 };
 
+/// What the operator should know about the served set, printed at start.
+static NOTES: &[&str] = &["1 command tagged ai:deny is never served: store_purge"];
+
 fn main() -> ExitCode {
-    rt::main(&APP)
+    rt::main_with_notes(&APP, NOTES)
 }

@@ -1,0 +1,154 @@
+//! `src/tools/builtins.rs`: the served built-in tools as static specs, with the settings of
+//! `harness.tools` and `harness.knowledge` compiled in. The runtime implements them.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::app::duration;
+use super::schema_text;
+use super::tools::hints;
+use crate::config::{BuiltinToolConfig, Config};
+use crate::format::{doc, inner_doc, raw_string};
+use crate::ident;
+use crate::ir::{self, Builtin};
+
+/// The module's tokens and, in serving order, the static name of each built-in's spec.
+pub(super) fn module(config: &Config, tools: &[(&ir::Tool, Builtin)]) -> (TokenStream, Vec<String>) {
+    let knowledge = tools.iter().any(|(_, builtin)| Builtin::KNOWLEDGE.contains(builtin));
+    let knowledge_static = knowledge.then(|| knowledge_spec(config));
+    let mut names = Vec::new();
+    let specs: Vec<TokenStream> = tools
+        .iter()
+        .map(|(tool, builtin)| {
+            let name = tool.name.to_uppercase();
+            names.push(name.clone());
+            spec(config, tool, *builtin, &name)
+        })
+        .collect();
+    let module_doc = inner_doc(
+        "The built-in tools this server serves, with their settings from the config. The runtime \
+         implements them.",
+    );
+    // Only the embeddings timeout is a `Duration`.
+    let duration_import = (knowledge && config.harness.knowledge.embeddings.is_some())
+        .then(|| quote! { use std::time::Duration; });
+    let tokens = quote! {
+        #module_doc
+
+        #duration_import
+
+        use ::fiskgen_runtime::__private as rt;
+
+        #knowledge_static
+
+        #(#specs)*
+    };
+    (tokens, names)
+}
+
+fn spec(config: &Config, tool: &ir::Tool, builtin: Builtin, name: &str) -> TokenStream {
+    let spec = ident::ident(name);
+    let spec_doc = doc(&format!("The built-in `{}` tool.", tool.name));
+    let run = match builtin {
+        Builtin::ReadFile => {
+            let access = file_access(config, builtin);
+            quote! { rt::Builtin::ReadFile(#access) }
+        }
+        Builtin::Base64Encode => {
+            let access = file_access(config, builtin);
+            quote! { rt::Builtin::Base64Encode(#access) }
+        }
+        Builtin::KnowledgeSearch => quote! { rt::Builtin::KnowledgeSearch(&KNOWLEDGE) },
+        Builtin::KnowledgeRead => quote! { rt::Builtin::KnowledgeRead(&KNOWLEDGE) },
+        Builtin::KnowledgeList => quote! { rt::Builtin::KnowledgeList(&KNOWLEDGE) },
+    };
+    let tool_name = &tool.name;
+    let title = &tool.title;
+    let description = &tool.description;
+    let hints = hints(tool);
+    let confirm = match &tool.confirm {
+        Some(confirm) => {
+            let trigger = &confirm.trigger;
+            quote! { Some(#trigger) }
+        }
+        None => quote! { None },
+    };
+    let schema = raw_string(&schema_text(&tool.input_schema));
+    quote! {
+        #spec_doc
+        pub(crate) static #spec: rt::ToolSpec = rt::ToolSpec {
+            name: #tool_name,
+            title: #title,
+            description: #description,
+            tags: &[],
+            hints: #hints,
+            confirm: #confirm,
+            input_schema: #schema,
+            run: rt::Run::Builtin(#run),
+        };
+    }
+}
+
+/// `roots` and `max_bytes` of the tool's `harness.tools` entry.
+fn file_access(config: &Config, builtin: Builtin) -> TokenStream {
+    let entry = config.harness.tools.iter().find(|entry| entry.name == builtin.name());
+    let (roots, max_bytes) = match entry {
+        Some(BuiltinToolConfig { roots, max_bytes, .. }) => (roots.clone(), *max_bytes),
+        None => (Vec::new(), None),
+    };
+    let max_bytes = match max_bytes {
+        Some(bytes) => {
+            let bytes = Literal::u64_unsuffixed(bytes);
+            quote! { Some(#bytes) }
+        }
+        None => quote! { None },
+    };
+    quote! { rt::FileAccess { roots: &[#(#roots),*], max_bytes: #max_bytes } }
+}
+
+/// `static KNOWLEDGE`: `harness.knowledge`, shared by the three knowledge tools.
+fn knowledge_spec(config: &Config) -> TokenStream {
+    let knowledge = &config.harness.knowledge;
+    let directory = match &knowledge.directory {
+        Some(directory) => quote! { Some(#directory) },
+        None => quote! { None },
+    };
+    let top_k = Literal::u32_unsuffixed(u32::try_from(knowledge.top_k.clamp(0, 20)).unwrap_or(5));
+    let max_tokens = Literal::u64_unsuffixed(u64::try_from(knowledge.max_injected_tokens.max(0)).unwrap_or(0));
+    let paths = &knowledge.paths;
+    let embeddings = match &knowledge.embeddings {
+        Some(embeddings) => {
+            let base_url = &embeddings.base_url;
+            let model = &embeddings.model;
+            let api_key_env = match &embeddings.api_key_env {
+                Some(var) => quote! { Some(#var) },
+                None => quote! { None },
+            };
+            let timeout = duration(embeddings.timeout);
+            let query_prefix = &embeddings.query_prefix;
+            let document_prefix = &embeddings.document_prefix;
+            quote! {
+                Some(rt::EmbeddingsSpec {
+                    base_url: #base_url,
+                    model: #model,
+                    api_key_env: #api_key_env,
+                    timeout: #timeout,
+                    query_prefix: #query_prefix,
+                    document_prefix: #document_prefix,
+                })
+            }
+        }
+        None => quote! { None },
+    };
+    let knowledge_doc = doc("`harness.knowledge`: the index the knowledge tools read.");
+    quote! {
+        #knowledge_doc
+        static KNOWLEDGE: rt::KnowledgeSpec = rt::KnowledgeSpec {
+            directory: #directory,
+            top_k: #top_k,
+            max_injected_tokens: #max_tokens,
+            embeddings: #embeddings,
+            paths: &[#(#paths),*],
+        };
+    }
+}
