@@ -25,8 +25,9 @@ use crate::logging::{self, LogFormat};
 use crate::request_state::{RequestStates, STATE_KEY_VAR};
 use crate::security::{self, Token};
 use crate::server::{Handler, Limits, ServerState, server_version};
-use crate::spec::{AppSpec, AuthSource, Run};
+use crate::spec::{AppSpec, ApplicationSpec, AuthSource, Run};
 use crate::tools::{self, Catalog};
+use crate::verify::{self, Check};
 
 /// Environment variable for the port.
 const PORT_VAR: &str = "FISK_AI_MCP_PORT";
@@ -88,6 +89,10 @@ struct Cli {
     /// (repeatable; adds to the built-in allowed_origins)
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     allowed_origins: Vec<String>,
+    /// Refuse to start when the application no longer matches what this server was built
+    /// from (checked before serving; without it the check runs in the background and warns)
+    #[arg(long)]
+    strict_app: bool,
     #[command(subcommand)]
     command: Option<Sub>,
 }
@@ -100,6 +105,9 @@ enum Sub {
         #[arg(long)]
         json: bool,
     },
+    /// Re-introspect the application and report whether it still matches what this server was
+    /// built from: exit 0 when its tools are unchanged, 1 (with the changes) when not, 2 on error
+    Verify,
     /// Show what this server was generated from
     Version {
         /// As JSON
@@ -186,6 +194,7 @@ pub fn main_with_notes(app: &'static AppSpec, notes: &'static [&'static str]) ->
     match cli.command {
         Some(Sub::Tools { json }) => print_tools(app, json),
         Some(Sub::Version { json }) => print_version(app, json),
+        Some(Sub::Verify) => run_verify(app, cli.application_path.as_deref()),
         Some(Sub::Knowledge { command }) => {
             let Some(spec) = knowledge else {
                 eprintln!("error: this server serves no knowledge tools");
@@ -319,6 +328,9 @@ fn serve(
     let (builtins, mut notes) = Builtins::start(app)?;
     notes.splice(0..0, generator_notes.iter().map(|note| note.to_string()));
     let program = resolve_program(app, cli.application_path.as_deref());
+    if let (Some(application), Some(program)) = (&app.application, &program) {
+        check_application(app, application, program, cli.strict_app)?;
+    }
     let max_concurrent = cli
         .max_concurrent_tools
         .unwrap_or(settings.max_concurrent_tools)
@@ -334,20 +346,7 @@ fn serve(
     let states = RequestStates::new(app.identity, state_key)
         .map_err(|error| format!("{STATE_KEY_VAR}: {error}"))?;
 
-    // Secrets the server itself reads never reach the commands it runs.
-    let mut scrub: Vec<String> = settings.scrub_env.iter().map(|v| v.to_string()).collect();
-    scrub.push(STATE_KEY_VAR.into());
-    if let Some(AuthSource::Env(name)) = settings.auth {
-        scrub.push(name.into());
-    }
-    let embeddings_key = builtins::knowledge_spec(app)
-        .ok()
-        .flatten()
-        .and_then(|spec| spec.embeddings)
-        .and_then(|embeddings| embeddings.api_key_env);
-    if let Some(name) = embeddings_key {
-        scrub.push(name.into());
-    }
+    let scrub = scrub_list(app);
     let env = exec::child_env(std::env::vars_os(), &scrub);
 
     let shutdown = CancellationToken::new();
@@ -574,6 +573,128 @@ fn fallback_port(app: &AppSpec) -> u16 {
 
 /// The application to run: the flag, else the compiled-in path; a bare name is looked up on
 /// PATH now, so the log says which file will run.
+/// The variables no command may see: the built-in list, the server's own secrets (state key,
+/// bearer token) and the embeddings key.
+fn scrub_list(app: &AppSpec) -> Vec<String> {
+    let settings = &app.settings;
+    // Secrets the server itself reads never reach the commands it runs.
+    let mut scrub: Vec<String> = settings.scrub_env.iter().map(|v| v.to_string()).collect();
+    scrub.push(STATE_KEY_VAR.into());
+    if let Some(AuthSource::Env(name)) = settings.auth {
+        scrub.push(name.into());
+    }
+    let embeddings_key = builtins::knowledge_spec(app)
+        .ok()
+        .flatten()
+        .and_then(|spec| spec.embeddings)
+        .and_then(|embeddings| embeddings.api_key_env);
+    if let Some(name) = embeddings_key {
+        scrub.push(name.into());
+    }
+    scrub
+}
+
+/// Is the application on disk still the one the server was built for? With `--strict-app` the
+/// answer is awaited and a changed application stops the start; otherwise the check runs in the
+/// background (never delaying readiness) and a change is logged as a warning.
+fn check_application(
+    app: &'static AppSpec,
+    application: &'static ApplicationSpec,
+    program: &Path,
+    strict: bool,
+) -> Result<(), String> {
+    let identity = app.identity;
+    let scrub = scrub_list(app);
+    if strict {
+        return match verify::check(application, program, &scrub)? {
+            Check::Changed(drift) => Err(format!(
+                "--strict-app: {} changed since this server was built:\n  {}\nregenerate it with \
+                 `fiskgen build`",
+                program.display(),
+                drift.structural.join("\n  ")
+            )),
+            Check::Same | Check::HelpOnly(_) => Ok(()),
+        };
+    }
+    let program = program.to_path_buf();
+    std::thread::spawn(move || match verify::check(application, &program, &scrub) {
+        Ok(Check::Changed(drift)) => tracing::warn!(
+            "{} changed since this server was built ({} changes, e.g. {}): the served tools may \
+             not match it; `{identity}-mcp verify` lists the changes, `fiskgen build` regenerates \
+             the server",
+            program.display(),
+            drift.structural.len(),
+            drift.structural.first().map_or("", String::as_str)
+        ),
+        Ok(Check::HelpOnly(drift)) => {
+            tracing::debug!(
+                changes = drift.help.len(),
+                "only help texts of the application changed"
+            );
+        }
+        Ok(Check::Same) => {
+            tracing::debug!("the application matches what this server was built from")
+        }
+        Err(error) => {
+            tracing::warn!("could not check the application against this server: {error}")
+        }
+    });
+    Ok(())
+}
+
+/// `<binary> verify`.
+fn run_verify(app: &'static AppSpec, flag: Option<&Path>) -> ExitCode {
+    let Some(application) = &app.application else {
+        eprintln!("error: this server wraps no application");
+        return ExitCode::from(2);
+    };
+    let Some(program) = resolve_program(app, flag) else {
+        eprintln!("error: no application path");
+        return ExitCode::from(2);
+    };
+    let built = format!(
+        "{} {}",
+        application.name,
+        application.version.unwrap_or("(no version)")
+    );
+    match verify::check(application, &program, &scrub_list(app)) {
+        Ok(Check::Same) => {
+            println!(
+                "{}: matches the {built} this server was built from",
+                program.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(Check::HelpOnly(drift)) => {
+            println!(
+                "{}: only help texts changed since {built} (descriptions may differ):\n  {}",
+                program.display(),
+                drift.help.join("\n  ")
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(Check::Changed(drift)) => {
+            println!(
+                "{}: changed since the {built} this server was built from:\n  {}",
+                program.display(),
+                drift
+                    .structural
+                    .iter()
+                    .chain(&drift.help)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            );
+            println!("\nRegenerate the server with `fiskgen build`.");
+            ExitCode::FAILURE
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn resolve_program(app: &AppSpec, flag: Option<&Path>) -> Option<PathBuf> {
     let configured = match (flag, &app.application) {
         (Some(path), _) => path.to_path_buf(),

@@ -18,6 +18,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::exec;
+use crate::spec::ApplicationSpec;
 
 /// Longest an application may take to print its model.
 pub(crate) const INTROSPECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -99,11 +100,20 @@ pub(crate) fn introspect(app: &Path, scrub: &[String], timeout: Duration) -> Res
 }
 
 /// What changed between two introspection documents, one line per change.
-pub(crate) fn diff(old: &Value, new: &Value) -> Vec<String> {
-    let mut changes = Vec::new();
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Drift {
+    /// Commands, flags, args, types, tags: what changes the tools.
+    pub(crate) structural: Vec<String>,
+    /// Help texts only (natscli embeds the current time in three of them).
+    pub(crate) help: Vec<String>,
+}
+
+/// Compares the document the server was built from with the application's current one.
+pub(crate) fn diff(old: &Value, new: &Value) -> Drift {
+    let mut drift = Drift::default();
     for field in ["name", "version"] {
         if old.get(field) != new.get(field) {
-            changes.push(format!(
+            drift.structural.push(format!(
                 "application {field}: {} -> {}",
                 show(old.get(field)),
                 show(new.get(field))
@@ -114,28 +124,28 @@ pub(crate) fn diff(old: &Value, new: &Value) -> Vec<String> {
         "global flag",
         &items(old, "flags"),
         &items(new, "flags"),
-        &mut changes,
+        &mut drift.structural,
     );
     let (old_commands, new_commands) = (commands(old), commands(new));
     for (path, command) in &new_commands {
         match old_commands.get(path) {
-            None => changes.push(format!("command added: {path}")),
-            Some(before) => compare_command(path, before, command, &mut changes),
+            None => drift.structural.push(format!("command added: {path}")),
+            Some(before) => compare_command(path, before, command, &mut drift),
         }
     }
     for path in old_commands
         .keys()
         .filter(|path| !new_commands.contains_key(*path))
     {
-        changes.push(format!("command removed: {path}"));
+        drift.structural.push(format!("command removed: {path}"));
     }
-    changes
+    drift
 }
 
-fn compare_command(path: &str, old: &Value, new: &Value, changes: &mut Vec<String>) {
+fn compare_command(path: &str, old: &Value, new: &Value, drift: &mut Drift) {
     for field in ["tags", "hidden"] {
         if old.get(field) != new.get(field) {
-            changes.push(format!(
+            drift.structural.push(format!(
                 "{path}: {field} {} -> {}",
                 show(old.get(field)),
                 show(new.get(field))
@@ -143,26 +153,34 @@ fn compare_command(path: &str, old: &Value, new: &Value, changes: &mut Vec<Strin
         }
     }
     if old.get("help") != new.get("help") || old.get("help_long") != new.get("help_long") {
-        changes.push(format!("{path}: help changed"));
+        drift.help.push(format!("{path}: help changed"));
     }
-    let mut items_changes = Vec::new();
+    let mut item_changes = Vec::new();
     compare_items(
         "flag",
         &items(old, "flags"),
         &items(new, "flags"),
-        &mut items_changes,
+        &mut item_changes,
     );
     compare_items(
         "argument",
         &items(old, "args"),
         &items(new, "args"),
-        &mut items_changes,
+        &mut item_changes,
     );
-    changes.extend(
-        items_changes
+    drift.structural.extend(
+        item_changes
             .into_iter()
             .map(|change| format!("{path}: {change}")),
     );
+    for kind in ["flags", "args"] {
+        let (before, after) = (help_texts(old, kind), help_texts(new, kind));
+        for (name, help) in &after {
+            if before.get(name).is_some_and(|old_help| old_help != help) {
+                drift.help.push(format!("{path}: help of {name} changed"));
+            }
+        }
+    }
     let property = |doc: &Value| {
         doc.pointer("/schema/properties")
             .cloned()
@@ -171,17 +189,45 @@ fn compare_command(path: &str, old: &Value, new: &Value, changes: &mut Vec<Strin
     let (old_schema, new_schema) = (property(old), property(new));
     if let (Some(old_props), Some(new_props)) = (old_schema.as_object(), new_schema.as_object()) {
         for (name, schema) in new_props {
-            if let Some(before) = old_props.get(name)
-                && before != schema
-            {
-                changes.push(format!(
+            let Some(before) = old_props.get(name) else {
+                continue;
+            };
+            let (before, after) = (without_description(before), without_description(schema));
+            if before != after {
+                drift.structural.push(format!(
                     "{path}: type of {name}: {} -> {}",
-                    show(Some(before)),
-                    show(Some(schema))
+                    show(Some(&before)),
+                    show(Some(&after))
                 ));
             }
         }
     }
+}
+
+/// A property schema without its `description` (the help text, compared separately).
+fn without_description(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("description");
+    }
+    schema
+}
+
+/// The help text of each flag or arg, by name.
+fn help_texts(node: &Value, key: &str) -> BTreeMap<String, Value> {
+    let list = node
+        .get(key)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    list.into_iter()
+        .filter_map(|item| {
+            Some((
+                item.get("name")?.as_str()?.to_string(),
+                item.get("help")?.clone(),
+            ))
+        })
+        .collect()
 }
 
 /// Flags or args by name, without their help text (help changes are reported per command).
@@ -211,11 +257,13 @@ fn compare_items(
         match old.get(name) {
             None => changes.push(format!("{kind} added: {dashes}{name}")),
             Some(before) if before != item => {
-                changes.push(format!(
-                    "{kind} changed: {dashes}{name}: {} -> {}",
-                    show(Some(before)),
-                    show(Some(item))
-                ));
+                for (key, was, is) in changed_keys(before, item) {
+                    changes.push(format!(
+                        "{kind} changed: {dashes}{name}: {key} {} -> {}",
+                        show(was),
+                        show(is)
+                    ));
+                }
             }
             Some(_) => {}
         }
@@ -223,6 +271,27 @@ fn compare_items(
     for name in old.keys().filter(|name| !new.contains_key(*name)) {
         changes.push(format!("{kind} removed: {dashes}{name}"));
     }
+}
+
+/// One key of two objects whose values differ: the key, the old value, the new value.
+type ChangedKey<'a> = (&'a str, Option<&'a Value>, Option<&'a Value>);
+
+/// The keys of two objects whose values differ, with both values.
+fn changed_keys<'a>(old: &'a Value, new: &'a Value) -> Vec<ChangedKey<'a>> {
+    let keys = |value: &'a Value| {
+        value
+            .as_object()
+            .into_iter()
+            .flat_map(|object| object.keys())
+    };
+    let mut names: Vec<&str> = keys(old).chain(keys(new)).map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|key| (key, old.get(key), new.get(key)))
+        .filter(|(_, was, is)| was != is)
+        .collect()
 }
 
 /// Every command by its space-joined path, groups and hidden ones included.
@@ -259,6 +328,36 @@ fn show(value: Option<&Value>) -> String {
     }
 }
 
+/// The outcome of comparing the application on disk with the one the server was built from.
+pub(crate) enum Check {
+    /// The same document.
+    Same,
+    /// Only help texts changed.
+    HelpOnly(Drift),
+    /// Commands, flags, args, types or tags changed.
+    Changed(Drift),
+}
+
+/// Re-introspects `program` and compares it with the model compiled into the server.
+pub(crate) fn check(
+    application: &ApplicationSpec,
+    program: &Path,
+    scrub: &[String],
+) -> Result<Check, String> {
+    let current = introspect(program, scrub, INTROSPECT_TIMEOUT)?;
+    if fingerprint(&current) == application.fingerprint {
+        return Ok(Check::Same);
+    }
+    let built: Value = serde_json::from_str(application.model)
+        .map_err(|error| format!("the model compiled into this server does not parse: {error}"))?;
+    let drift = diff(&built, &current);
+    Ok(if drift.structural.is_empty() {
+        Check::HelpOnly(drift)
+    } else {
+        Check::Changed(drift)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -282,7 +381,7 @@ mod tests {
                 {"name": "archive", "help": "y"}
             ]}
         ]});
-        let changes = diff(&old, &new);
+        let changes = diff(&old, &new).structural;
         for expected in [
             "application version: 1.0.0 -> 1.1.0",
             "command added: task archive",
@@ -308,7 +407,12 @@ mod tests {
                 .any(|c| c.starts_with("task add: type of priority")),
             "{changes:#?}"
         );
-        assert!(diff(&old, &old).is_empty());
+        assert_eq!(diff(&old, &old), Drift::default());
+        let mut reworded = new.clone();
+        reworded["commands"][0]["commands"][0]["flags"][0]["help"] = json!("priority, reworded");
+        let drift = diff(&new, &reworded);
+        assert!(drift.structural.is_empty(), "{drift:?}");
+        assert_eq!(drift.help, ["task add: help of priority changed"]);
     }
 
     #[test]

@@ -76,7 +76,8 @@ pub(super) fn main_rs(
         }
     } else {
         let notes = &server.notes;
-        let notes_doc = doc("What the operator should know about the served set, printed at start.");
+        let notes_doc =
+            doc("What the operator should know about the served set, printed at start.");
         quote! {
             #notes_doc
             static NOTES: &[&str] = &[#(#notes),*];
@@ -131,8 +132,10 @@ fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
     let stateless = mcp.stateless;
     // The LLM providers' credential variables, then the operator's (as fiskgen's own
     // introspection scrubs them).
-    let mut scrub_env: Vec<String> =
-        PROVIDER_CREDENTIAL_VARS.iter().map(|var| var.to_string()).collect();
+    let mut scrub_env: Vec<String> = PROVIDER_CREDENTIAL_VARS
+        .iter()
+        .map(|var| var.to_string())
+        .collect();
     scrub_env.extend(config.credential_env_names());
     scrub_env.sort();
     scrub_env.dedup();

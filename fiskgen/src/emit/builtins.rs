@@ -13,8 +13,13 @@ use crate::ident;
 use crate::ir::{self, Builtin};
 
 /// The module's tokens and, in serving order, the static name of each built-in's spec.
-pub(super) fn module(config: &Config, tools: &[(&ir::Tool, Builtin)]) -> (TokenStream, Vec<String>) {
-    let knowledge = tools.iter().any(|(_, builtin)| Builtin::KNOWLEDGE.contains(builtin));
+pub(super) fn module(
+    config: &Config,
+    tools: &[(&ir::Tool, Builtin)],
+) -> (TokenStream, Vec<String>) {
+    let knowledge = tools
+        .iter()
+        .any(|(_, builtin)| Builtin::KNOWLEDGE.contains(builtin));
     let knowledge_static = knowledge.then(|| knowledge_spec(config));
     let mut names = Vec::new();
     let specs: Vec<TokenStream> = tools
@@ -91,9 +96,15 @@ fn spec(config: &Config, tool: &ir::Tool, builtin: Builtin, name: &str) -> Token
 
 /// `roots` and `max_bytes` of the tool's `harness.tools` entry.
 fn file_access(config: &Config, builtin: Builtin) -> TokenStream {
-    let entry = config.harness.tools.iter().find(|entry| entry.name == builtin.name());
+    let entry = config
+        .harness
+        .tools
+        .iter()
+        .find(|entry| entry.name == builtin.name());
     let (roots, max_bytes) = match entry {
-        Some(BuiltinToolConfig { roots, max_bytes, .. }) => (roots.clone(), *max_bytes),
+        Some(BuiltinToolConfig {
+            roots, max_bytes, ..
+        }) => (roots.clone(), *max_bytes),
         None => (Vec::new(), None),
     };
     let max_bytes = match max_bytes {
@@ -114,7 +125,8 @@ fn knowledge_spec(config: &Config) -> TokenStream {
         None => quote! { None },
     };
     let top_k = Literal::u32_unsuffixed(u32::try_from(knowledge.top_k.clamp(0, 20)).unwrap_or(5));
-    let max_tokens = Literal::u64_unsuffixed(u64::try_from(knowledge.max_injected_tokens.max(0)).unwrap_or(0));
+    let max_tokens =
+        Literal::u64_unsuffixed(u64::try_from(knowledge.max_injected_tokens.max(0)).unwrap_or(0));
     let paths = &knowledge.paths;
     let embeddings = match &knowledge.embeddings {
         Some(embeddings) => {

@@ -18,7 +18,9 @@ fn runtime_dependency(server: &ir::Server, config: &Config) -> String {
         matches!(tool.kind, ir::ToolKind::Builtin { builtin } if ir::Builtin::KNOWLEDGE.contains(&builtin))
     });
     if !knowledge {
-        return format!("fiskgen-runtime = {{ version = \"={version}\", default-features = false }}");
+        return format!(
+            "fiskgen-runtime = {{ version = \"={version}\", default-features = false }}"
+        );
     }
     let tls = config
         .harness

@@ -9,6 +9,9 @@ mod apps;
 mod argv;
 /// Real MCP clients (Python SDK, Inspector, conformance suite) against the generated demo server.
 mod clients;
+/// The generated server checks the application it wraps: `verify`, `--strict-app`, and the
+/// background check at start.
+mod drift;
 /// The generated crates of the demo and the fixture match their goldens, byte for byte.
 mod golden;
 /// Every selection rule, applied to the real fixture application's introspection.
