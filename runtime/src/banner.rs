@@ -76,7 +76,7 @@ fn stdio_entries(app: &AppSpec, command: &[String]) -> String {
     out
 }
 
-/// The headline, the tool list, the confirmation note and the built-ins' notes.
+/// The headline, the tool list and the notes (the confirmation note first).
 fn served(app: &AppSpec, version: &str, place: &str, notes: &[String]) -> String {
     let count = app.tools.len();
     let mut out = format!(
@@ -91,39 +91,46 @@ fn served(app: &AppSpec, version: &str, place: &str, notes: &[String]) -> String
             .unwrap_or_default();
         let _ = writeln!(out, "  {}{gate}", tool.name);
     }
-    if let Some(note) = confirm_note(app) {
-        let _ = writeln!(out, "{note}");
-    }
     for note in notes {
         let _ = writeln!(out, "{note}");
     }
     out
 }
 
-/// `note: N exposed tool(s) require approval ...` when any tool is gated.
-pub(crate) fn confirm_note(app: &AppSpec) -> Option<String> {
+/// `note: N exposed tool(s) require approval ...` with the effective confirmation mode when any
+/// tool is gated; when `--confirm` set the mode, says so (and that it changes nothing when no
+/// tool is gated).
+pub(crate) fn confirm_note(app: &AppSpec, mode: ConfirmMode, from_flag: bool) -> Option<String> {
     let gated = app
         .tools
         .iter()
         .filter(|tool| tool.confirm.is_some())
         .count();
+    let name = mode_name(mode);
     if gated == 0 {
-        return None;
+        return from_flag.then(|| {
+            format!("note: --confirm {name} changes nothing: no exposed tool requires approval")
+        });
     }
-    let summary = match app.settings.confirm {
-        ConfirmMode::Auto => {
-            "elicit-capable clients are asked, others run ungated (confirm_over_mcp=auto)"
-        }
-        ConfirmMode::Always => {
-            "elicit-capable clients are asked, others are refused (confirm_over_mcp=always)"
-        }
-        ConfirmMode::Never => {
-            "they run ungated, approval is delegated to the client (confirm_over_mcp=never)"
-        }
+    let summary = match mode {
+        ConfirmMode::Auto => "elicit-capable clients are asked, others run ungated",
+        ConfirmMode::Always => "elicit-capable clients are asked, others are refused",
+        ConfirmMode::Never => "they run ungated, approval is delegated to the client",
     };
+    let source = if from_flag { ", set by --confirm" } else { "" };
     Some(format!(
-        "note: {gated} exposed tool(s) require approval (ai:confirm or confirm_tags): {summary}"
+        "note: {gated} exposed tool(s) require approval (ai:confirm or confirm_tags): {summary} \
+         (confirm_over_mcp={name}{source})"
     ))
+}
+
+/// A mode as written in the config and on the command line.
+fn mode_name(mode: ConfirmMode) -> &'static str {
+    match mode {
+        ConfirmMode::Auto => "auto",
+        ConfirmMode::Always => "always",
+        ConfirmMode::Never => "never",
+    }
 }
 
 #[cfg(test)]

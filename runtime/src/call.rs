@@ -1,8 +1,9 @@
 //! One `tools/call`, in the order of DESIGN.md section 4 and fisk-ai reference 4.1: typed
 //! validation, confirmation gate (before a slot is taken, so a pending approval holds none),
 //! a concurrency slot (waiting at most the tool timeout), the run with its own timeout, and
-//! the result. Every path answers and writes one log line. Built-in tools take the same path,
-//! with their trace line (`read_file docs/a.md`) where a command shows its command line.
+//! the result. Every path answers and writes one log line when it ends, and a call that runs
+//! writes `Running <command line>` when it starts. Built-in tools take the same path, with
+//! their trace line (`read_file docs/a.md`) where a command shows its command line.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -63,6 +64,16 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The line logged when the command (or built-in) starts, once it has a slot: `Running
+    /// <command line>`, as fisk-ai writes it (the line is already display-escaped).
+    fn log_start(&self, line: &str) {
+        tracing::info!(
+            tool = self.spec.name,
+            client = self.client,
+            "Running {line}"
+        );
+    }
+
     /// The one line logged when the call ends.
     fn log_end(&self, outcome: &str, exit_code: Option<i32>, message: &str) {
         tracing::info!(
@@ -160,6 +171,7 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
         Ok(permit) => permit,
         Err(response) => return response,
     };
+    call.log_start(&line);
     let deadline = Instant::now() + state.tool_timeout;
     let shared = Arc::clone(&state.builtins);
     let running =
@@ -263,6 +275,7 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
         Ok(permit) => permit,
         Err(response) => return response,
     };
+    call.log_start(&line);
 
     let cancel = async {
         tokio::select! {

@@ -25,7 +25,7 @@ use crate::logging::{self, LogFormat};
 use crate::request_state::{RequestStates, STATE_KEY_VAR};
 use crate::security::{self, Token};
 use crate::server::{Handler, Limits, ServerState, server_version};
-use crate::spec::{AppSpec, ApplicationSpec, AuthSource, Run};
+use crate::spec::{AppSpec, ApplicationSpec, AuthSource, ConfirmMode, Run};
 use crate::tools::{self, Catalog};
 use crate::verify::{self, Check};
 
@@ -71,6 +71,9 @@ struct Cli {
     /// 1m30s) [default: the built-in setting]
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     tool_timeout: Option<Duration>,
+    /// How tools that require approval are confirmed [default: the built-in confirm_over_mcp]
+    #[arg(long, value_enum, value_name = "MODE")]
+    confirm: Option<ConfirmMode>,
     /// Log format on stderr
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
     log_format: LogFormat,
@@ -327,6 +330,11 @@ fn serve(
     let catalog = Catalog::new(app)?;
     let (builtins, mut notes) = Builtins::start(app)?;
     notes.splice(0..0, generator_notes.iter().map(|note| note.to_string()));
+    let confirm = cli.confirm.unwrap_or(settings.confirm);
+    notes.splice(
+        0..0,
+        banner::confirm_note(app, confirm, cli.confirm.is_some()),
+    );
     let program = resolve_program(app, cli.application_path.as_deref());
     if let (Some(application), Some(program)) = (&app.application, &program) {
         check_application(app, application, program, cli.strict_app)?;
@@ -360,7 +368,7 @@ fn serve(
             tool_timeout,
         },
         Confirmer {
-            mode: settings.confirm,
+            mode: confirm,
             identity: app.identity,
             states,
         },
@@ -519,9 +527,6 @@ fn announce(
                 claude = %banner::claude_add_http(app.identity, place),
                 "client configuration"
             );
-        }
-        if let Some(note) = banner::confirm_note(app) {
-            tracing::info!("{note}");
         }
         for note in notes {
             tracing::info!("{note}");

@@ -158,24 +158,7 @@ impl Confirmer {
     /// 2026-07-28: ask with an input-required result, or judge the retry that answers it.
     fn mrtr(&self, call: &Call<'_>, quoted: &str) -> Gate {
         let Some(state) = call.request_state else {
-            return match self.states.seal(call.tool, call.arguments) {
-                Ok(state) => {
-                    self.log(call, "asked", "input required (MRTR)");
-                    let mut requests = InputRequests::new();
-                    requests.insert(
-                        INPUT_KEY.into(),
-                        InputRequest::Elicitation(ElicitRequest::new(self.prompt(call))),
-                    );
-                    Gate::Respond(InputRequiredResult::new(Some(requests), Some(state)).into())
-                }
-                Err(error) => {
-                    self.log(call, "failed", &error);
-                    deny(failed(
-                        quoted,
-                        &format!("the approval could not be prepared ({error})"),
-                    ))
-                }
-            };
+            return self.ask(call, quoted, "input required (MRTR)");
         };
         if let Err(refusal) = self.states.redeem(state, call.tool, call.arguments) {
             let detail = match &refusal {
@@ -191,16 +174,18 @@ impl Confirmer {
             };
             return deny(failed(quoted, why));
         }
+        // The state is used up now, whatever follows. A retry without the answer is asked again
+        // with a fresh state (SEP-2322: the server SHOULD re-request missing input).
         let answer = call
             .input_responses
             .and_then(|responses| responses.get(INPUT_KEY))
             .cloned();
         let Some(answer) = answer else {
-            self.log(call, "failed", "no answer in inputResponses");
-            return deny(failed(
+            return self.ask(
+                call,
                 quoted,
-                "the client sent no answer to the approval question",
-            ));
+                "input required again (MRTR; the retry carried no answer)",
+            );
         };
         match serde_json::from_value::<ElicitResult>(answer) {
             Ok(result) => self.judge(call, quoted, result),
@@ -209,6 +194,28 @@ impl Confirmer {
                 deny(failed(
                     quoted,
                     &format!("the answer was malformed ({error})"),
+                ))
+            }
+        }
+    }
+
+    /// An input-required result asking for approval, with a newly sealed state.
+    fn ask(&self, call: &Call<'_>, quoted: &str, detail: &str) -> Gate {
+        match self.states.seal(call.tool, call.arguments) {
+            Ok(state) => {
+                self.log(call, "asked", detail);
+                let mut requests = InputRequests::new();
+                requests.insert(
+                    INPUT_KEY.into(),
+                    InputRequest::Elicitation(ElicitRequest::new(self.prompt(call))),
+                );
+                Gate::Respond(InputRequiredResult::new(Some(requests), Some(state)).into())
+            }
+            Err(error) => {
+                self.log(call, "failed", &error);
+                deny(failed(
+                    quoted,
+                    &format!("the approval could not be prepared ({error})"),
                 ))
             }
         }

@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SetLevelRequestMethod, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -85,7 +86,22 @@ impl ServerState {
         builtins: Builtins,
         shutdown: CancellationToken,
     ) -> Self {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // Prompts and resources are declared and always empty, so generic clients (and the
+        // conformance suite) get empty lists and spec-shaped "not found" errors rather than
+        // -32601. `logging` is declared for legacy clients, which may send `logging/setLevel`;
+        // the server sends no log notifications (it logs to stderr), and `discover` leaves it
+        // out for 2026-07-28 clients, where logging is deprecated and setLevel removed.
+        #[expect(
+            deprecated,
+            reason = "logging is deprecated (SEP-2577) but legacy clients use it"
+        )]
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_prompts()
+            .enable_resources()
+            .enable_tools()
+            .build();
+        let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(app.identity, server_version(app)))
             // Offered to legacy clients that ask for a version we do not know.
             .with_protocol_version(ProtocolVersion::V_2025_11_25);
@@ -240,6 +256,63 @@ impl ServerHandler for Handler {
                 .into())
             }
         }
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut info = self.get_info();
+        // Deprecated in 2026-07-28, and `logging/setLevel` is gone: nothing to declare.
+        info.capabilities.logging = None;
+        Ok(DiscoverResult::from_server_info(
+            ServerHandler::supported_protocol_versions(self).into_owned(),
+            info,
+        ))
+    }
+
+    #[expect(
+        deprecated,
+        reason = "logging is deprecated (SEP-2577) but legacy clients use it"
+    )]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Legacy clients may set a level; no log notifications are sent at any level, so
+        // there is nothing to change. The 2026-07-28 protocol removed the method.
+        if confirm::is_modern(&context) {
+            return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
+        }
+        Ok(())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Err(ErrorData::invalid_params(
+            format!(
+                "unknown prompt: {:?} (this server has no prompts)",
+                request.name
+            ),
+            None,
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        // -32002 with the URI in `data` (2025-11-25); rmcp turns the code into -32602 for
+        // 2026-07-28 clients (SEP-2164).
+        Err(ErrorData::resource_not_found(
+            "Resource not found",
+            Some(serde_json::json!({ "uri": request.uri })),
+        ))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

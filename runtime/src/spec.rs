@@ -63,8 +63,8 @@ pub struct Settings {
     pub scrub_env: &'static [&'static str],
 }
 
-/// `confirm_over_mcp`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `confirm_over_mcp` (also the values of the binary's `--confirm` flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ConfirmMode {
     /// Ask clients that can be asked; run ungated (with a warning) for the others.
     Auto,

@@ -295,8 +295,8 @@ fn changed_keys<'a>(old: &'a Value, new: &'a Value) -> Vec<ChangedKey<'a>> {
 }
 
 /// Every command by its space-joined path, groups and hidden ones included.
-fn commands(document: &Value) -> BTreeMap<String, Value> {
-    fn walk(node: &Value, prefix: &str, out: &mut BTreeMap<String, Value>) {
+fn commands(document: &Value) -> BTreeMap<String, &Value> {
+    fn walk<'a>(node: &'a Value, prefix: &str, out: &mut BTreeMap<String, &'a Value>) {
         for command in node
             .get("commands")
             .and_then(Value::as_array)
@@ -312,7 +312,7 @@ fn commands(document: &Value) -> BTreeMap<String, Value> {
                 format!("{prefix} {name}")
             };
             walk(command, &path, out);
-            out.insert(path, command.clone());
+            out.insert(path, command);
         }
     }
     let mut out = BTreeMap::new();

@@ -1,5 +1,5 @@
 //! Install the pinned MCP clients the acceptance tests drive, once, into a shared directory,
-//! and find the server they test.
+//! and find the servers they test.
 //!
 //! The clients are pinned in `tests/clients`: `requirements.txt` for the Python SDK (`mcp`),
 //! `package.json` with its committed `package-lock.json` for Node 22 (the npm `node`
@@ -36,9 +36,14 @@ pub const PYTHON_VAR: &str = "FISKGEN_PYTHON";
 pub const NPM_VAR: &str = "FISKGEN_NPM";
 /// Environment variable naming the server binary under test, instead of the built demo.
 pub const SERVER_VAR: &str = "FISKGEN_TEST_SERVER";
+/// Environment variable naming the server with every built-in tool, instead of the built one.
+pub const BUILTINS_SERVER_VAR: &str = "FISKGEN_TEST_BUILTINS_SERVER";
 
 /// The file name of the generated demo server (the golden crate `tests/expected/demo`).
 pub const DEMO_SERVER: &str = "tasks-mcp";
+/// The file name of the generated server with every built-in tool (the golden crate
+/// `tests/expected/builtins`).
+pub const BUILTINS_SERVER: &str = "tasks-builtins-mcp";
 
 /// The major version of Node the clients need (the conformance suite and the Inspector).
 const NODE_MAJOR: &str = "v22.";
@@ -205,25 +210,38 @@ pub fn node_bin_in(tools: &Path) -> Result<PathBuf> {
 /// newer than every source its dep-info file (`tasks-mcp.d`) names, so a stale build fails
 /// the tests instead of testing an old server.
 pub fn demo_server() -> Result<PathBuf> {
-    if let Some(path) = std::env::var_os(SERVER_VAR).filter(|v| !v.is_empty()) {
+    built_server(DEMO_SERVER, SERVER_VAR)
+}
+
+/// The server with every built-in tool: `$FISKGEN_TEST_BUILTINS_SERVER`, or
+/// `tasks-builtins-mcp` (the golden crate `tests/expected/builtins`, generated from
+/// `tests/fixtures/builtins.yaml`), found and checked for staleness as [`demo_server`].
+pub fn builtins_server() -> Result<PathBuf> {
+    built_server(BUILTINS_SERVER, BUILTINS_SERVER_VAR)
+}
+
+/// The binary `$<var>`, or `name` in the `debug` directory of [`target_dir`], which must be
+/// newer than every source its dep-info file (`<name>.d`) names.
+fn built_server(name: &str, var: &str) -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os(var).filter(|v| !v.is_empty()) {
         let path = PathBuf::from(path);
         if !path.is_file() {
-            bail!("{SERVER_VAR}={} is not a file", path.display());
+            bail!("{var}={} is not a file", path.display());
         }
         return Ok(path);
     }
-    let path = target_dir().join("debug").join(DEMO_SERVER);
+    let path = target_dir().join("debug").join(name);
     let built = match fs::metadata(&path).and_then(|meta| meta.modified()) {
         Ok(built) => built,
         Err(_) => bail!(
             "the server under test, {}, does not exist: build it with `cargo build --workspace \
-             --bins` (`cargo xtask test` does that before testing), or point {SERVER_VAR} at a \
+             --bins` (`cargo xtask test` does that before testing), or point {var} at a \
              generated server binary",
             path.display()
         ),
     };
     // A binary older than its sources would test yesterday's server: check the sources
-    // cargo built it from (its dep-info file, `tasks-mcp.d`, lists them).
+    // cargo built it from (its dep-info file, `<name>.d`, lists them).
     let dep_info = path.with_extension("d");
     if let Ok(text) = fs::read_to_string(&dep_info) {
         for source in dep_info_sources(&text) {

@@ -165,6 +165,7 @@ async fn listed_and_called(era: Era) {
         "{}",
         server.log()
     );
+    assert!(server.log().contains("INFO Running read_file notes.txt"));
     assert!(
         server
             .log()

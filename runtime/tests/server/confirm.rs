@@ -280,3 +280,125 @@ async fn forged_altered_and_replayed_request_states_never_run() {
     assert_eq!(server.log().matches("Ran deploy -- prod").count(), 1);
     let _ = client.cancel().await;
 }
+
+/// `--confirm` overrides the built-in `confirm_over_mcp` (the `auto` profile here), and the
+/// start banner says which mode is in force and where it came from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_confirm_flag_overrides_the_built_in_mode() {
+    let server = Server::args(&["--confirm", "always"]);
+    assert!(
+        server
+            .log()
+            .contains("others are refused (confirm_over_mcp=always, set by --confirm)"),
+        "{}",
+        server.log()
+    );
+    for era in [Era::Legacy, Era::Modern] {
+        let (result, asked) = deploy(&server, era, Answer::Unable).await;
+        assert_eq!(text(&result), CANNOT_ASK, "{era:?}");
+        assert_eq!(asked, 0);
+        let (result, asked) = deploy(&server, era, Answer::Approve).await;
+        assert!(ran(&result), "{era:?}: {}", text(&result));
+        assert_eq!(asked, 1);
+    }
+    drop(server);
+
+    let server = Server::args(&["--confirm", "never"]);
+    assert!(
+        server
+            .log()
+            .contains("(confirm_over_mcp=never, set by --confirm)")
+    );
+    for era in [Era::Legacy, Era::Modern] {
+        let (result, asked) = deploy(&server, era, Answer::Decline).await;
+        assert!(ran(&result), "{era:?}: {}", text(&result));
+        assert_eq!(asked, 0, "{era:?}: never mode asked");
+    }
+    assert!(
+        !server.log().contains("ungated: gated by"),
+        "never mode warns"
+    );
+    drop(server);
+
+    // And back to what is built in, which the `always` profile then sets.
+    let server = Server::profile("always");
+    assert!(
+        server
+            .log()
+            .contains("others are refused (confirm_over_mcp=always)\n")
+    );
+    let (result, _) = deploy(&server, Era::Modern, Answer::Unable).await;
+    assert_eq!(text(&result), CANNOT_ASK);
+    drop(server);
+
+    let output = std::process::Command::new(server_binary())
+        .args(["--confirm", "sometimes"])
+        .output()
+        .expect("run fake_server");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("[possible values: auto, always, never]"),
+        "{stderr}"
+    );
+}
+
+/// SEP-2322: a retry with a genuine state but without the answer is asked again, with a new
+/// state; the old one is used up, and only the answered retry runs the command.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_without_the_answer_is_asked_again() {
+    let server = Server::start();
+    let client = modern(&server.url, TestClient::new(Answer::Approve)).await;
+    let ask = |response: CallToolResponse| match response {
+        CallToolResponse::InputRequired(input) => {
+            let requests = input.input_requests.expect("input requests");
+            assert!(requests.contains_key("confirm"), "{requests:?}");
+            input.request_state.expect("request state")
+        }
+        other => panic!("expected input_required, got {other:?}"),
+    };
+    let first = ask(once(&client, deploy_params("prod")).await);
+
+    // No inputResponses at all, then an answer under another key: asked again each time.
+    let mut params = deploy_params("prod");
+    params.request_state = Some(first.clone());
+    let second = ask(once(&client, params).await);
+    assert_ne!(second, first);
+    let wrong_key = BTreeMap::from([(
+        "other".to_string(),
+        json!({"action": "accept", "content": {"approve": true}}),
+    )]);
+    let mut params = deploy_params("prod").with_input_responses(wrong_key);
+    params.request_state = Some(second.clone());
+    let third = ask(once(&client, params).await);
+    assert_ne!(third, second);
+    assert!(!server.log().contains("Ran deploy"), "{}", server.log());
+
+    // The states that were asked again are used up.
+    for used in [first, second] {
+        let mut params = deploy_params("prod").with_input_responses(approval(true));
+        params.request_state = Some(used);
+        let result = complete(once(&client, params).await);
+        assert!(
+            text(&result).contains("already used once"),
+            "{}",
+            text(&result)
+        );
+    }
+    let mut params = deploy_params("prod").with_input_responses(approval(true));
+    params.request_state = Some(third);
+    let result = complete(once(&client, params).await);
+    assert!(ran(&result), "{}", text(&result));
+    assert!(server.wait_log("Ran deploy -- prod"));
+    assert_eq!(server.log().matches("Ran deploy -- prod").count(), 1);
+    assert_eq!(
+        server
+            .log()
+            .matches("confirmation asked: input required again")
+            .count(),
+        2,
+        "{}",
+        server.log()
+    );
+    let _ = client.cancel().await;
+}

@@ -72,6 +72,7 @@ async fn invalid_arguments_are_tool_errors_naming_the_property_and_run_nothing()
         text(&result)
     );
     assert!(!server.log().contains("Ran exit"), "{}", server.log());
+    assert!(!server.log().contains("Running exit"), "{}", server.log());
     let _ = client.cancel().await;
 }
 
@@ -153,17 +154,34 @@ async fn a_panicking_handler_still_answers() {
     let _ = client.cancel().await;
 }
 
+/// fisk-ai case 12: `Running <command line>` when the command starts (at info, as the
+/// reference's tests grep for it), one line with the exit code and duration when it ends, and
+/// never the output.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn one_log_line_per_call_without_output() {
+async fn a_start_and_an_end_line_per_call_without_output() {
     let server = Server::start();
     let client = legacy(&server.url, TestClient::new(Answer::Unable)).await;
     let _ = call(&client, "echo", json!({"items": ["secret-output-marker"]})).await;
     assert!(server.wait_log("Ran echo -- secret-output-marker"));
     let log = server.log();
-    let line = log
-        .lines()
-        .find(|line| line.contains("Ran echo"))
+    let lines: Vec<&str> = log.lines().collect();
+    let started = lines
+        .iter()
+        .position(|line| line.contains("INFO Running echo -- secret-output-marker"))
+        .unwrap_or_else(|| panic!("no Running line in\n{log}"));
+    let ended = lines
+        .iter()
+        .position(|line| line.contains("Ran echo"))
         .expect("call line");
+    assert!(started < ended, "{log}");
+    for field in ["tool=\"echo\"", "client=\"test-client\""] {
+        assert!(
+            lines[started].contains(field),
+            "{field} missing in {}",
+            lines[started]
+        );
+    }
+    let line = lines[ended];
     for field in [
         "tool=\"echo\"",
         "client=\"test-client\"",

@@ -249,3 +249,88 @@ async fn sigterm_with_an_open_stream_shuts_down_promptly() {
     assert!(server.log().contains("MCP server stopped"));
     drop(client);
 }
+
+/// The JSON-RPC error of a request that must fail.
+fn rpc_error<T: std::fmt::Debug>(result: Result<T, rmcp::ServiceError>) -> rmcp::ErrorData {
+    match result {
+        Err(rmcp::ServiceError::McpError(error)) => error,
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+/// Prompts and resources are declared and empty (so generic clients list nothing instead of
+/// failing); reading a resource is "not found" with the URI in `data` (-32002 for legacy
+/// clients, -32602 for 2026-07-28, SEP-2164); an unknown prompt is -32602. `logging` is
+/// declared for legacy clients, whose `logging/setLevel` is accepted; 2026-07-28 removed it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    deprecated,
+    reason = "logging/setLevel is deprecated (SEP-2577); legacy clients still send it"
+)]
+async fn empty_prompts_and_resources_and_legacy_logging() {
+    use rmcp::model::{
+        ErrorCode, GetPromptRequestParams, LoggingLevel, ReadResourceRequestParams,
+        SetLevelRequestParams,
+    };
+    let server = Server::start();
+    let missing = "test://nonexistent";
+
+    let client = legacy(&server.url, TestClient::new(Answer::Unable)).await;
+    let info = client.peer_info().expect("initialize result");
+    assert!(info.capabilities.prompts.is_some());
+    assert!(info.capabilities.resources.is_some());
+    assert!(info.capabilities.logging.is_some());
+    let prompts = client.list_prompts(None).await.expect("prompts/list");
+    assert!(prompts.prompts.is_empty());
+    let resources = client.list_resources(None).await.expect("resources/list");
+    assert!(resources.resources.is_empty());
+    let templates = client
+        .list_resource_templates(None)
+        .await
+        .expect("resources/templates/list");
+    assert!(templates.resource_templates.is_empty());
+    let error = rpc_error(
+        client
+            .read_resource(ReadResourceRequestParams::new(missing))
+            .await,
+    );
+    assert_eq!(error.code, ErrorCode::RESOURCE_NOT_FOUND);
+    assert_eq!(error.data, Some(json!({"uri": missing})));
+    let error = rpc_error(client.get_prompt(GetPromptRequestParams::new("nope")).await);
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    client
+        .set_level(SetLevelRequestParams::new(LoggingLevel::Info))
+        .await
+        .expect("logging/setLevel");
+    let _ = client.cancel().await;
+
+    let client = modern(&server.url, TestClient::new(Answer::Unable)).await;
+    let info = client.peer_info().expect("discover result");
+    assert!(info.capabilities.prompts.is_some());
+    assert!(info.capabilities.resources.is_some());
+    assert!(info.capabilities.logging.is_none());
+    let prompts = client.list_prompts(None).await.expect("prompts/list");
+    assert!(prompts.prompts.is_empty());
+    assert!(prompts.ttl_ms.is_some() && prompts.cache_scope.is_some());
+    let resources = client.list_resources(None).await.expect("resources/list");
+    assert!(resources.ttl_ms.is_some() && resources.cache_scope.is_some());
+    let templates = client
+        .list_resource_templates(None)
+        .await
+        .expect("resources/templates/list");
+    assert!(templates.ttl_ms.is_some() && templates.cache_scope.is_some());
+    let error = rpc_error(
+        client
+            .read_resource(ReadResourceRequestParams::new(missing))
+            .await,
+    );
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    assert_eq!(error.data, Some(json!({"uri": missing})));
+    let error = rpc_error(
+        client
+            .set_level(SetLevelRequestParams::new(LoggingLevel::Info))
+            .await,
+    );
+    assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
+    let _ = client.cancel().await;
+}

@@ -169,3 +169,38 @@ def run(main: Callable[[argparse.Namespace], Awaitable[None]], args: argparse.Na
         print(f"FAIL: unexpected {type(error).__name__}: {error}", file=sys.stderr, flush=True)
         sys.exit(1)
     print("PASS", flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers for scripts that talk to a server over HTTP only and need no store (builtins.py).
+# ---------------------------------------------------------------------------------------------
+
+
+def http_parser(description: str) -> argparse.ArgumentParser:
+    """A command line with only `--url` (required) and `--mode`; `client(args)` accepts it."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--url", required=True, help="streamable HTTP endpoint")
+    p.add_argument("--mode", default="auto", help="legacy, 2026-07-28 or auto")
+    return p
+
+
+def json_result(result: types.CallToolResult, what: str) -> dict[str, Any]:
+    """Checks that `result` is a successful built-in answer (one text block holding a JSON
+    object, no structuredContent) and returns the object."""
+    check(not result.is_error, f"{what}: unexpected error result: {result.content!r}")
+    text = text_of(result)
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise Failure(f"{what}: the text block is not JSON ({error}): {text[:500]!r}") from None
+    check(isinstance(parsed, dict), f"{what}: the text block is not a JSON object: {text[:500]!r}")
+    check(result.structured_content is None, f"{what}: a built-in answered structuredContent")
+    return parsed
+
+
+def error_result(result: types.CallToolResult, what: str) -> str:
+    """Checks that `result` is an error result with one text block and returns the text."""
+    text = text_of(result)
+    check(result.is_error, f"{what}: expected an error result, got {text[:500]!r}")
+    check(result.structured_content is None, f"{what}: an error carries structuredContent")
+    return text

@@ -12,6 +12,10 @@ server in `--url`, with the demo app's store in `--store`:
 4. The retry with S itself and an approval runs the command: task 1 is deleted.
 5. Task 1 is put back into the store file by hand, and the same retry (S, approved) is sent
    twice more: both are refused and the store file stays byte for byte the same.
+6. A retry without the answer is asked again (SEP-2322): `task_delete {id: 2}` gives a state
+   T1; the retry with T1 and no `inputResponses` is a new input-required result with a new
+   state T2, and the retry with T2 and an answer under another key gives T3. Nothing runs;
+   T1 and T2 are used up (refused, approved or not); T3 approved deletes task 2.
 """
 
 from __future__ import annotations
@@ -105,6 +109,17 @@ def refused(result: dict[str, Any], what: str, store_before: bytes, store: str) 
     return text
 
 
+def asks(result: dict[str, Any], what: str, again: bool = True) -> str:
+    """Checks that `result` asks for approval (again); returns its new requestState."""
+    check(result.get("resultType") == "input_required", f"{what}: not asked: {result!r}")
+    request = (result.get("inputRequests") or {}).get("confirm") or {}
+    check(request.get("method") == "elicitation/create", f"{what}: unexpected inputRequests {result!r}")
+    state = result.get("requestState")
+    check(isinstance(state, str) and state, f"{what}: no requestState in {result!r}")
+    print(f"{what}: {'asked again' if again else 'asked'}")
+    return state
+
+
 def flip(state: str, index: int) -> str:
     """`state` with the base64url character at `index` replaced by another one."""
     check(state[index] in ALPHABET, f"character {index} of {state!r} is not base64url")
@@ -176,6 +191,24 @@ async def main(args: argparse.Namespace) -> None:
     refused(raw.call("task_delete", delete_1, state, APPROVE), "replayed again", before, store)
     check("already used" in first, f"the replay refusal does not say the approval was used: {first!r}")
     check(1 in task_ids(store), "a replay deleted task 1")
+
+    # A retry without the answer is asked again, with a new state each time.
+    delete_2 = {"id": 2, "force": True, "store": store}
+    t1 = asks(raw.call("task_delete", delete_2), "task_delete 2", again=False)
+    with open(store, "rb") as f:
+        before = f.read()
+    t2 = asks(raw.call("task_delete", delete_2, t1), "no inputResponses")
+    wrong_key = {"other": {"action": "accept", "content": {"approve": True}}}
+    t3 = asks(raw.call("task_delete", delete_2, t2, wrong_key), "answer under another key")
+    check(len({t1, t2, t3}) == 3, "asking again did not issue a new requestState")
+    with open(store, "rb") as f:
+        check(f.read() == before, "a retry without the answer ran the command")
+    for state, what in ((t1, "first state after asking again"), (t2, "second state after asking again")):
+        text = refused(raw.call("task_delete", delete_2, state, APPROVE), what, before, store)
+        check("already used" in text, f"{what}: the refusal does not say the state was used: {text!r}")
+    ran = command(raw.call("task_delete", delete_2, t3, APPROVE), "answered retry")
+    check(ran["exit_code"] == 0 and 2 not in task_ids(store), f"the answered retry did not delete task 2: {ran!r}")
+    print(f"answered after asking again: ran {ran['command']}: {ran['output'].strip()}")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,10 @@ mod apps;
 /// Generated handlers build argv that makes fisk parse exactly the values sent (property tests
 /// against the real fixture application), and refuse invalid arguments before anything runs.
 mod argv;
+/// The benchmark's smoke mode produces every figure, the Markdown page and the chart.
+mod bench;
+/// The built-in tools (read_file, base64_encode, knowledge_*) with the Python SDK, in both eras.
+mod builtins;
 /// Real MCP clients (Python SDK, Inspector, conformance suite) against the generated demo server.
 mod clients;
 /// The generated server checks the application it wraps: `verify`, `--strict-app`, and the

@@ -1,0 +1,130 @@
+//! The one MCP client every measurement uses: rmcp's client, over streamable HTTP (legacy
+//! `initialize` sessions or the stateless 2026-07-28 revision) or over a child's stdio.
+
+use std::process::Stdio;
+
+use anyhow::{Context, Result, anyhow, bail};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+};
+use rmcp::service::{Peer, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientCacheConfig, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+
+/// How the client reaches the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Streamable HTTP, legacy era: `initialize`, a session, protocol 2025-11-25.
+    Legacy,
+    /// Streamable HTTP, 2026-07-28: `server/discover`, self-contained requests, no session.
+    Modern,
+    /// Newline-delimited JSON-RPC over the server's stdin/stdout (legacy handshake).
+    Stdio,
+}
+
+impl Transport {
+    /// A short label for reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Transport::Legacy => "HTTP legacy",
+            Transport::Modern => "HTTP 2026-07-28",
+            Transport::Stdio => "stdio",
+        }
+    }
+}
+
+/// A connected client.
+pub(crate) struct Client {
+    service: RunningService<RoleClient, ClientConfig>,
+}
+
+fn config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("fiskgen-bench", env!("CARGO_PKG_VERSION")),
+    )
+    .with_protocol_version(ProtocolVersion::V_2025_11_25)
+}
+
+impl Client {
+    /// Connects over HTTP to `url` (the handshake included).
+    pub(crate) async fn http(url: &str, transport: Transport) -> Result<Client> {
+        let http = StreamableHttpClientTransport::from_uri(url.to_string());
+        let service = match transport {
+            Transport::Legacy => config().serve(http).await,
+            Transport::Modern => {
+                config()
+                    .serve_with_lifecycle(
+                        http,
+                        ClientLifecycleMode::Discover {
+                            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                        },
+                    )
+                    .await
+            }
+            Transport::Stdio => bail!("stdio is not an HTTP transport"),
+        }
+        .map_err(|e| anyhow!("connecting to {url} ({}): {e}", transport.label()))?;
+        Ok(Client::ready(service).await)
+    }
+
+    /// Starts `command` and connects over its stdio; returns the client and the child's pid.
+    pub(crate) async fn stdio(
+        command: tokio::process::Command,
+        stderr: Stdio,
+    ) -> Result<(Client, u32)> {
+        let (child, _) = TokioChildProcess::builder(command)
+            .stderr(stderr)
+            .spawn()
+            .context("starting the stdio server")?;
+        let pid = child.id().context("the stdio server has no pid")?;
+        let service = config()
+            .serve(child)
+            .await
+            .map_err(|e| anyhow!("connecting over stdio: {e}"))?;
+        Ok((Client::ready(service).await, pid))
+    }
+
+    async fn ready(service: RunningService<RoleClient, ClientConfig>) -> Client {
+        // Every tools/list must reach the server: no client-side response cache.
+        service
+            .peer()
+            .set_response_cache_config(ClientCacheConfig::disabled())
+            .await;
+        Client { service }
+    }
+
+    /// A handle for concurrent requests on the same connection or session.
+    pub(crate) fn peer(&self) -> Peer<RoleClient> {
+        self.service.peer().clone()
+    }
+
+    /// Closes the client.
+    pub(crate) async fn close(self) {
+        let _ = self.service.cancel().await;
+    }
+}
+
+/// `tools/list`: the number of tools served.
+pub(crate) async fn list_tools(peer: &Peer<RoleClient>) -> Result<usize> {
+    let result = peer.list_tools(None).await.context("tools/list")?;
+    if result.tools.is_empty() {
+        bail!("tools/list returned no tools");
+    }
+    Ok(result.tools.len())
+}
+
+/// `tools/call` without arguments: the structured result, which must not be an error.
+pub(crate) async fn call_tool(peer: &Peer<RoleClient>, tool: &str) -> Result<Value> {
+    let result = peer
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(Map::new()))
+        .await
+        .with_context(|| format!("tools/call {tool}"))?;
+    if result.is_error == Some(true) {
+        bail!("tools/call {tool} failed: {:?}", result.content);
+    }
+    result
+        .structured_content
+        .with_context(|| format!("tools/call {tool}: no structured result"))
+}

@@ -1,0 +1,111 @@
+//! `fiskgen-bench`: measure fiskgen's generated servers (and a peer) and write
+//! `docs/benchmarks.md` and `docs/benchmarks.svg`.
+//!
+//! ```sh
+//! cargo run --release -p fiskgen-bench -- --full [--peer-command 'fisk mcp --config {config}']
+//! cargo run -p fiskgen-bench -- --smoke --out-dir target/bench/smoke
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use fiskgen_bench::{Mode, Options};
+
+/// Benchmark fiskgen's generated MCP servers against a peer, on this machine.
+#[derive(Debug, Parser)]
+#[command(name = "fiskgen-bench", version)]
+struct Cli {
+    /// The full run: release builds (cold and warm), demo and all-commands natscli servers.
+    #[arg(long, conflicts_with = "smoke")]
+    full: bool,
+    /// A few iterations against the debug golden demo server, no builds (the test suite's mode).
+    #[arg(long)]
+    smoke: bool,
+    /// Where to write benchmarks.md and benchmarks.svg (default: docs/ for --full, nothing for
+    /// --smoke).
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+    /// The peer's command, run with `sh -c`; {config}, {port} and {app} are filled in.
+    #[arg(long, value_name = "COMMAND")]
+    peer_command: Option<String>,
+    /// The peer's MCP endpoint; {port} is filled in.
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "http://127.0.0.1:{port}/mcp"
+    )]
+    peer_url: String,
+    /// The Go module probed for the peer when no --peer-command is given.
+    #[arg(
+        long,
+        value_name = "MODULE@VERSION",
+        default_value = "github.com/choria-io/fisk-ai@latest"
+    )]
+    peer_module: String,
+    /// The fiskgen binary to build with (default: cargo build --release -p fiskgen).
+    #[arg(long, value_name = "PATH")]
+    fiskgen: Option<PathBuf>,
+    /// Measure this demo server instead of building one.
+    #[arg(long, value_name = "PATH")]
+    demo_server: Option<PathBuf>,
+    /// Measure this all-commands natscli server instead of building one.
+    #[arg(long, value_name = "PATH")]
+    nats_server: Option<PathBuf>,
+    /// Do not time builds; measure the servers already in target/bench (or given).
+    #[arg(long)]
+    skip_builds: bool,
+    /// Starts per server and transport (default 25 full, 3 smoke).
+    #[arg(long, value_name = "N")]
+    starts: Option<usize>,
+    /// Load rounds (default 3 full, 1 smoke).
+    #[arg(long, value_name = "N")]
+    rounds: Option<usize>,
+    /// Seconds per load level and round (full; default 2).
+    #[arg(long, value_name = "SECONDS")]
+    seconds: Option<f64>,
+    /// Warm regenerations timed per app (default 3).
+    #[arg(long, value_name = "N")]
+    regenerations: Option<usize>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mode = if cli.smoke { Mode::Smoke } else { Mode::Full };
+    let root = fiskgen_tests::apps::workspace_root();
+    let mut options = Options::new(mode);
+    options.out_dir = cli
+        .out_dir
+        .or_else(|| (mode == Mode::Full).then(|| root.join("docs")));
+    options.peer_command = cli.peer_command;
+    options.peer_url = cli.peer_url;
+    options.peer_module = cli.peer_module;
+    options.fiskgen = cli.fiskgen;
+    options.demo_server = cli.demo_server;
+    options.nats_server = cli.nats_server;
+    options.skip_builds = cli.skip_builds;
+    options.starts = cli.starts;
+    options.rounds = cli.rounds;
+    options.seconds = cli.seconds;
+    options.regenerations = cli.regenerations;
+    let _ = cli.full;
+    match fiskgen_bench::run(&options) {
+        Ok(report) => {
+            print!("{}", report.markdown());
+            let missing = report.missing_figures();
+            if missing.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                eprintln!("fiskgen-bench: figures missing:");
+                for figure in missing {
+                    eprintln!("  {figure}");
+                }
+                ExitCode::FAILURE
+            }
+        }
+        Err(error) => {
+            eprintln!("fiskgen-bench: error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

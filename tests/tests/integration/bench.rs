@@ -1,0 +1,65 @@
+//! The benchmark (`bench/`, `fiskgen-bench`) in its smoke mode: a few iterations against the
+//! golden demo server must produce every figure of the report, the Markdown page and the chart,
+//! so the full benchmark cannot rot between runs.
+
+use std::fs;
+
+use anyhow::Result;
+use fiskgen_bench::{Mode, Options, PeerStatus, Server, Transport};
+
+#[test]
+fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let mut options = Options::new(Mode::Smoke);
+    options.out_dir = Some(dir.path().to_path_buf());
+    let report = fiskgen_bench::run(&options)?;
+
+    let missing = report.missing_figures();
+    assert!(missing.is_empty(), "figures missing: {missing:#?}");
+    let demo = report
+        .apps
+        .iter()
+        .find(|app| app.name == "demo")
+        .expect("the demo was measured");
+    assert_eq!(demo.tools, 8);
+    assert_eq!(demo.argv, ["task", "list"]);
+    let servers: Vec<Server> = demo.servers.iter().map(|s| s.server).collect();
+    assert_eq!(
+        servers,
+        [
+            Server::Ours(Transport::Legacy),
+            Server::Ours(Transport::Modern),
+            Server::Ours(Transport::Stdio)
+        ]
+    );
+    assert!(matches!(report.peer, PeerStatus::Absent { .. }));
+
+    let page = fs::read_to_string(dir.path().join("benchmarks.md"))?;
+    for expected in [
+        "## Machine and method",
+        "cores of",
+        "Load average",
+        "**Not measured: the peer columns are empty.**",
+        "start → first `tools/list` (ms)",
+        "`tools/list` throughput, c=32 (req/s)",
+        "overhead over the direct run, p99, c=8 (ms)",
+        "RSS peak during the load, VmHWM (MiB)",
+        "MiB stripped",
+        "## `fiskgen build` time",
+        "## The issue's targets",
+        "cargo run --release -p fiskgen-bench -- --full",
+    ] {
+        assert!(
+            page.contains(expected),
+            "{expected:?} missing from:\n{page}"
+        );
+    }
+    let chart = fs::read_to_string(dir.path().join("benchmarks.svg"))?;
+    assert!(
+        chart.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{chart}"
+    );
+    assert!(chart.trim_end().ends_with("</svg>"), "{chart}");
+    assert_eq!(chart.matches("<rect").count(), 1 + 4 * 3, "{chart}");
+    Ok(())
+}
