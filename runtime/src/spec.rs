@@ -68,9 +68,9 @@ pub struct Settings {
 pub enum ConfirmMode {
     /// Ask clients that can be asked; run ungated (with a warning) for the others.
     Auto,
-    /// Refuse when the client cannot be asked.
+    /// Ask clients that can be asked; refuse the call for the others.
     Always,
-    /// Never ask.
+    /// Never ask; run (approval is left to the client).
     Never,
 }
 
