@@ -48,11 +48,20 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, 
         let path = error.path().to_string();
         let inner = error.into_inner().to_string();
         if path.is_empty() || path == "." {
-            InvalidArguments { message: inner }
+            // serde names a missing field only in its message: name it like any other problem.
+            match missing_field(&inner) {
+                Some(name) => InvalidArguments::property(name, "is required"),
+                None => InvalidArguments { message: inner },
+            }
         } else {
             InvalidArguments::property(&path, inner)
         }
     })
+}
+
+/// The field of serde's "missing field `name`" message.
+fn missing_field(message: &str) -> Option<&str> {
+    message.strip_prefix("missing field `")?.split('`').next()
 }
 
 /// A value that renders as one command-line token.

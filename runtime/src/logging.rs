@@ -27,6 +27,9 @@ pub(crate) fn init(format: LogFormat) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // A closed stderr (`server 2>&1 | head`, a dead log collector) must not panic the
+        // server: tracing-subscriber would report the failed write with `eprintln!`.
+        .log_internal_errors(false)
         .with_target(false);
     let installed = match format {
         LogFormat::Text => builder

@@ -67,7 +67,7 @@ async fn invalid_arguments_are_tool_errors_naming_the_property_and_run_nothing()
     let result = call(&client, "exit", json!({})).await;
     assert!(is_error(&result));
     assert!(
-        text(&result).contains("missing field `code`"),
+        text(&result).contains("property \"code\": is required"),
         "{}",
         text(&result)
     );

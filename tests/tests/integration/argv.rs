@@ -603,7 +603,7 @@ fn invalid_arguments_are_refused_naming_the_property() -> Result<()> {
         (
             "options_required",
             json!({"profile": "p", "count": 1, "target": "t"}),
-            "`name`",
+            "\"name\": is required",
         ),
         (
             "ping",
