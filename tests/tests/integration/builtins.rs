@@ -11,9 +11,9 @@
 //! second server, in a directory without an index, answers `index_not_built`. Every process
 //! and every wait is bounded.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError, Weak, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use fiskgen_tests::apps::{self, App};
 use fiskgen_tests::clients;
+
+use super::clients::{Finished, run_bounded};
 use tempfile::TempDir;
 
 /// How long a server may take to print its endpoint.
@@ -71,93 +73,6 @@ const CORPUS: [(&str, &str); 6] = [
 // ---------------------------------------------------------------------------------------
 // Bounded processes
 // ---------------------------------------------------------------------------------------
-
-/// A process that ended.
-struct Finished {
-    what: String,
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-impl Finished {
-    /// Fails unless it exited 0.
-    fn success(self) -> Result<Finished> {
-        ensure!(
-            self.status.success(),
-            "{} failed: {}",
-            self.what,
-            self.report()
-        );
-        Ok(self)
-    }
-
-    /// Fails unless stdout has a line equal to `line`.
-    fn has_line(&self, line: &str) -> Result<&Finished> {
-        ensure!(
-            self.stdout.lines().any(|l| l.trim_end() == line),
-            "{} printed no line {line:?}: {}",
-            self.what,
-            self.report()
-        );
-        Ok(self)
-    }
-
-    fn report(&self) -> String {
-        format!(
-            "{}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.status, self.stdout, self.stderr
-        )
-    }
-}
-
-/// Runs `cmd` with no stdin, collecting its output, killed after `timeout`.
-fn run_bounded(cmd: &mut Command, timeout: Duration, what: &str) -> Result<Finished> {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("starting {what}"))?;
-    let stdout = reader(child.stdout.take());
-    let stderr = reader(child.stderr.take());
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait().context("waiting")? {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!(
-                "{what} did not finish within {timeout:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-                join(stdout),
-                join(stderr)
-            );
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    Ok(Finished {
-        what: what.to_string(),
-        status,
-        stdout: join(stdout),
-        stderr: join(stderr),
-    })
-}
-
-fn reader<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut bytes);
-        }
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
-}
-
-fn join(handle: thread::JoinHandle<String>) -> String {
-    handle.join().unwrap_or_default()
-}
 
 // ---------------------------------------------------------------------------------------
 // The servers under test

@@ -222,16 +222,16 @@ impl Scratch {
 // ---------------------------------------------------------------------------------------
 
 /// A client process that ended.
-struct Finished {
+pub(super) struct Finished {
     what: String,
     status: ExitStatus,
-    stdout: String,
-    stderr: String,
+    pub(super) stdout: String,
+    pub(super) stderr: String,
 }
 
 impl Finished {
     /// Fails unless it exited 0.
-    fn success(self) -> Result<Finished> {
+    pub(super) fn success(self) -> Result<Finished> {
         ensure!(
             self.status.success(),
             "{} failed: {}",
@@ -242,7 +242,7 @@ impl Finished {
     }
 
     /// Fails unless stdout has a line equal to `line`.
-    fn has_line(&self, line: &str) -> Result<&Finished> {
+    pub(super) fn has_line(&self, line: &str) -> Result<&Finished> {
         ensure!(
             self.stdout.lines().any(|l| l.trim_end() == line),
             "{} printed no line {line:?}: {}",
@@ -253,7 +253,7 @@ impl Finished {
     }
 
     /// Fails unless stdout contains `text`.
-    fn has(&self, text: &str) -> Result<&Finished> {
+    pub(super) fn has(&self, text: &str) -> Result<&Finished> {
         ensure!(
             self.stdout.contains(text),
             "{} printed no {text:?}: {}",
@@ -264,12 +264,12 @@ impl Finished {
     }
 
     /// Stdout as JSON.
-    fn json(&self) -> Result<Value> {
+    pub(super) fn json(&self) -> Result<Value> {
         serde_json::from_str(&self.stdout)
             .with_context(|| format!("{} printed no JSON: {}", self.what, self.report()))
     }
 
-    fn report(&self) -> String {
+    pub(super) fn report(&self) -> String {
         format!(
             "{}\n--- stdout ---\n{}\n--- stderr ---\n{}",
             self.status, self.stdout, self.stderr
@@ -278,7 +278,7 @@ impl Finished {
 }
 
 /// Runs `cmd` with no stdin, collecting its output, killed after `timeout`.
-fn run_bounded(cmd: &mut Command, timeout: Duration, what: &str) -> Result<Finished> {
+pub(super) fn run_bounded(cmd: &mut Command, timeout: Duration, what: &str) -> Result<Finished> {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
