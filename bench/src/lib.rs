@@ -526,8 +526,10 @@ async fn peer_absent_reason(options: &Options) -> String {
                 .unwrap_or("")
                 .trim()
         ),
+        // Go's message quotes the proxy's URL; keep only what it answered.
         Ok(Ok(output)) => String::from_utf8_lossy(&output.stderr)
             .split_whitespace()
+            .filter(|word| !word.contains("://"))
             .collect::<Vec<_>>()
             .join(" "),
     };
