@@ -11,28 +11,21 @@
 //! second server, in a directory without an index, answers `index_not_built`. Every process
 //! and every wait is bounded.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, PoisonError, Weak, mpsc};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
 
-use anyhow::{Context, Result, bail, ensure};
-use fiskgen_tests::apps::{self, App};
+use anyhow::{Context, Result, ensure};
 use fiskgen_tests::clients;
 
-use super::clients::{Finished, run_bounded};
+use super::clients::{Finished, Server, run_bounded};
 use tempfile::TempDir;
 
-/// How long a server may take to print its endpoint.
-const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// Bound of `tasks-builtins-mcp knowledge index`.
 const INDEX_TIMEOUT: Duration = Duration::from_secs(60);
 /// Bound of one Python script (each also bounds itself at 60 s).
 const SCRIPT_TIMEOUT: Duration = Duration::from_secs(90);
-/// How long a log line may lag behind the result a client already has.
-const LOG_LAG: Duration = Duration::from_secs(5);
 
 /// The chunks the corpus below is cut into (flow.md 3, storage.md 2, guide/retries.md 1,
 /// notes.txt 1).
@@ -78,101 +71,6 @@ const CORPUS: [(&str, &str); 6] = [
 // The servers under test
 // ---------------------------------------------------------------------------------------
 
-/// A `tasks-builtins-mcp` serving HTTP on a free port, killed on drop.
-struct Server {
-    child: Child,
-    /// `http://127.0.0.1:<port>/mcp`.
-    url: String,
-    /// Everything it printed on stderr so far.
-    log: Arc<Mutex<String>>,
-}
-
-impl Server {
-    /// Starts the server with `--port 0` and `extra` flags in `cwd`, running the demo app.
-    fn start(cwd: &Path, extra: &[&str]) -> Result<Server> {
-        let binary = clients::builtins_server()?;
-        let app = apps::path(App::Demo)?;
-        let mut child = Command::new(&binary)
-            .args(["--port", "0", "--address", "127.0.0.1"])
-            .arg("--application-path")
-            .arg(&app)
-            .args(extra)
-            .current_dir(cwd)
-            .env("TASKS_STORE", cwd.join("tasks.json"))
-            .env_remove("FISK_AI_MCP_PORT")
-            .env_remove("FISK_AI_MCP_ADDRESS")
-            .env_remove("FISKGEN_MCP_STATE_KEY")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("starting {}", binary.display()))?;
-        let stderr = child.stderr.take().context("no stderr pipe")?;
-        let log = Arc::new(Mutex::new(String::new()));
-        let (endpoint, found) = mpsc::channel();
-        let sink = log.clone();
-        thread::spawn(move || {
-            let mut endpoint = Some(endpoint);
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.trim().strip_prefix("MCP endpoint: ")
-                    && let Some(endpoint) = endpoint.take()
-                {
-                    let _ = endpoint.send(url.trim().to_string());
-                }
-                let mut log = sink.lock().unwrap_or_else(PoisonError::into_inner);
-                log.push_str(&line);
-                log.push('\n');
-            }
-        });
-        match found.recv_timeout(START_TIMEOUT) {
-            Ok(url) => Ok(Server { child, url, log }),
-            Err(error) => {
-                let _ = child.kill();
-                let status = child.wait();
-                // Let the reader take the last lines.
-                thread::sleep(Duration::from_millis(100));
-                let log = log.lock().unwrap_or_else(PoisonError::into_inner).clone();
-                bail!(
-                    "{} printed no `MCP endpoint: URL` line ({error}; {status:?}); its stderr:\n{log}",
-                    binary.display()
-                )
-            }
-        }
-    }
-
-    /// What the server logged so far.
-    fn log(&self) -> String {
-        self.log
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// Waits (bounded) until the log has a line containing every one of `parts`; returns it.
-    fn wait_for_line(&self, parts: &[&str]) -> Result<String> {
-        let deadline = Instant::now() + LOG_LAG;
-        loop {
-            let log = self.log();
-            if let Some(line) = log.lines().find(|l| parts.iter().all(|p| l.contains(p))) {
-                return Ok(line.to_string());
-            }
-            if Instant::now() >= deadline {
-                bail!("the server logged no line with {parts:?}; its log:\n{log}");
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// A server in a working directory the test owns (removed after the server stops).
 struct Served {
     server: Server,
@@ -200,7 +98,7 @@ impl Served {
     }
 
     fn serve(base: TempDir, root: PathBuf, outside: PathBuf, extra: &[&str]) -> Result<Served> {
-        let server = Server::start(&root, extra)?;
+        let server = Server::spawn(&clients::builtins_server()?, &root, extra)?;
         Ok(Served {
             server,
             root,

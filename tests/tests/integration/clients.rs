@@ -54,24 +54,31 @@ const LOG_LAG: Duration = Duration::from_secs(5);
 // The server under test
 // ---------------------------------------------------------------------------------------
 
-/// A `tasks-mcp` serving HTTP on a free port, killed on drop.
-struct Server {
+/// A generated server serving HTTP on a free port, killed on drop.
+pub(super) struct Server {
     child: Child,
     /// `http://127.0.0.1:<port>/mcp`.
-    url: String,
+    pub(super) url: String,
     /// Everything it printed on stderr so far.
     log: Arc<Mutex<String>>,
-    /// Its working directory (and the default TASKS_STORE).
-    _dir: TempDir,
+    /// Its working directory, when the server owns it (removed after the server stops).
+    _dir: Option<TempDir>,
 }
 
 impl Server {
     /// Starts the demo server with `--port 0` and `extra` flags, in a fresh working directory.
     fn start(extra: &[&str]) -> Result<Server> {
-        let binary = clients::demo_server()?;
-        let app = apps::path(App::Demo)?;
         let dir = tempfile::tempdir().context("creating the server's directory")?;
-        let mut child = Command::new(&binary)
+        let mut server = Server::spawn(&clients::demo_server()?, dir.path(), extra)?;
+        server._dir = Some(dir);
+        Ok(server)
+    }
+
+    /// Starts `binary` with `--port 0` and `extra` flags in `cwd`, running the demo app, and
+    /// waits (bounded) for the endpoint it announces.
+    pub(super) fn spawn(binary: &Path, cwd: &Path, extra: &[&str]) -> Result<Server> {
+        let app = apps::path(App::Demo)?;
+        let mut child = Command::new(binary)
             .args([
                 "--port",
                 "0",
@@ -81,8 +88,8 @@ impl Server {
             ])
             .arg(&app)
             .args(extra)
-            .current_dir(dir.path())
-            .env("TASKS_STORE", dir.path().join("tasks.json"))
+            .current_dir(cwd)
+            .env("TASKS_STORE", cwd.join("tasks.json"))
             .env_remove("FISK_AI_MCP_PORT")
             .env_remove("FISK_AI_MCP_ADDRESS")
             .env_remove("FISKGEN_MCP_STATE_KEY")
@@ -115,7 +122,7 @@ impl Server {
                 child,
                 url,
                 log,
-                _dir: dir,
+                _dir: None,
             }),
             Err(error) => {
                 let _ = child.kill();
@@ -132,7 +139,7 @@ impl Server {
     }
 
     /// What the server logged so far.
-    fn log(&self) -> String {
+    pub(super) fn log(&self) -> String {
         self.log
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -140,7 +147,7 @@ impl Server {
     }
 
     /// Waits (bounded) until the log has a line containing every one of `parts`; returns it.
-    fn wait_for_line(&self, parts: &[&str]) -> Result<String> {
+    pub(super) fn wait_for_line(&self, parts: &[&str]) -> Result<String> {
         let deadline = Instant::now() + LOG_LAG;
         loop {
             let log = self.log();
