@@ -5,7 +5,8 @@ use std::process::Stdio;
 
 use anyhow::{Context, Result, anyhow, bail};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProtocolVersion,
 };
 use rmcp::service::{Peer, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -115,8 +116,9 @@ pub(crate) async fn list_tools(peer: &Peer<RoleClient>) -> Result<usize> {
     Ok(result.tools.len())
 }
 
-/// `tools/call` without arguments: the structured result, which must not be an error.
-pub(crate) async fn call_tool(peer: &Peer<RoleClient>, tool: &str) -> Result<Value> {
+/// `tools/call` without arguments: the result, which must not be an error and must carry
+/// something (a peer such as `fisk mcp` answers with text content only, no structuredContent).
+pub(crate) async fn call_tool(peer: &Peer<RoleClient>, tool: &str) -> Result<CallToolResult> {
     let result = peer
         .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(Map::new()))
         .await
@@ -124,6 +126,14 @@ pub(crate) async fn call_tool(peer: &Peer<RoleClient>, tool: &str) -> Result<Val
     if result.is_error == Some(true) {
         bail!("tools/call {tool} failed: {:?}", result.content);
     }
+    if result.content.is_empty() && result.structured_content.is_none() {
+        bail!("tools/call {tool} answered neither content nor structuredContent");
+    }
+    Ok(result)
+}
+
+/// The structured result of a call to one of our servers, which always send one.
+pub(crate) fn structured(result: CallToolResult, tool: &str) -> Result<Value> {
     result
         .structured_content
         .with_context(|| format!("tools/call {tool}: no structured result"))

@@ -847,8 +847,9 @@ async fn bench_app(
 ) -> Result<AppReport> {
     // The argv the server runs for the tool, from its own result, and how many tools it serves.
     let (probe, _, tools) = start(options, setup, Server::Ours(Transport::Legacy)).await?;
-    let result = client::call_tool(&probe.client.peer(), setup.tool).await?;
+    let result = client::call_tool(&probe.client.peer(), setup.tool).await;
     probe.stop().await;
+    let result = client::structured(result?, setup.tool)?;
     let command = result
         .get("command")
         .and_then(|c| c.as_str())

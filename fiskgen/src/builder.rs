@@ -27,18 +27,21 @@ pub enum BuildError {
     #[error("no cache directory: set XDG_CACHE_HOME or HOME, or pass --crate-dir and --target-dir")]
     NoCacheDir,
     /// A file system operation failed.
-    #[error("{what}: {source}")]
+    ///
+    /// The OS error is part of the message and deliberately not a `source()`, so a report that
+    /// prints the whole chain says it once.
+    #[error("{what}: {error}")]
     Io {
         /// What was being done.
         what: String,
         /// Why it failed.
-        source: io::Error,
+        error: io::Error,
     },
 }
 
 fn io_error(what: impl Into<String>) -> impl FnOnce(io::Error) -> BuildError {
     let what = what.into();
-    move |source| BuildError::Io { what, source }
+    move |error| BuildError::Io { what, error }
 }
 
 /// What `fiskgen generate` did.
@@ -112,6 +115,14 @@ pub fn build(options: &BuildOptions) -> Result<Built, Error> {
         .into());
     }
     let generated = emit::generate(&plan, &emit::Settings::default())?;
+    // `-o DIR` for an existing directory puts the binary inside it, as `cp` does.
+    let binary = match &options.output {
+        Some(output) if output.is_dir() => output.join(&generated.package),
+        Some(output) => output.clone(),
+        None => PathBuf::from(&generated.package),
+    };
+    // Fail before minutes of compiling, not after, when the binary cannot be written.
+    prepare_output(&binary)?;
     let identity = &plan.server.identity;
     let crate_dir = match &options.crate_dir {
         Some(dir) => dir.clone(),
@@ -139,10 +150,6 @@ pub fn build(options: &BuildOptions) -> Result<Built, Error> {
         runtime_dir,
         binary: generated.package.clone(),
     })?;
-    let binary = options
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&generated.package));
     install(&executable, &binary)?;
     Ok(Built {
         package: generated.package,
@@ -158,24 +165,52 @@ fn absolute(dir: &Path) -> Result<PathBuf, BuildError> {
     std::path::absolute(dir).map_err(io_error(format!("resolving {}", dir.display())))
 }
 
-/// Copies the binary next to its destination, then renames it into place, so a running copy
-/// of an older binary is replaced rather than overwritten.
-fn install(from: &Path, to: &Path) -> Result<(), BuildError> {
+/// Creates the binary's missing parent directories and proves the directory is writable by
+/// creating (and removing) the scratch file [`install`] will use.
+fn prepare_output(to: &Path) -> Result<(), BuildError> {
+    if let Some(parent) = to.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+        let what = format!("cannot create the output directory {}", parent.display());
+        // The OS says "File exists" or "Not a directory" here; say which file is in the way.
+        if let Some(file) = parent.ancestors().find(|dir| dir.exists() && !dir.is_dir()) {
+            let error = io::Error::other(format!("{} is not a directory", file.display()));
+            return Err(BuildError::Io { what, error });
+        }
+        fs::create_dir_all(parent).map_err(io_error(what))?;
+    }
+    let scratch = scratch_path(to);
+    fs::File::create(&scratch).map_err(io_error(format!(
+        "cannot write the binary to {}",
+        to.display()
+    )))?;
+    let _ = fs::remove_file(&scratch);
+    Ok(())
+}
+
+/// The file next to `to` that the binary is copied to before it is renamed into place.
+fn scratch_path(to: &Path) -> PathBuf {
     let name = to
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| "binary".to_string());
-    let scratch = to.with_file_name(format!(".{name}.fiskgen-{}", std::process::id()));
-    fs::copy(from, &scratch).map_err(io_error(format!(
-        "copying {} to {}",
-        from.display(),
-        scratch.display()
-    )))?;
-    fs::rename(&scratch, to).map_err(|source| {
+    to.with_file_name(format!(".{name}.fiskgen-{}", std::process::id()))
+}
+
+/// Copies the binary next to its destination, then renames it into place, so a running copy
+/// of an older binary is replaced rather than overwritten.
+fn install(from: &Path, to: &Path) -> Result<(), BuildError> {
+    let scratch = scratch_path(to);
+    fs::copy(from, &scratch).map_err(|error| {
         let _ = fs::remove_file(&scratch);
         BuildError::Io {
-            what: format!("moving the binary to {}", to.display()),
-            source,
+            what: format!("cannot write the binary to {}", to.display()),
+            error,
+        }
+    })?;
+    fs::rename(&scratch, to).map_err(|error| {
+        let _ = fs::remove_file(&scratch);
+        BuildError::Io {
+            what: format!("cannot move the binary into place at {}", to.display()),
+            error,
         }
     })
 }

@@ -7,20 +7,26 @@
 //! so the builds share the warm target directory instead of waiting on each other's lock.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use fiskgen_tests::apps::{self, App, workspace_root};
+use fiskgen_tests::clients;
 use serde_json::Value;
 
-fn fiskgen(args: &[&str], cache: &Path) -> Output {
+/// `PATH` with the built fisk applications first.
+fn path_with_apps() -> std::ffi::OsString {
     let mut path = vec![apps::bin_dir().expect("fisk apps cache dir")];
     path.extend(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),
     ));
+    std::env::join_paths(path).expect("PATH")
+}
+
+fn fiskgen(args: &[&str], cache: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fiskgen"))
         .args(args)
         .current_dir(workspace_root())
-        .env("PATH", std::env::join_paths(path).expect("PATH"))
+        .env("PATH", path_with_apps())
         .env("XDG_CACHE_HOME", cache)
         .env_remove("FISKGEN_TARGET_DIR")
         .output()
@@ -46,12 +52,19 @@ fn tool_names(json: &str) -> Vec<String> {
 fn build_compiles_working_servers_and_the_ci_script_regenerates_on_drift() {
     build_compiles_a_working_server_and_rebuilds_only_the_generated_crate();
     the_ci_script_rebuilds_only_when_the_application_changed();
+    the_readme_synopsis_builds_and_serves_nats_over_http_and_stdio();
 }
 
 fn build_compiles_a_working_server_and_rebuilds_only_the_generated_crate() {
     apps::path(App::Demo).expect("demo app builds");
     let scratch = tempfile::tempdir().expect("temp dir");
-    let binary = scratch.path().join("tasks-mcp");
+    // Directories that do not exist yet are created (`cargo xtask demo` relies on it).
+    let binary = scratch
+        .path()
+        .join("a")
+        .join("b")
+        .join("c")
+        .join("tasks-mcp");
     let e2e: PathBuf = workspace_root().join("target").join("fiskgen-e2e");
     let cache = e2e.join("cache");
     let target = e2e.join("target");
@@ -170,6 +183,7 @@ fn fiskgen_in(dir: &Path, args: &[&str], e2e: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fiskgen"))
         .args(args)
         .current_dir(dir)
+        .env("PATH", path_with_apps())
         .env("XDG_CACHE_HOME", e2e.join("cache"))
         .env("FISKGEN_TARGET_DIR", e2e.join("target"))
         .output()
@@ -188,4 +202,124 @@ fn regenerate(dir: &Path, e2e: &Path) -> Output {
         .env("FISKGEN_TARGET_DIR", e2e.join("target"))
         .output()
         .expect("sh runs")
+}
+
+/// The README's synopsis on the real NATS CLI: `fiskgen build nats.yaml`, then
+/// `./nats-mcp --port N` and `./nats-mcp --stdio`, each listed by the official Python SDK
+/// client. The build shares the warm target directory, so only the generated crate compiles.
+fn the_readme_synopsis_builds_and_serves_nats_over_http_and_stdio() {
+    apps::path(App::Nats).expect("nats builds");
+    let e2e: PathBuf = workspace_root().join("target").join("fiskgen-e2e");
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path();
+    std::fs::copy(
+        workspace_root().join("examples/nats/nats.yaml"),
+        dir.join("nats.yaml"),
+    )
+    .expect("copy the config");
+    let info = fiskgen(
+        &["info", "--json", "examples/nats/nats.yaml"],
+        &e2e.join("cache"),
+    );
+    assert!(info.status.success(), "{}", text(&info.stderr));
+    let served = tool_names(&text(&info.stdout));
+    assert!(
+        served.len() > 10,
+        "nats.yaml serves the stream tools: {served:?}"
+    );
+
+    // `fiskgen check nats.yaml` against the model saved next to the config: nothing served
+    // changed (natscli prints the time in some unserved commands' help, so those may differ).
+    let saved = fiskgen_in(dir, &["introspect", "nats.yaml", "-o", "model.json"], &e2e);
+    assert!(saved.status.success(), "{}", text(&saved.stderr));
+    let checked = fiskgen_in(dir, &["check", "nats.yaml"], &e2e);
+    assert_eq!(
+        checked.status.code(),
+        Some(0),
+        "{}{}",
+        text(&checked.stdout),
+        text(&checked.stderr)
+    );
+    assert!(
+        text(&checked.stdout).contains("nothing the server serves changed"),
+        "{}",
+        text(&checked.stdout)
+    );
+
+    let built = fiskgen_in(dir, &["build", "nats.yaml"], &e2e);
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let server = dir.join("nats-mcp");
+    assert!(
+        server.is_file(),
+        "fiskgen build nats.yaml writes ./nats-mcp"
+    );
+    let expect = served.len().to_string();
+
+    let python = clients::python().expect("the Python SDK client installs");
+    let script = clients::scripts_dir().join("list_tools.py");
+    let port = free_port();
+    let mut http = Command::new(&server)
+        .args(["--port", &port.to_string()])
+        .current_dir(dir)
+        .env("PATH", path_with_apps())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("./nats-mcp --port starts");
+    wait_listening(port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let listed = Command::new(&python)
+        .arg(&script)
+        .args(["--url", &url, "--expect", &expect])
+        .output()
+        .expect("python runs");
+    let _ = http.kill();
+    let _ = http.wait();
+    assert!(
+        listed.status.success(),
+        "over HTTP: {}{}",
+        text(&listed.stdout),
+        text(&listed.stderr)
+    );
+
+    let listed = Command::new(&python)
+        .arg(&script)
+        .args(["--expect", &expect, "--command"])
+        .arg(&server)
+        .arg("--stdio")
+        .current_dir(dir)
+        .env("PATH", path_with_apps())
+        .output()
+        .expect("python runs");
+    assert!(
+        listed.status.success(),
+        "over stdio: {}{}",
+        text(&listed.stdout),
+        text(&listed.stderr)
+    );
+    for name in &served {
+        assert!(
+            text(&listed.stdout).contains(&format!("\"{name}\"")),
+            "{name} is listed over stdio: {}",
+            text(&listed.stdout)
+        );
+    }
+}
+
+/// A port nobody listens on right now.
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    listener.local_addr().expect("local address").port()
+}
+
+/// Waits (at most 30 s) until something accepts connections on `port`.
+fn wait_listening(port: u16) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing listened on port {port} within 30 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }

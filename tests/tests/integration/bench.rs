@@ -63,3 +63,42 @@ fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
     assert_eq!(chart.matches("<rect").count(), 1 + 4 * 3, "{chart}");
     Ok(())
 }
+
+/// `--peer-command` against a real MCP peer whose results carry text content only (no
+/// structuredContent), as `fisk mcp`'s do: the official Python SDK's server wrapping the same
+/// demo application (`tests/clients/python/text_peer.py`). The peer is measured beside ours.
+#[test]
+fn the_smoke_benchmark_measures_a_text_only_peer() -> Result<()> {
+    let python = fiskgen_tests::clients::python()?;
+    let peer = fiskgen_tests::clients::scripts_dir().join("text_peer.py");
+    let dir = tempfile::tempdir()?;
+    let mut options = Options::new(Mode::Smoke);
+    options.out_dir = Some(dir.path().to_path_buf());
+    options.peer_command = Some(format!(
+        "{} {} --app {{app}} --port {{port}}",
+        python.display(),
+        peer.display()
+    ));
+    let report = fiskgen_bench::run(&options)?;
+
+    assert!(matches!(report.peer, PeerStatus::Measured { .. }));
+    let demo = report
+        .apps
+        .iter()
+        .find(|app| app.name == "demo")
+        .expect("the demo was measured");
+    let peer = demo
+        .servers
+        .iter()
+        .find(|s| s.server == Server::Peer)
+        .expect("the peer was measured");
+    assert!(peer.start_ms.is_some() && !peer.call.is_empty(), "{peer:?}");
+    let missing = report.missing_figures();
+    assert!(missing.is_empty(), "figures missing: {missing:#?}");
+    let page = fs::read_to_string(dir.path().join("benchmarks.md"))?;
+    assert!(
+        !page.contains("**Not measured: the peer columns are empty.**"),
+        "{page}"
+    );
+    Ok(())
+}

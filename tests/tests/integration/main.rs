@@ -18,5 +18,7 @@ mod clients;
 mod drift;
 /// The generated crates of the demo and the fixture match their goldens, byte for byte.
 mod golden;
+/// Every command the README shows is mapped to a test that runs it (docs/readme-commands.md).
+mod readme;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;
