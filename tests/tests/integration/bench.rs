@@ -74,6 +74,8 @@ fn the_smoke_benchmark_measures_a_text_only_peer() -> Result<()> {
     let dir = tempfile::tempdir()?;
     let mut options = Options::new(Mode::Smoke);
     options.out_dir = Some(dir.path().to_path_buf());
+    // One start per server: the point is that every figure exists for the peer, not its spread.
+    options.starts = Some(1);
     options.peer_command = Some(format!(
         "{} {} --app {{app}} --port {{port}}",
         python.display(),
