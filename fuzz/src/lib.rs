@@ -1,0 +1,130 @@
+//! The bodies of fiskgen's fuzz targets, one function per parser that takes untrusted input.
+//!
+//! `fuzz/libfuzzer` (cargo fuzz, nightly) feeds them coverage-guided input; the default test
+//! run replays the committed corpus under `fuzz/corpus/<target>/` through the same functions on
+//! stable (`fuzz/tests/replay.rs`). Each function must return normally for every input: a
+//! panic, a hang or a broken property is a finding. How to run them: docs/reliability.md.
+
+use std::path::{Path, PathBuf};
+
+use fiskgen::config;
+use fiskgen::introspect::{self, Origin};
+use fiskgen_runtime::argv::{Argv, Positional};
+
+/// Every target, by the name of its corpus directory and fuzz binary.
+pub const TARGETS: [(&str, fn(&[u8])); 3] = [
+    ("config_reader", config_reader),
+    ("introspection_document", introspection_document),
+    ("argv_values", argv_values),
+];
+
+/// The config reader: any text is a config or a list of problems, never a panic.
+pub fn config_reader(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let _ = config::parse(text, Path::new("fuzz.yaml"));
+}
+
+/// The introspection document parser, then selection of the served set over what it accepted
+/// (with a config that serves everything): neither may panic on any document.
+pub fn introspection_document(data: &[u8]) {
+    let origin = Origin::File(PathBuf::from("fuzz.json"));
+    let Ok(introspection) = introspect::parse(data, origin) else {
+        return;
+    };
+    let Ok(config) = config::parse(
+        "application_path: ./app\nexpose: {agent: {mcp: {}}}\n",
+        Path::new("fuzz.yaml"),
+    ) else {
+        panic!("the fixed config parses");
+    };
+    let _ = fiskgen::select_for(&config, Some(&introspection));
+}
+
+/// The flags the argv target builds: a value flag, a repeatable one, a map and a negatable
+/// boolean, as generated handlers call them.
+const FLAGS: [&str; 3] = ["name", "tag", "label"];
+
+/// Argument values to argv: whatever the values, the argv parses back (with fisk's rules: the
+/// command path, then `--flag=value` tokens, then `--` and the positionals) to exactly the
+/// values sent. No value becomes a flag, a second command or a positional.
+///
+/// The input is split at NUL bytes into strings; the first byte says how many of them are
+/// flag values (the rest are positionals).
+pub fn argv_values(data: &[u8]) {
+    let Some((&split, rest)) = data.split_first() else {
+        return;
+    };
+    let strings: Vec<String> = rest
+        .split(|&byte| byte == 0)
+        .map(|chunk| String::from_utf8_lossy(chunk).into_owned())
+        .collect();
+    let flag_count = usize::from(split).min(strings.len());
+    let (flag_values, positionals) = strings.split_at(flag_count);
+
+    let mut argv = Argv::new(&["stream", "add"]);
+    let mut expected_flags = Vec::new();
+    for (index, value) in flag_values.iter().enumerate() {
+        let name = FLAGS[index % FLAGS.len()];
+        argv.value(name, Some(value));
+        expected_flags.push((name.to_string(), value.clone()));
+    }
+    let negate = split % 2 == 0;
+    argv.negatable("force", Some(!negate));
+    let result = argv.positionals(vec![Positional::many("items", Some(positionals), &[])]);
+    let dashes = positionals.iter().any(|value| value == "--");
+    match result {
+        Err(_) if dashes => return,
+        Err(error) => panic!("positionals {positionals:?} refused: {error}"),
+        Ok(()) if dashes => panic!("a \"--\" positional was accepted: {positionals:?}"),
+        Ok(()) => {}
+    }
+    let tokens = argv.into_vec();
+    let parsed = parse_back(&tokens);
+    assert_eq!(parsed.command, ["stream", "add"], "{tokens:?}");
+    assert_eq!(parsed.flags, expected_flags, "{tokens:?}");
+    assert_eq!(parsed.force, Some(!negate), "{tokens:?}");
+    assert_eq!(parsed.positionals, positionals, "{tokens:?}");
+}
+
+/// What fisk would make of an argv built by [`argv_values`].
+#[derive(Debug, Default)]
+struct Parsed {
+    command: Vec<String>,
+    flags: Vec<(String, String)>,
+    force: Option<bool>,
+    positionals: Vec<String>,
+}
+
+/// Parses `tokens` with fisk's rules for the flags [`argv_values`] uses: words before the first
+/// flag are the command path; `--name=value` sets a value flag (the value is everything after
+/// the first `=`); `--force` / `--no-force` set the boolean; after `--` everything is
+/// positional. Anything else before `--` is a positional too, which the property forbids.
+fn parse_back(tokens: &[String]) -> Parsed {
+    let mut parsed = Parsed::default();
+    let mut tokens = tokens.iter();
+    let mut in_flags = false;
+    for token in tokens.by_ref() {
+        if token == "--" {
+            break;
+        }
+        if let Some(flag) = token.strip_prefix("--") {
+            in_flags = true;
+            match flag {
+                "force" => parsed.force = Some(true),
+                "no-force" => parsed.force = Some(false),
+                _ => {
+                    let (name, value) = flag.split_once('=').unwrap_or((flag, ""));
+                    assert!(FLAGS.contains(&name), "unknown flag token {token:?}");
+                    parsed.flags.push((name.to_string(), value.to_string()));
+                }
+            }
+        } else {
+            assert!(!in_flags, "a bare word {token:?} among the flags");
+            parsed.command.push(token.clone());
+        }
+    }
+    parsed.positionals = tokens.cloned().collect();
+    parsed
+}
