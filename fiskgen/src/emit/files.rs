@@ -85,6 +85,9 @@ pub(super) struct Readme<'a> {
     pub(super) url: String,
     pub(super) http_json: String,
     pub(super) stdio_json: String,
+    /// The fence of the shell code blocks: longer than any run of backticks in the values they
+    /// show (a shell-quoted value may span lines), so none can close the block early.
+    pub(super) fence: String,
     /// `fiskgen check <config> --generated <this directory>`, shell-quoted.
     pub(super) check_command: String,
     pub(super) smoke_tool: Option<&'a str>,
@@ -231,8 +234,16 @@ fn readme<'a>(package: &'a str, config: &'a Config, server: &'a ir::Server) -> R
         "fiskgen check {} --generated <this directory>",
         filters::shell_word(&config_file)
     );
+    let fence = [config_file.as_str(), identity, package, &url]
+        .into_iter()
+        .map(filters::longest_backtick_run)
+        .max()
+        .unwrap_or_default()
+        .max(2)
+        + 1;
     Readme {
         header: header(),
+        fence: "`".repeat(fence),
         identity,
         package,
         version: env!("CARGO_PKG_VERSION"),
@@ -308,3 +319,7 @@ fn hint_label(hint: Hint) -> &'static str {
 fn pretty(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
+
+#[cfg(test)]
+#[path = "files_tests.rs"]
+mod tests;
