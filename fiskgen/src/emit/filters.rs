@@ -81,6 +81,7 @@ pub(super) fn one_line(text: &str) -> String {
 /// Backslash-escapes the ASCII punctuation that can start Markdown inline syntax: emphasis,
 /// code, links and images, HTML and autolinks, strikethrough, table pipes, and `_` and `&`
 /// where they could open emphasis or an entity (an intraword `_` and a spaced `&` cannot).
+/// `#`, `>`, `-` and `+` act only at the start of a line, where no value is ever placed.
 pub(super) fn markdown_text(text: &str) -> String {
     let chars: Vec<char> = one_line(text).chars().collect();
     let mut out = String::with_capacity(text.len());
@@ -89,7 +90,7 @@ pub(super) fn markdown_text(text: &str) -> String {
         let after = chars.get(index + 1);
         let alphanumeric = |c: Option<&char>| c.is_some_and(|c| c.is_alphanumeric());
         let escape = match c {
-            '\\' | '`' | '*' | '[' | ']' | '<' | '~' | '|' | '#' => true,
+            '\\' | '`' | '*' | '[' | ']' | '<' | '~' | '|' => true,
             '_' => !(alphanumeric(before) && alphanumeric(after)),
             '&' => alphanumeric(after) || after == Some(&'#'),
             _ => false,
@@ -180,7 +181,7 @@ mod tests {
     #[test]
     fn markdown_text_and_code_spans_stay_on_one_line() {
         assert_eq!(markdown_text("1.0.0"), "1.0.0");
-        assert_eq!(markdown_text("a *b* <c>\n# d"), r"a \*b\* \<c> \# d");
+        assert_eq!(markdown_text("a *b* <c>\n# d"), r"a \*b\* \<c> # d");
         assert_eq!(markdown_text("base64_encode _x_ &amp; a & b"), r"base64_encode \_x\_ \&amp; a & b");
         assert_eq!(code_span("tasks"), "`tasks`");
         assert_eq!(code_span("a`b"), "``a`b``");
