@@ -7,10 +7,10 @@
 use askama::Template;
 use serde_json::json;
 
-use super::{GenerateError, Settings};
 use super::app::{DEFAULT_ADDRESS, DEFAULT_PORT, config_name};
 use super::filters;
 use super::tools::first_line;
+use super::{GenerateError, Settings};
 use crate::config::{Config, Hint};
 use crate::format::header;
 use crate::ir::{self, HintName, ToolKind};
@@ -163,17 +163,22 @@ pub(super) fn files(
         application,
     };
     let gitignore = Gitignore { header: header() };
-    let mut files = Vec::new();
-    let mut add = |path: &'static str, text: Result<String, GenerateError>| -> Result<(), GenerateError> {
-        files.push((path, text?));
-        Ok(())
-    };
-    add("Cargo.toml", render("Cargo.toml", &cargo_toml(package, server, config, settings)))?;
-    add("README.md", render("README.md", &readme(package, config, server)))?;
-    add(".gitignore", render(".gitignore", &gitignore))?;
-    add("ci/regenerate.sh", render("ci/regenerate.sh", &regenerate))?;
-    add("ci/github-workflow.yml", render("ci/github-workflow.yml", &workflow))?;
-    Ok(files)
+    Ok(vec![
+        (
+            "Cargo.toml",
+            render("Cargo.toml", &cargo_toml(package, server, config, settings))?,
+        ),
+        (
+            "README.md",
+            render("README.md", &readme(package, config, server))?,
+        ),
+        (".gitignore", render(".gitignore", &gitignore)?),
+        ("ci/regenerate.sh", render("ci/regenerate.sh", &regenerate)?),
+        (
+            "ci/github-workflow.yml",
+            render("ci/github-workflow.yml", &workflow)?,
+        ),
+    ])
 }
 
 fn cargo_toml<'a>(
@@ -258,7 +263,10 @@ fn readme<'a>(package: &'a str, config: &'a Config, server: &'a ir::Server) -> R
             .iter()
             .map(|tool| ToolRow {
                 name: &tool.name,
-                confirm: tool.confirm.as_ref().map(|confirm| confirm.trigger.as_str()),
+                confirm: tool
+                    .confirm
+                    .as_ref()
+                    .map(|confirm| confirm.trigger.as_str()),
                 hints: Hint::ALL
                     .into_iter()
                     .filter(|hint| tool.hints.contains(&HintName(*hint)))

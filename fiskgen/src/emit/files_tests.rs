@@ -45,7 +45,14 @@ fn cargo_toml_parses_back_with_every_hostile_value_intact() {
             let mut keys: Vec<&str> = parsed.keys().map(String::as_str).collect();
             keys.sort_unstable();
             let expected: &[&str] = if standalone {
-                &["bin", "dependencies", "package", "patch", "profile", "workspace"]
+                &[
+                    "bin",
+                    "dependencies",
+                    "package",
+                    "patch",
+                    "profile",
+                    "workspace",
+                ]
             } else {
                 &["bin", "dependencies", "package"]
             };
@@ -183,18 +190,33 @@ fn readme_parses_back_with_the_same_shape_and_the_values_as_text() {
     let text = readme(HOSTILE);
     let hostile = parse_markdown(&text);
     let comment = format!("<!-- {} -->\n", header());
-    assert_eq!(hostile.html, [comment], "the header comment is the only HTML");
+    assert_eq!(
+        hostile.html,
+        [comment],
+        "the header comment is the only HTML"
+    );
 
     let flat = one_line(HOSTILE);
     let titles: Vec<&str> = hostile.headings.iter().map(|h| h.1.as_str()).collect();
     assert_eq!(
         titles,
-        [flat.trim(), "Tools", "Run", "Connect", "Build", "Regenerate in CI"]
+        [
+            flat.trim(),
+            "Tools",
+            "Run",
+            "Connect",
+            "Build",
+            "Regenerate in CI"
+        ]
     );
     assert_eq!(hostile.headings[1..], plain.headings[1..]);
 
     assert_eq!(hostile.rows.len(), 3, "{:?}", hostile.rows);
-    assert!(hostile.rows.iter().all(|row| row.len() == 4), "{:?}", hostile.rows);
+    assert!(
+        hostile.rows.iter().all(|row| row.len() == 4),
+        "{:?}",
+        hostile.rows
+    );
     // Cells are trimmed; the hostile text ends with a control character, a space on one line.
     let cell = flat.trim();
     assert_eq!(hostile.rows[1], ["first", cell, "read-only", cell]);
@@ -220,12 +242,13 @@ fn readme_parses_back_with_the_same_shape_and_the_values_as_text() {
 
     // The application's name and path, the config and the global flag are code spans.
     for span in [flat.clone(), format!("--{flat}"), format!("./{flat}")] {
-        assert!(hostile.spans.contains(&span), "{span:?} in {:?}", hostile.spans);
+        assert!(
+            hostile.spans.contains(&span),
+            "{span:?} in {:?}",
+            hostile.spans
+        );
     }
-    assert_eq!(
-        sh_words(&hostile.blocks[4].1),
-        ["fiskgen", "build", &exact]
-    );
+    assert_eq!(sh_words(&hostile.blocks[4].1), ["fiskgen", "build", &exact]);
 }
 
 /// The words of a shell command line, as `sh` splits and unquotes them.
@@ -258,20 +281,33 @@ fn regenerate(text: &str, smoke_tool: Option<&str>) -> String {
 fn the_regenerate_script_keeps_its_shape_and_its_defaults_with_hostile_values() {
     for smoke in [None, Some(HOSTILE)] {
         let script = regenerate(HOSTILE, smoke);
-        let syntax = Command::new("sh").args(["-n", "-c", &script]).output().expect("sh");
-        assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
-        let header_end = script.lines().position(|line| line == "set -eu").expect("set -eu");
+        let syntax = Command::new("sh")
+            .args(["-n", "-c", &script])
+            .output()
+            .expect("sh");
         assert!(
-            script.lines().skip(1).take(header_end - 1).all(|l| l.starts_with('#')),
+            syntax.status.success(),
+            "{}",
+            String::from_utf8_lossy(&syntax.stderr)
+        );
+        let header_end = script
+            .lines()
+            .position(|line| line == "set -eu")
+            .expect("set -eu");
+        assert!(
+            script
+                .lines()
+                .skip(1)
+                .take(header_end - 1)
+                .all(|l| l.starts_with('#')),
             "every header line is a comment:\n{script}"
         );
         // The defaults (config, model, fiskgen, binary, smoke tool) evaluate to the values.
         let start = script.find("if [ $# -ge 1 ]").expect("the defaults");
         let end = script.find("smoke_args=").expect("the defaults end");
         let defaults = &script[start..end];
-        let probe = format!(
-            "set -- ; {defaults}\nprintf '%s\\0' \"$config\" \"$binary\" \"$smoke_tool\""
-        );
+        let probe =
+            format!("set -- ; {defaults}\nprintf '%s\\0' \"$config\" \"$binary\" \"$smoke_tool\"");
         let output = Command::new("sh")
             .args(["-c", &probe, "/dir/regenerate.sh"])
             .env_remove("OUTPUT")
@@ -279,7 +315,10 @@ fn the_regenerate_script_keeps_its_shape_and_its_defaults_with_hostile_values() 
             .output()
             .expect("sh");
         if smoke.is_none() {
-            assert!(!output.status.success(), "SMOKE_TOOL is required without a default");
+            assert!(
+                !output.status.success(),
+                "SMOKE_TOOL is required without a default"
+            );
             assert!(String::from_utf8_lossy(&output.stderr).contains("set SMOKE_TOOL"));
             continue;
         }
@@ -289,7 +328,11 @@ fn the_regenerate_script_keeps_its_shape_and_its_defaults_with_hostile_values() 
             .collect();
         assert_eq!(
             values,
-            [format!("/dir/{HOSTILE}"), format!("./{HOSTILE}"), HOSTILE.to_string()],
+            [
+                format!("/dir/{HOSTILE}"),
+                format!("./{HOSTILE}"),
+                HOSTILE.to_string()
+            ],
             "{probe}"
         );
     }

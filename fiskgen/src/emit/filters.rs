@@ -182,7 +182,10 @@ mod tests {
     fn markdown_text_and_code_spans_stay_on_one_line() {
         assert_eq!(markdown_text("1.0.0"), "1.0.0");
         assert_eq!(markdown_text("a *b* <c>\n# d"), r"a \*b\* \<c> # d");
-        assert_eq!(markdown_text("base64_encode _x_ &amp; a & b"), r"base64_encode \_x\_ \&amp; a & b");
+        assert_eq!(
+            markdown_text("base64_encode _x_ &amp; a & b"),
+            r"base64_encode \_x\_ \&amp; a & b"
+        );
         assert_eq!(code_span("tasks"), "`tasks`");
         assert_eq!(code_span("a`b"), "``a`b``");
         assert_eq!(code_span("`x"), "`` `x ``");
