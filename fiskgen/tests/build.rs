@@ -106,9 +106,10 @@ fn build_compiles_a_working_server_and_rebuilds_only_the_generated_crate() {
     );
 }
 
-/// `examples/ci/regenerate.sh` against the demo: nothing to do for the unchanged app; after a
-/// simulated upgrade (the demo's next release installed over it) it regenerates the model,
-/// rebuilds the server and smoke-tests it over stdio.
+/// The generated crate's `ci/regenerate.sh`, copied next to the config as its README says, run
+/// with its filled-in defaults (config, binary, smoke tool) against the demo: nothing to do for
+/// the unchanged app; after a simulated upgrade (the demo's next release installed over it) it
+/// regenerates the model, rebuilds the server and smoke-tests it over stdio.
 fn the_ci_script_rebuilds_only_when_the_application_changed() {
     let v1 = apps::path(App::Demo).expect("demo builds");
     let v2 = apps::path(App::DemoV2).expect("demo v2 builds");
@@ -128,6 +129,13 @@ fn the_ci_script_rebuilds_only_when_the_application_changed() {
         "{}",
         text(&introspected.stderr)
     );
+    let generated = fiskgen_in(dir, &["generate", "tasks.yaml", "-o", "crate"], &e2e);
+    assert!(generated.status.success(), "{}", text(&generated.stderr));
+    std::fs::copy(
+        dir.join("crate/ci/regenerate.sh"),
+        dir.join("regenerate.sh"),
+    )
+    .expect("the generated crate has ci/regenerate.sh");
 
     let unchanged = regenerate(dir, &e2e);
     assert!(
@@ -147,6 +155,10 @@ fn the_ci_script_rebuilds_only_when_the_application_changed() {
     assert!(
         log.contains("rebuilt and smoke-tested: ./tasks-mcp"),
         "{log}"
+    );
+    assert!(
+        log.contains("tools/call task_list over stdio"),
+        "the generated default smoke tool: {log}"
     );
     let model = std::fs::read_to_string(dir.join("model.json")).expect("model");
     assert!(
@@ -190,14 +202,14 @@ fn fiskgen_in(dir: &Path, args: &[&str], e2e: &Path) -> Output {
         .expect("fiskgen runs")
 }
 
-/// Runs `examples/ci/regenerate.sh tasks.yaml` in `dir`.
+/// Runs `sh regenerate.sh` (no arguments, no `SMOKE_TOOL`: the defaults it was generated with)
+/// in `dir`.
 fn regenerate(dir: &Path, e2e: &Path) -> Output {
     Command::new("sh")
-        .arg(workspace_root().join("examples/ci/regenerate.sh"))
-        .arg("tasks.yaml")
+        .arg("regenerate.sh")
         .current_dir(dir)
         .env("FISKGEN", env!("CARGO_BIN_EXE_fiskgen"))
-        .env("SMOKE_TOOL", "task_list")
+        .env_remove("SMOKE_TOOL")
         .env("XDG_CACHE_HOME", e2e.join("cache"))
         .env("FISKGEN_TARGET_DIR", e2e.join("target"))
         .output()

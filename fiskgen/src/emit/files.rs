@@ -1,96 +1,222 @@
-//! The generated crate's `Cargo.toml` and `README.md`, as plain formatted text.
+//! The generated crate's text files: the askama templates in the repository's top-level
+//! `templates/`, compiled into fiskgen (nothing to install beside the binary). This module only
+//! gathers the values each template shows; the templates escape every value with a filter of
+//! [`super::filters`] for the file it lands in. `<identity>` and `<identity>-mcp` are checked
+//! by `check_identity` before any template renders (letters, digits, `-`, `_`).
 
-use std::fmt::Write as _;
+use askama::Template;
+use serde_json::json;
 
+use super::app::{DEFAULT_ADDRESS, DEFAULT_PORT, config_name};
+use super::filters;
+use super::tools::first_line;
+use super::{GenerateError, Settings};
 use crate::config::{Config, Hint};
 use crate::format::header;
 use crate::ir::{self, HintName, ToolKind};
 
-use super::Settings;
-use super::app::{DEFAULT_ADDRESS, DEFAULT_PORT, config_name};
-use super::tools::first_line;
+/// Which runtime features the served tools need: without knowledge tools, no SQLite (a smaller
+/// binary and a shorter first build); an `https` embeddings endpoint needs TLS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Runtime {
+    /// Commands and the file built-ins: `default-features = false`.
+    Commands,
+    /// The knowledge tools: the default features.
+    Knowledge,
+    /// The knowledge tools with an `https` embeddings endpoint: `embeddings-tls`.
+    KnowledgeTls,
+}
 
-/// The runtime, with the features the served tools need: without knowledge tools, no SQLite
-/// (a smaller binary and a shorter first build); an `https` embeddings endpoint needs TLS.
-fn runtime_dependency(server: &ir::Server, config: &Config) -> String {
-    let version = env!("CARGO_PKG_VERSION");
+/// `templates/Cargo.toml.askama`.
+#[derive(Debug, Template)]
+#[template(path = "Cargo.toml.askama", escape = "none")]
+pub(super) struct CargoToml<'a> {
+    pub(super) header: String,
+    pub(super) package: &'a str,
+    pub(super) description: String,
+    pub(super) runtime: Runtime,
+    /// `=<fiskgen version>`.
+    pub(super) runtime_version: String,
+    /// Not a workspace member: `[profile.release]`, `[workspace]`.
+    pub(super) standalone: bool,
+    /// `[patch.crates-io]` for `fiskgen generate --runtime-path`.
+    pub(super) runtime_path: Option<&'a str>,
+}
+
+/// The application a README describes.
+#[derive(Debug)]
+pub(super) struct AppView<'a> {
+    pub(super) name: &'a str,
+    pub(super) version: &'a str,
+    /// `application_path` as configured.
+    pub(super) path: &'a str,
+}
+
+/// One row of the README's tool table.
+#[derive(Debug)]
+pub(super) struct ToolRow<'a> {
+    pub(super) name: &'a str,
+    pub(super) confirm: Option<&'a str>,
+    pub(super) hints: Vec<&'static str>,
+    /// The first line of the description.
+    pub(super) description: &'a str,
+}
+
+/// `templates/README.md.askama`.
+#[derive(Debug, Template)]
+#[template(path = "README.md.askama", escape = "none")]
+pub(super) struct Readme<'a> {
+    pub(super) header: String,
+    pub(super) identity: &'a str,
+    pub(super) package: &'a str,
+    pub(super) version: &'static str,
+    /// The config's file name.
+    pub(super) config_file: String,
+    pub(super) application: Option<AppView<'a>>,
+    pub(super) tools: Vec<ToolRow<'a>>,
+    /// Some tool is confirm-gated.
+    pub(super) gated: bool,
+    /// `--name` of every exposed global flag.
+    pub(super) global_flags: Vec<String>,
+    /// Some tool runs a command.
+    pub(super) commands: bool,
+    pub(super) port: u16,
+    pub(super) address: &'a str,
+    pub(super) url: String,
+    pub(super) http_json: String,
+    pub(super) stdio_json: String,
+    /// The fence of the shell code blocks: longer than any run of backticks in the values they
+    /// show (a shell-quoted value may span lines), so none can close the block early.
+    pub(super) fence: String,
+    /// `fiskgen check <config> --generated <this directory>`, shell-quoted.
+    pub(super) check_command: String,
+    pub(super) smoke_tool: Option<&'a str>,
+}
+
+/// `templates/gitignore.askama`, written as `.gitignore`.
+#[derive(Debug, Template)]
+#[template(path = "gitignore.askama", escape = "none")]
+pub(super) struct Gitignore {
+    pub(super) header: String,
+}
+
+/// `templates/ci/regenerate.sh.askama`.
+#[derive(Debug, Template)]
+#[template(path = "ci/regenerate.sh.askama", escape = "none")]
+pub(super) struct Regenerate<'a> {
+    pub(super) header: String,
+    pub(super) package: &'a str,
+    pub(super) config_file: &'a str,
+    pub(super) smoke_tool: Option<&'a str>,
+}
+
+/// `templates/ci/github-workflow.yml.askama`.
+#[derive(Debug, Template)]
+#[template(path = "ci/github-workflow.yml.askama", escape = "none")]
+pub(super) struct Workflow<'a> {
+    pub(super) header: String,
+    pub(super) package: &'a str,
+    pub(super) version: &'static str,
+    pub(super) config_file: &'a str,
+    /// `<name> <version>` of the application, or a phrase when the config names none.
+    pub(super) application: String,
+}
+
+/// Renders a template. askama drops a template file's last newline; every file ends with one.
+pub(super) fn render(file: &str, template: &impl Template) -> Result<String, GenerateError> {
+    let mut text = template.render().map_err(|error| GenerateError::Template {
+        file: file.to_string(),
+        error,
+    })?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Every file of the crate that comes from `templates/`: relative path and contents.
+pub(super) fn files(
+    package: &str,
+    server: &ir::Server,
+    config: &Config,
+    settings: &Settings,
+) -> Result<Vec<(&'static str, String)>, GenerateError> {
+    let config_file = config_name(&config.source);
+    let smoke_tool = smoke_tool(server);
+    let application = match &server.application {
+        Some(app) => format!(
+            "{} {}",
+            app.name,
+            app.version.as_deref().unwrap_or("(no version)")
+        ),
+        None => "the application".to_string(),
+    };
+    let regenerate = Regenerate {
+        header: header(),
+        package,
+        config_file: &config_file,
+        smoke_tool,
+    };
+    let workflow = Workflow {
+        header: header(),
+        package,
+        version: env!("CARGO_PKG_VERSION"),
+        config_file: &config_file,
+        application,
+    };
+    let gitignore = Gitignore { header: header() };
+    Ok(vec![
+        (
+            "Cargo.toml",
+            render("Cargo.toml", &cargo_toml(package, server, config, settings))?,
+        ),
+        (
+            "README.md",
+            render("README.md", &readme(package, config, server))?,
+        ),
+        (".gitignore", render(".gitignore", &gitignore)?),
+        ("ci/regenerate.sh", render("ci/regenerate.sh", &regenerate)?),
+        (
+            "ci/github-workflow.yml",
+            render("ci/github-workflow.yml", &workflow)?,
+        ),
+    ])
+}
+
+fn cargo_toml<'a>(
+    package: &'a str,
+    server: &ir::Server,
+    config: &Config,
+    settings: &'a Settings,
+) -> CargoToml<'a> {
+    let what = match &server.application {
+        Some(app) => format!("the {} command-line application", app.name),
+        None => "fiskgen's built-in tools".to_string(),
+    };
     let knowledge = server.tools.iter().any(|tool| {
-        matches!(tool.kind, ir::ToolKind::Builtin { builtin } if ir::Builtin::KNOWLEDGE.contains(&builtin))
+        matches!(tool.kind, ToolKind::Builtin { builtin } if ir::Builtin::KNOWLEDGE.contains(&builtin))
     });
-    if !knowledge {
-        return format!(
-            "fiskgen-runtime = {{ version = \"={version}\", default-features = false }}"
-        );
-    }
     let tls = config
         .harness
         .knowledge
         .embeddings
         .as_ref()
         .is_some_and(|embeddings| embeddings.base_url.starts_with("https://"));
-    if tls {
-        format!("fiskgen-runtime = {{ version = \"={version}\", features = [\"embeddings-tls\"] }}")
-    } else {
-        format!("fiskgen-runtime = \"={version}\"")
+    CargoToml {
+        header: header(),
+        package,
+        description: format!("MCP server for {what}, generated by fiskgen"),
+        runtime: match (knowledge, tls) {
+            (false, _) => Runtime::Commands,
+            (true, false) => Runtime::Knowledge,
+            (true, true) => Runtime::KnowledgeTls,
+        },
+        runtime_version: format!("={}", env!("CARGO_PKG_VERSION")),
+        standalone: !settings.workspace_member,
+        runtime_path: settings.runtime_path.as_deref(),
     }
 }
 
-/// `Cargo.toml`: one binary, one dependency (the runtime, pinned to fiskgen's version).
-pub(super) fn cargo_toml(
-    package: &str,
-    server: &ir::Server,
-    config: &Config,
-    settings: &Settings,
-) -> String {
-    let what = match &server.application {
-        Some(app) => format!("the {} command-line application", app.name),
-        None => "fiskgen's built-in tools".to_string(),
-    };
-    let mut out = format!(
-        "# {}\n\
-         # Build it with `fiskgen build`; see README.md.\n\n\
-         [package]\n\
-         name = {package:?}\n\
-         description = {}\n\
-         edition = \"2024\"\n\
-         publish = false\n\n\
-         [[bin]]\n\
-         name = {package:?}\n\
-         path = \"src/main.rs\"\n\n\
-         [dependencies]\n\
-         {}\n",
-        header(),
-        toml_string(&format!("MCP server for {what}, generated by fiskgen")),
-        runtime_dependency(server, config),
-    );
-    if settings.workspace_member {
-        return out;
-    }
-    out.push_str(
-        "\n# Small and fast, and quick to rebuild: no LTO, so regenerating relinks only this crate \
-         against\n# the runtime already compiled in fiskgen's shared target directory.\n\
-         [profile.release]\n\
-         debug = false\n\
-         strip = true\n\
-         codegen-units = 16\n\
-         lto = false\n",
-    );
-    if let Some(path) = &settings.runtime_path {
-        let _ = write!(
-            out,
-            "\n[patch.crates-io]\nfiskgen-runtime = {{ path = {} }}\n",
-            toml_string(path)
-        );
-    }
-    out.push_str("\n# A crate of its own, not a member of an enclosing workspace.\n[workspace]\n");
-    out
-}
-
-/// `README.md`: the tools, how to run and connect the server, and where it came from.
-pub(super) fn readme(package: &str, config: &Config, server: &ir::Server) -> String {
+fn readme<'a>(package: &'a str, config: &'a Config, server: &'a ir::Server) -> Readme<'a> {
     let identity = &server.identity;
-    let version = env!("CARGO_PKG_VERSION");
-    let config_file = config_name(&config.source);
     let mcp = config.mcp.as_ref();
     let port = mcp.and_then(|mcp| mcp.port).unwrap_or(DEFAULT_PORT);
     let address = mcp
@@ -102,131 +228,91 @@ pub(super) fn readme(package: &str, config: &Config, server: &ir::Server) -> Str
         address
     };
     let url = format!("http://{host}:{port}/mcp");
-
-    let mut out = format!("<!-- {} -->\n\n# {package}\n\n", header());
-    match &server.application {
-        Some(app) => {
-            let _ = writeln!(
-                out,
-                "An MCP server for `{}` {}, generated by fiskgen {version} from `{config_file}`. \
-                 It runs `{}` (looked up on `PATH` when it is a bare name) for every tool call.",
-                app.name,
-                app.version.as_deref().unwrap_or("(no version)"),
-                app.configured_path,
-            );
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "An MCP server generated by fiskgen {version} from `{config_file}`."
-            );
-        }
-    }
-    out.push_str(
-        "Everything it serves is fixed at build time: regenerate it when the application changes \
-         (`fiskgen check` tells you when), do not edit it.\n",
-    );
-
-    let _ = writeln!(out, "\n## Tools\n");
-    if server.tools.is_empty() {
-        out.push_str("No tools are served.\n");
-    } else {
-        out.push_str("| Tool | Confirm | Hints | Description |\n| --- | --- | --- | --- |\n");
-        for tool in &server.tools {
-            let confirm = tool
-                .confirm
-                .as_ref()
-                .map(|confirm| format!("`{}`", confirm.trigger))
-                .unwrap_or_default();
-            let hints: Vec<&str> = Hint::ALL
-                .into_iter()
-                .filter(|hint| tool.hints.contains(&HintName(*hint)))
-                .map(hint_label)
-                .collect();
-            let _ = writeln!(
-                out,
-                "| `{}` | {confirm} | {} | {} |",
-                tool.name,
-                hints.join(", "),
-                cell(first_line(&tool.description).unwrap_or_default()),
-            );
-        }
-        let gated = server
-            .tools
-            .iter()
-            .filter(|tool| tool.confirm.is_some())
-            .count();
-        if gated > 0 {
-            out.push_str(
-                "\nTools with a Confirm tag ask the user (through the client) before every call.\n",
-            );
-        }
-    }
-    let exposed: Vec<&ir::GlobalFlag> = server.global_flags.iter().filter(|f| f.exposed).collect();
-    if !exposed.is_empty() {
-        let names: Vec<String> = exposed
-            .iter()
-            .map(|flag| format!("`--{}`", flag.name))
-            .collect();
-        let noun = if names.len() == 1 { "flag" } else { "flags" };
-        let _ = writeln!(
-            out,
-            "\nEvery tool also takes the application's global {noun} {} (unless its command has \
-             an option of the same name).",
-            names.join(", ")
-        );
-    }
-    let commands = server
-        .tools
-        .iter()
-        .filter(|tool| matches!(tool.kind, ToolKind::Command(_)))
-        .count();
-    if commands > 0 {
-        out.push_str(
-            "\nArguments are checked against each tool's input schema before anything runs, and \
-             reach the application only as single `--flag=value` tokens and positionals after \
-             `--`.\n",
-        );
-    }
-
-    let _ = write!(
-        out,
-        "\n## Run\n\n```sh\n\
-         ./{package} --port {port}   # streamable HTTP on {url}\n\
-         ./{package} --stdio       # stdio, for clients that start the server themselves\n\
-         ```\n\n\
-         It listens on {address}:{port} unless `--port`, `--address`, `FISK_AI_MCP_PORT` or \
-         `FISK_AI_MCP_ADDRESS` say otherwise.\n"
-    );
-
-    let http_json = serde_json::json!({
+    let http_json = json!({
         "mcpServers": {identity.as_str(): {"type": "http", "url": url}}
     });
-    let stdio_json = serde_json::json!({
+    let stdio_json = json!({
         "mcpServers": {identity.as_str(): {"command": format!("/path/to/{package}"), "args": ["--stdio"]}}
     });
-    let _ = write!(
-        out,
-        "\n## Connect\n\n\
-         Claude Code, over HTTP (start the server first):\n\n\
-         ```sh\nclaude mcp add --transport http {identity} {url}\n```\n\n\
-         Clients configured with an `mcpServers` map, over HTTP:\n\n\
-         ```json\n{}\n```\n\n\
-         The same over stdio (the client starts the server):\n\n\
-         ```json\n{}\n```\n",
-        pretty(&http_json),
-        pretty(&stdio_json),
+    let config_file = config_name(&config.source);
+    let check_command = format!(
+        "fiskgen check {} --generated <this directory>",
+        filters::shell_word(&config_file)
     );
+    let fence = [config_file.as_str(), identity, package, &url]
+        .into_iter()
+        .map(filters::longest_backtick_run)
+        .max()
+        .unwrap_or_default()
+        .max(2)
+        + 1;
+    Readme {
+        header: header(),
+        fence: "`".repeat(fence),
+        identity,
+        package,
+        version: env!("CARGO_PKG_VERSION"),
+        config_file,
+        application: server.application.as_ref().map(|app| AppView {
+            name: &app.name,
+            version: app.version.as_deref().unwrap_or("(no version)"),
+            path: &app.configured_path,
+        }),
+        tools: server
+            .tools
+            .iter()
+            .map(|tool| ToolRow {
+                name: &tool.name,
+                confirm: tool
+                    .confirm
+                    .as_ref()
+                    .map(|confirm| confirm.trigger.as_str()),
+                hints: Hint::ALL
+                    .into_iter()
+                    .filter(|hint| tool.hints.contains(&HintName(*hint)))
+                    .map(hint_label)
+                    .collect(),
+                description: first_line(&tool.description).unwrap_or_default(),
+            })
+            .collect(),
+        gated: server.tools.iter().any(|tool| tool.confirm.is_some()),
+        global_flags: server
+            .global_flags
+            .iter()
+            .filter(|flag| flag.exposed)
+            .map(|flag| format!("--{}", flag.name))
+            .collect(),
+        commands: server
+            .tools
+            .iter()
+            .any(|tool| matches!(tool.kind, ToolKind::Command(_))),
+        port,
+        address,
+        url,
+        http_json: pretty(&http_json),
+        stdio_json: pretty(&stdio_json),
+        check_command,
+        smoke_tool: smoke_tool(server),
+    }
+}
 
-    let _ = write!(
-        out,
-        "\n## Build\n\n\
-         ```sh\nfiskgen build {config_file}      # regenerate and compile ./{package}\n```\n\n\
-         `model.json` is the introspection document the server was generated from; \
-         `fiskgen check {config_file} --generated <this directory>` compares it with the \
-         application as it is now.\n"
-    );
-    out
+/// The tool the CI script calls by default: the first read-only command that needs no
+/// arguments and no confirmation.
+fn smoke_tool(server: &ir::Server) -> Option<&str> {
+    server
+        .tools
+        .iter()
+        .find(|tool| {
+            matches!(tool.kind, ToolKind::Command(_))
+                && tool.hints.contains(&HintName(Hint::ReadOnly))
+                && tool.confirm.is_none()
+                && tool
+                    .input_schema
+                    .get("required")
+                    .and_then(serde_json::Value::as_array)
+                    .is_none_or(Vec::is_empty)
+        })
+        .map(|tool| tool.name.as_str())
 }
 
 fn hint_label(hint: Hint) -> &'static str {
@@ -238,44 +324,10 @@ fn hint_label(hint: Hint) -> &'static str {
     }
 }
 
-/// Text that is safe in a Markdown table cell.
-fn cell(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-}
-
 fn pretty(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
-/// A TOML basic string.
-fn toml_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04X}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn toml_strings_and_cells_are_escaped() {
-        assert_eq!(toml_string(r#"a "b" \c"#), r#""a \"b\" \\c""#);
-        assert_eq!(toml_string("x\u{1}"), r#""x\u0001""#);
-        assert_eq!(cell("a | b <c>"), r"a \| b &lt;c>");
-    }
-}
+#[path = "files_tests.rs"]
+mod tests;

@@ -1,8 +1,8 @@
 //! The emitters: a [`Plan`] becomes the files of a Rust crate that links `fiskgen-runtime`.
 //!
-//! Rust comes from `quote!` and goes through [`crate::format`]; `Cargo.toml` and the README
-//! are plain formatted text ([`files`]): two small files whose values need TOML and Markdown
-//! escaping that a template engine would not do for us either. Output is a sorted map from
+//! Rust comes from `quote!` and goes through [`crate::format`]; every other text file comes
+//! from an askama template in the repository's top-level `templates/` ([`files`]), whose values
+//! are escaped for their file by [`filters`]. Output is a sorted map from
 //! relative path to contents, byte-identical for the same inputs: no timestamps, no paths of
 //! the build machine (the application path is the configured string), everything in a fixed
 //! order.
@@ -12,7 +12,10 @@
 //! ```text
 //! Cargo.toml          package and binary <identity>-mcp, fiskgen-runtime = "=<version>"
 //! Cargo.lock          the lockfile fiskgen was tested with (standalone crates only)
-//! README.md           the tools, how to run and connect
+//! README.md           the tools, how to run, connect and regenerate
+//! .gitignore          /target/
+//! ci/regenerate.sh    check, regenerate, rebuild and smoke-test: copy it next to the config
+//! ci/github-workflow.yml   runs ci/regenerate.sh daily on GitHub Actions
 //! model.json          the introspection document the crate was generated from
 //! src/main.rs         the static AppSpec and `fn main`
 //! src/tools/mod.rs    one module per top-level command group, and TOOLS
@@ -33,6 +36,7 @@ use crate::{Plan, embedded, format};
 mod app;
 mod builtins;
 mod files;
+mod filters;
 mod tools;
 
 /// How a crate is generated.
@@ -77,6 +81,14 @@ pub enum GenerateError {
         tool: String,
         /// How.
         message: String,
+    },
+    /// A template of `templates/` did not render (a generator bug).
+    #[error("generated {file} did not render: {error}")]
+    Template {
+        /// The file.
+        file: String,
+        /// askama's error.
+        error: askama::Error,
     },
     /// Emitted tokens did not parse (a generator bug).
     #[error("generated {file} does not parse: {error}")]
@@ -182,14 +194,9 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     files.insert("src/main.rs".into(), rust_file("src/main.rs", &main)?);
 
     let package = format!("{}-mcp", server.identity);
-    files.insert(
-        "Cargo.toml".into(),
-        files::cargo_toml(&package, server, &plan.config, settings),
-    );
-    files.insert(
-        "README.md".into(),
-        files::readme(&package, &plan.config, server),
-    );
+    for (path, text) in files::files(&package, server, &plan.config, settings)? {
+        files.insert(path.to_string(), text);
+    }
     if let Some(introspection) = &plan.introspection {
         files.insert(
             "model.json".into(),
