@@ -8,12 +8,13 @@
 use std::path::Path;
 use std::time::Duration;
 
+use super::auth::{AUTH, AuthDraft};
 use super::lists::{read_filter, read_harness_tools, read_remote_agents, read_remote_tools};
 use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
     env_name, normalized, read_base_url, read_budget_count, read_builtins, read_concurrency,
     read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
-    read_options, read_port, read_tool_timeout, required_string, validate_bool, validate_string,
+    read_options, read_port, read_tool_timeout, validate_bool, validate_string,
 };
 use super::yaml::{Node, Pos};
 use super::{Config, Harness, McpConfig, Problem, ToolFilter};
@@ -66,14 +67,6 @@ pub(super) struct Draft {
     pub(super) embeddings: Option<EmbeddingsDraft>,
 }
 
-/// `expose.agent.mcp.auth` as written: each key `Some` when present (inner `None`: invalid).
-#[derive(Debug, Default)]
-pub(super) struct AuthDraft {
-    pub(super) pos: Pos,
-    pub(super) token_env: Option<Option<String>>,
-    pub(super) token_file: Option<Option<String>>,
-}
-
 /// `harness.knowledge.embeddings` as written; `base_url` and `model` are checked at the end.
 #[derive(Debug, Default)]
 pub(super) struct EmbeddingsDraft {
@@ -116,11 +109,6 @@ impl Draft {
     /// `expose.agent.mcp`, created by entering the block.
     fn mcp(&mut self) -> &mut McpConfig {
         self.config.mcp.get_or_insert_with(McpConfig::default)
-    }
-
-    /// `expose.agent.mcp.auth`, created by entering the block.
-    fn auth(&mut self) -> &mut AuthDraft {
-        self.auth.get_or_insert_with(AuthDraft::default)
     }
 
     /// `harness.knowledge.embeddings`, created by entering the block.
@@ -287,12 +275,7 @@ static MCP: Section<Draft> = Section::new(&[
     Field::value("allowed_origins", |r, v, d| {
         d.mcp().allowed_origins = normalized(r.strings(v), str::trim);
     }),
-    Field::section("auth", &AUTH).on_enter(|_, v, d| {
-        d.auth = Some(AuthDraft {
-            pos: v.key_pos,
-            ..Default::default()
-        })
-    }),
+    Field::section("auth", &AUTH).on_enter(|_, v, d| d.auth = Some(AuthDraft::at(v.key_pos))),
     Field::value("stateless", |r, v, d| {
         d.mcp().stateless = r.bool(v).unwrap_or(false)
     }),
@@ -300,22 +283,6 @@ static MCP: Section<Draft> = Section::new(&[
         d.mcp().scrub_env = read_env_names(r, v)
     }),
 ]);
-
-/// Shown with `auth` problems: what the block is for and why it holds no token.
-pub(super) const AUTH_HELP: &str = "the token itself never goes in the config file: set \
-     token_env to the name of the environment variable that holds it, or token_file to a file \
-     that contains it";
-
-static AUTH: Section<Draft> = Section::<Draft>::new(&[
-    Field::value("token_env", |r, v, d| {
-        let name = required_string(r, v, "an environment variable");
-        d.auth().token_env = Some(name.and_then(|name| env_name(r, v, &name)));
-    }),
-    Field::value("token_file", |r, v, d| {
-        d.auth().token_file = Some(required_string(r, v, "a file"));
-    }),
-])
-.unknown_help(AUTH_HELP);
 
 static A2A: Section<Draft> = Section::new(&[
     Field::value("max_concurrent_tools", |r, v, _| {

@@ -128,7 +128,10 @@ fn the_full_example_reads_into_every_field() {
             hint_tags,
             allowed_hosts: vec!["mcp.example.com".to_string()],
             allowed_origins: vec!["https://mcp.example.com".to_string()],
-            auth: Some(AuthConfig::Env("NATS_MCP_TOKEN".to_string())),
+            auth: Some(AuthConfig {
+                token: Some(SecretSource::Env("NATS_MCP_TOKEN".to_string())),
+                ..AuthConfig::default()
+            }),
             stateless: false,
             scrub_env: vec!["NATS_PASSWORD".to_string()],
         }
@@ -238,7 +241,7 @@ expose:
             "1:1: global_flags is set but application_path is not: global flags are the wrapped \
              application's own globals and have nothing to attach to without an application",
             "5:7: expose.agent.mcp.builtins lists knowledge_search but knowledge is not enabled",
-            "6:7: expose.agent.mcp.auth needs token_env or token_file",
+            "6:7: expose.agent.mcp.auth needs token_env, token_file, header or oauth",
         ]
     );
 }
@@ -960,11 +963,17 @@ fn auth_names_exactly_one_token_source() {
     };
     assert_eq!(
         auth("{token_env: MCP_TOKEN}"),
-        Some(AuthConfig::Env("MCP_TOKEN".to_string()))
+        Some(AuthConfig {
+            token: Some(SecretSource::Env("MCP_TOKEN".to_string())),
+            ..AuthConfig::default()
+        })
     );
     assert_eq!(
         auth("{token_file: /run/secrets/t}"),
-        Some(AuthConfig::File("/run/secrets/t".to_string()))
+        Some(AuthConfig {
+            token: Some(SecretSource::File("/run/secrets/t".to_string())),
+            ..AuthConfig::default()
+        })
     );
     assert_eq!(mcp(&ok("expose: {agent: {mcp: {}}}\n")).auth, None);
 
@@ -981,14 +990,14 @@ fn auth_names_exactly_one_token_source() {
     let p = problem("expose:\n  agent:\n    mcp:\n      auth:\n");
     assert_eq!(
         p.message,
-        "expose.agent.mcp.auth needs token_env or token_file"
+        "expose.agent.mcp.auth needs token_env, token_file, header or oauth"
     );
 
     let all = problems("expose: {agent: {mcp: {auth: {token: s3cret}}}}\n");
     assert_eq!(all.len(), 2);
     assert_eq!(
         all[0].message,
-        "expose.agent.mcp.auth needs token_env or token_file"
+        "expose.agent.mcp.auth needs token_env, token_file, header or oauth"
     );
     assert_eq!(
         all[1].message,

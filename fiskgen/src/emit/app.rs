@@ -7,7 +7,7 @@ use std::time::Duration;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::config::{AuthConfig, Config, ConfirmMode, McpConfig};
+use crate::config::{Config, ConfirmMode, McpConfig};
 use crate::format::{doc, inner_doc};
 use crate::introspect::PROVIDER_CREDENTIAL_VARS;
 use crate::ir;

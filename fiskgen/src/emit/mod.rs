@@ -31,6 +31,7 @@ use crate::params::{self, ParamsError};
 use crate::{Plan, embedded, format};
 
 mod app;
+mod auth;
 mod builtins;
 mod files;
 mod tools;
