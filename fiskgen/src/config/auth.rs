@@ -114,6 +114,7 @@ pub(super) struct AuthDraft {
 struct HeaderDraft {
     pos: Pos,
     name: Option<String>,
+    name_invalid: bool,
     value_env: Option<Option<String>>,
     value_file: Option<Option<String>>,
 }
@@ -187,6 +188,7 @@ pub(super) static AUTH: Section<Draft> = Section::<Draft>::new(&[
 static HEADER: Section<Draft> = Section::<Draft>::new(&[
     Field::value("name", |r, v, d| {
         let name = required_string(r, v, "an HTTP header");
+        header(d).name_invalid = true;
         if let Some(name) = &name
             && !is_header_name(name)
         {
@@ -209,6 +211,7 @@ static HEADER: Section<Draft> = Section::<Draft>::new(&[
             );
             return;
         }
+        header(d).name_invalid = name.is_none();
         header(d).name = name;
     }),
     Field::value("value_env", |r, v, d| {
@@ -439,7 +442,7 @@ pub(super) fn resolve(draft: AuthDraft, r: &mut Reader) -> Option<AuthConfig> {
                     name,
                     value: source(env, text),
                 }),
-                (None, _) => {
+                (None, _) if !h.name_invalid => {
                     r.problem(&path, h.pos, format!("{path} needs name"));
                     ok = false;
                     None

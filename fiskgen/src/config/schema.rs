@@ -145,7 +145,34 @@ static TOP: Section<Draft> = Section::new(&[
     Field::section("llm", &LLM).agent_only(),
     Field::value("remote_agents", read_remote_agents).agent_only(),
     Field::value("remote_tools", read_remote_tools).agent_only(),
+    Field::section("telemetry", &TELEMETRY).agent_only(),
 ]);
+
+/// `telemetry` (Fisk AI's OpenTelemetry export; fiskgen exports nothing): types only.
+static TELEMETRY: Section<Draft> = Section::new(&[
+    Field::value("enabled", validate_bool),
+    Field::value("endpoint", validate_string),
+    Field::value("service_name", validate_string),
+    Field::value("sample_ratio", validate_string),
+    Field::value("no_metrics", validate_bool),
+    Field::section("capture", &TELEMETRY_CAPTURE),
+]);
+
+static TELEMETRY_CAPTURE: Section<Draft> = Section::new(&[
+    Field::value("enabled", validate_bool),
+    Field::value("messages", validate_string),
+    Field::value("max_bytes", validate_int),
+]);
+
+/// An integer nobody reads here (an agent-only setting): only its type is checked.
+fn validate_int(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
+    r.int(v);
+}
+
+/// A duration nobody reads here: only its syntax is checked.
+fn validate_duration(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
+    read_duration(r, v);
+}
 
 static HARNESS: Section<Draft> = Section::new(&[
     Field::value("confirm_tags", |r, v, d| {
@@ -158,6 +185,7 @@ static HARNESS: Section<Draft> = Section::new(&[
     Field::section("sessions", &SESSIONS).agent_only(),
     Field::value("no_tui", validate_bool).agent_only(),
     Field::value("no_bell", validate_bool).agent_only(),
+    Field::value("tool_timeout", validate_duration).agent_only(),
 ]);
 
 static HUMAN_IN_THE_LOOP: Section<Draft> = Section::new(&[Field::value("enabled", |r, v, d| {
@@ -170,6 +198,7 @@ static MEMORY: Section<Draft> = Section::new(&[
     }),
     Field::value("backend", validate_string),
     Field::value("no_index", validate_bool),
+    Field::value("read_only", validate_bool),
     Field::value("options", read_options),
 ]);
 
@@ -231,6 +260,15 @@ static AGENT: Section<Draft> = Section::new(&[
     Field::section("tools", &EXPOSED_TOOLS),
     Field::value("agent_to_agent", validate_bool).agent_only(),
     Field::section("a2a", &A2A).agent_only(),
+    Field::section("jobs", &JOBS).agent_only(),
+]);
+
+static JOBS: Section<Draft> = Section::new(&[
+    Field::value("queue", validate_string),
+    Field::value("task_type", validate_string),
+    Field::value("workers", validate_int),
+    Field::value("nats_context", validate_string),
+    Field::value("max_payload", validate_int),
 ]);
 
 static EXPOSED_TOOLS: Section<Draft> = Section::new(&[
@@ -291,6 +329,14 @@ static A2A: Section<Draft> = Section::new(&[
     Field::value("tool_timeout", |r, v, _| {
         read_tool_timeout(r, v);
     }),
+    Field::value("serve_tools", validate_bool),
+    Field::value("request_timeout", validate_duration),
+    Field::section("prompts", &A2A_PROMPTS),
+]);
+
+static A2A_PROMPTS: Section<Draft> = Section::new(&[
+    Field::value("workers", validate_int),
+    Field::value("elicit", validate_bool),
 ]);
 
 static LLM: Section<Draft> = Section::new(&[
@@ -300,6 +346,7 @@ static LLM: Section<Draft> = Section::new(&[
     Field::section("thinking", &THINKING),
     Field::value("no_prompt_cache", validate_bool),
     Field::value("no_tool_search", validate_bool),
+    Field::value("reasoning_effort", validate_string),
 ]);
 
 static BUDGET: Section<Draft> = Section::new(&[
