@@ -205,9 +205,10 @@ fn bearer(request: &Request) -> Option<Result<String, ()>> {
         return Some(Err(()));
     }
     let text = first.to_str().ok()?;
+    // Another scheme (Basic, ...) carries no bearer token: answered like no credentials.
     let (scheme, credentials) = text.split_once(' ')?;
     if !scheme.eq_ignore_ascii_case("bearer") {
-        return Some(Err(()));
+        return None;
     }
     let credentials = credentials.trim();
     if credentials.is_empty() || credentials.contains(' ') {

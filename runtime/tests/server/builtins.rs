@@ -159,7 +159,7 @@ async fn listed_and_called(era: Era) {
         "invalid arguments for knowledge_search: property `top_k`: expected an integer, got the string \"3\""
     ));
     let bad = call(&client, "base64_encode", json!({})).await;
-    assert!(error_text(&bad).starts_with("invalid arguments:"));
+    assert!(error_text(&bad).starts_with("invalid arguments for base64_encode: property `text`"));
     let _ = client.cancel().await;
 
     assert!(

@@ -110,7 +110,7 @@ fn the_port_comes_from_the_environment_when_no_flag_is_given() {
     {
         first_lines.push_str(&line);
         first_lines.push('\n');
-        if line.trim_start().starts_with("claude mcp add fake --") || line.contains("ERROR") {
+        if line.contains("config --client NAME") || line.contains("ERROR") {
             break;
         }
     }
