@@ -27,6 +27,8 @@ use crate::spec::{AuthSource, AuthSpec, OAuthSpec};
 
 /// Largest body read to find the JSON-RPC method when scopes depend on it.
 const MAX_SCOPE_BODY: usize = 1024 * 1024;
+/// How long a refused request's body is read before the answer goes out anyway.
+const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The loaded authentication settings.
 pub(crate) struct Auth {
@@ -232,13 +234,14 @@ pub(crate) async fn require(
     }
     let presented = bearer(&request);
     let token = match presented {
-        None => return auth.challenge(None),
+        None => return drained(request, auth.challenge(None)).await,
         Some(Err(())) => {
-            return auth.reject(
+            let response = auth.reject(
                 StatusCode::BAD_REQUEST,
                 "invalid_request",
                 "the Authorization header must hold exactly one bearer token",
             );
+            return drained(request, response).await;
         }
         Some(Ok(token)) => token,
     };
@@ -247,11 +250,14 @@ pub(crate) async fn require(
         return next.run(request).await;
     }
     let Some(oauth) = &auth.oauth else {
-        return auth.challenge(Some("the bearer token is not valid"));
+        let response = auth.challenge(Some("the bearer token is not valid"));
+        return drained(request, response).await;
     };
     let claims = match oauth.keys.validate(&token).await {
         Ok(claims) => claims,
-        Err(rejection) => return auth.challenge(Some(&rejection.to_string())),
+        Err(rejection) => {
+            return drained(request, auth.challenge(Some(&rejection.to_string()))).await;
+        }
     };
     // Scopes: those every request needs, and those of the method (from the Mcp-Method header
     // or the body).
@@ -274,11 +280,21 @@ pub(crate) async fn require(
         .filter(|scope| !granted.iter().any(|g| g == scope))
         .collect();
     if !missing.is_empty() {
-        return auth.insufficient_scope(&needed.into_iter().collect::<Vec<_>>(), &missing);
+        let response = auth.insufficient_scope(&needed.into_iter().collect::<Vec<_>>(), &missing);
+        return drained(request, response).await;
     }
     let mut request = request;
     strip(&mut request, &auth);
     next.run(request).await
+}
+
+/// `response`, after reading what is left of the request's body (bounded in size and time),
+/// so the connection stays usable: a client still sending its body would otherwise see the
+/// connection close instead of the answer.
+async fn drained(request: Request, response: Response) -> Response {
+    let body = axum::body::to_bytes(request.into_body(), MAX_SCOPE_BODY);
+    let _ = tokio::time::timeout(DRAIN_TIMEOUT, body).await;
+    response
 }
 
 /// Removes the credentials before MCP (and anything it runs) sees the request.

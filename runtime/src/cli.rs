@@ -65,7 +65,7 @@ struct Cli {
     stateless: bool,
     /// The application to run [default: the path compiled in; a bare name is looked up on
     /// PATH]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     application_path: Option<PathBuf>,
     /// Commands running at once, for all clients together (1-1024) [default: the built-in
     /// setting]
