@@ -20,7 +20,9 @@ use std::time::Duration;
 
 use regex::Regex;
 
-pub use auth::{AuthConfig, HeaderAuthConfig, JWT_ALGORITHMS, JwksConfig, OAuthConfig, SecretSource};
+pub use auth::{
+    AuthConfig, HeaderAuthConfig, JWT_ALGORITHMS, JwksConfig, OAuthConfig, SecretSource,
+};
 
 mod auth;
 mod checks;

@@ -155,7 +155,10 @@ fn access_lines(config: &Config) -> Vec<String> {
             oauth.algorithms.join(", ")
         ));
         if !oauth.scopes.is_empty() {
-            lines.push(format!("every request needs scope {}", oauth.scopes.join(" ")));
+            lines.push(format!(
+                "every request needs scope {}",
+                oauth.scopes.join(" ")
+            ));
         }
         for (method, scopes) in &oauth.method_scopes {
             lines.push(format!("{method} needs scope {}", scopes.join(" ")));
@@ -164,7 +167,8 @@ fn access_lines(config: &Config) -> Vec<String> {
             lines.push(format!("protected-resource metadata (RFC 9728) at {url}"));
         }
     }
-    lines.push("any one accepted credential lets a request in; none reaches the application".into());
+    lines
+        .push("any one accepted credential lets a request in; none reaches the application".into());
     lines
 }
 
@@ -175,7 +179,9 @@ fn metadata_url(resource: &str) -> Result<String, ()> {
         Some(at) => (&rest[..at], rest[at..].trim_end_matches('/')),
         None => (rest, ""),
     };
-    Ok(format!("{scheme}://{host}/.well-known/oauth-protected-resource{path}"))
+    Ok(format!(
+        "{scheme}://{host}/.well-known/oauth-protected-resource{path}"
+    ))
 }
 
 /// Narrowest description column worth showing.

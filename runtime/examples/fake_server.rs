@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, ApplicationSpec, Argv, AuthSource, AuthSpec, ConfirmMode, Hints, InvalidArguments, JsonObject,
-    Positional, Run, Settings, ToolSpec, parse_arguments, serde,
+    AppSpec, ApplicationSpec, Argv, AuthSource, AuthSpec, ConfirmMode, Hints, InvalidArguments,
+    JsonObject, Positional, Run, Settings, ToolSpec, parse_arguments, serde,
 };
 
 #[derive(serde::Deserialize)]

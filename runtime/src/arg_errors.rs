@@ -162,8 +162,8 @@ fn listed(text: &str) -> Vec<String> {
 /// serde's expectation (a Rust type or a visitor's phrase) as a noun phrase.
 fn expected_phrase(expected: &str) -> String {
     match expected {
-        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
-        | "u128" | "usize" => "an integer".into(),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => "an integer".into(),
         "f32" | "f64" => "a number".into(),
         "a boolean" => "true or false".into(),
         "a sequence" => "a list".into(),

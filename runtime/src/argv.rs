@@ -360,15 +360,17 @@ mod tests {
         let error = parse_arguments::<Args>(object(serde_json::json!({"count": 300})))
             .expect_err("overflow");
         assert!(
-            error
-                .to_string()
-                .starts_with("invalid arguments: property `count`: expected an integer from 0 to 255"),
+            error.to_string().starts_with(
+                "invalid arguments: property `count`: expected an integer from 0 to 255"
+            ),
             "{error}"
         );
         let error =
             parse_arguments::<Args>(object(serde_json::json!({"cout": 1}))).expect_err("unknown");
         assert!(
-            error.to_string().contains("unknown property `cout` (the tool takes: count)"),
+            error
+                .to_string()
+                .contains("unknown property `cout` (the tool takes: count)"),
             "{error}"
         );
     }

@@ -85,7 +85,10 @@ impl Auth {
         let header = match spec.header {
             Some(header) => {
                 let name = HeaderName::from_bytes(header.name.as_bytes()).map_err(|_| {
-                    format!("auth.header.name {:?} is not an HTTP header name", header.name)
+                    format!(
+                        "auth.header.name {:?} is not an HTTP header name",
+                        header.name
+                    )
                 })?;
                 let value = secret(header.value, &format!("{} header value", header.name))?;
                 Some((name, Token::new(&value)))
@@ -159,7 +162,9 @@ impl Auth {
 
 /// The path of the resource URL, without a trailing `/` (`""` for a root resource).
 fn resource_path(resource: &str) -> String {
-    let after_scheme = resource.split_once("://").map_or(resource, |(_, rest)| rest);
+    let after_scheme = resource
+        .split_once("://")
+        .map_or(resource, |(_, rest)| rest);
     match after_scheme.find('/') {
         Some(at) => after_scheme[at..].trim_end_matches('/').to_string(),
         None => String::new(),
@@ -306,10 +311,7 @@ fn strip(request: &mut Request, auth: &Auth) {
 }
 
 /// The JSON-RPC methods of a request, when scopes depend on the method.
-async fn methods(
-    request: Request,
-    spec: &OAuthSpec,
-) -> Result<(Request, Vec<String>), Response> {
+async fn methods(request: Request, spec: &OAuthSpec) -> Result<(Request, Vec<String>), Response> {
     if spec.method_scopes.is_empty() || request.method() != http::Method::POST {
         return Ok((request, Vec::new()));
     }
@@ -322,13 +324,15 @@ async fn methods(
         return Ok((request, vec![method]));
     }
     let (parts, body) = request.into_parts();
-    let bytes = axum::body::to_bytes(body, MAX_SCOPE_BODY).await.map_err(|_| {
-        (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the request body is larger than {MAX_SCOPE_BODY} bytes"),
-        )
-            .into_response()
-    })?;
+    let bytes = axum::body::to_bytes(body, MAX_SCOPE_BODY)
+        .await
+        .map_err(|_| {
+            (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the request body is larger than {MAX_SCOPE_BODY} bytes"),
+            )
+                .into_response()
+        })?;
     let methods = match serde_json::from_slice::<serde_json::Value>(&bytes) {
         Ok(serde_json::Value::Array(batch)) => batch
             .iter()
@@ -379,13 +383,23 @@ impl Auth {
                 -32001,
             ),
         };
-        self.respond(StatusCode::UNAUTHORIZED, self.challenge_header(&extra), body, code)
+        self.respond(
+            StatusCode::UNAUTHORIZED,
+            self.challenge_header(&extra),
+            body,
+            code,
+        )
     }
 
     /// 400 for malformed credentials.
     fn reject(&self, status: StatusCode, error: &str, why: &str) -> Response {
         let extra = format!(", error=\"{error}\", error_description=\"{}\"", quoted(why));
-        self.respond(status, self.challenge_header(&extra), format!("Bad request: {why}"), -32600)
+        self.respond(
+            status,
+            self.challenge_header(&extra),
+            format!("Bad request: {why}"),
+            -32600,
+        )
     }
 
     /// 403 `insufficient_scope`, naming every scope the request needs.
@@ -401,12 +415,24 @@ impl Auth {
             needed.join(" "),
             quoted(&why)
         );
-        self.respond(StatusCode::FORBIDDEN, challenge, format!("Forbidden: {why}"), -32002)
+        self.respond(
+            StatusCode::FORBIDDEN,
+            challenge,
+            format!("Forbidden: {why}"),
+            -32002,
+        )
     }
 
-    fn respond(&self, status: StatusCode, challenge: String, message: String, code: i64) -> Response {
+    fn respond(
+        &self,
+        status: StatusCode,
+        challenge: String,
+        message: String,
+        code: i64,
+    ) -> Response {
         // A JSON-RPC error body lets clients show the reason.
-        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+        let body =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
         let mut response = json_response(status, &body);
         if let Ok(value) = HeaderValue::from_str(&challenge) {
             response

@@ -48,7 +48,10 @@ pub(crate) fn http(
     let url = endpoint(addr);
     let mut out = served(app, version, &addr.to_string(), notes);
     let _ = writeln!(out, "\nMCP endpoint: {url}");
-    let transports = [Transport::Http(url), Transport::Stdio(stdio_command.to_vec())];
+    let transports = [
+        Transport::Http(url),
+        Transport::Stdio(stdio_command.to_vec()),
+    ];
     out.push_str(&clients::render_all(
         app.identity,
         &transports,

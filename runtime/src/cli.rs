@@ -386,9 +386,11 @@ fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> ExitCode {
 fn serve(app: &'static AppSpec, cli: Cli, generator_notes: Vec<String>) -> Result<(), String> {
     let settings = &app.settings;
     if app.tools.is_empty() && cli.narrow.is_set() {
-        return Err("narrowing left no tool to serve; check --read-only, --tools, \
+        return Err(
+            "narrowing left no tool to serve; check --read-only, --tools, \
                     --exclude-tools and --tags (`tools` with the same flags lists what is left)"
-            .into());
+                .into(),
+        );
     }
     let catalog = Catalog::new(app)?;
     let (builtins, mut notes) = Builtins::start(app)?;

@@ -205,9 +205,7 @@ fn fx(name: &str, transport: &Transport, credentials: &Credentials) -> Value {
         Transport::Stdio(command) => json!({ "type": "local", "command": command }),
         Transport::Http(url) => {
             let mut server = json!({ "type": "http", "url": url });
-            if let (Some((header, var)), Value::Object(map)) =
-                (credentials.header(), &mut server)
-            {
+            if let (Some((header, var)), Value::Object(map)) = (credentials.header(), &mut server) {
                 map.insert("header_env".into(), json!({ header: var }));
             }
             server
@@ -225,13 +223,8 @@ fn json_map(name: &str, transport: &Transport, credentials: &Credentials) -> Val
         }
         Transport::Http(url) => {
             let mut server = json!({ "type": "streamable-http", "url": url });
-            if let (Some((header, var)), Value::Object(map)) =
-                (credentials.header(), &mut server)
-            {
-                map.insert(
-                    "headers".into(),
-                    json!({ header: format!("${{{var}}}") }),
-                );
+            if let (Some((header, var)), Value::Object(map)) = (credentials.header(), &mut server) {
+                map.insert("headers".into(), json!({ header: format!("${{{var}}}") }));
             }
             server
         }
@@ -248,10 +241,11 @@ fn vscode(name: &str, transport: &Transport, credentials: &Credentials) -> Value
         }
         Transport::Http(url) => {
             let mut server = json!({ "type": "http", "url": url });
-            if let (Some((header, var)), Value::Object(map)) =
-                (credentials.header(), &mut server)
-            {
-                map.insert("headers".into(), json!({ header: format!("${{env:{var}}}") }));
+            if let (Some((header, var)), Value::Object(map)) = (credentials.header(), &mut server) {
+                map.insert(
+                    "headers".into(),
+                    json!({ header: format!("${{env:{var}}}") }),
+                );
             }
             server
         }
@@ -336,7 +330,9 @@ mod tests {
         let entry = entry_json(Client::ClaudeDesktop, "tasks", &stdio(), &Credentials::None);
         assert_eq!(
             entry,
-            Some(json!({"mcpServers": {"tasks": {"command": "/opt/bin/tasks-mcp", "args": ["--stdio"]}}}))
+            Some(
+                json!({"mcpServers": {"tasks": {"command": "/opt/bin/tasks-mcp", "args": ["--stdio"]}}})
+            )
         );
     }
 
@@ -345,7 +341,9 @@ mod tests {
         let entry = entry_json(Client::Fx, "my.tasks", &stdio(), &Credentials::None);
         assert_eq!(
             entry,
-            Some(json!({"mcp": {"my-tasks": {"type": "local", "command": ["/opt/bin/tasks-mcp", "--stdio"]}}}))
+            Some(
+                json!({"mcp": {"my-tasks": {"type": "local", "command": ["/opt/bin/tasks-mcp", "--stdio"]}}})
+            )
         );
         let bearer = Credentials::Bearer {
             header_var: "TASKS_MCP_AUTHORIZATION".into(),
@@ -387,7 +385,9 @@ mod tests {
         let entry = entry_json(Client::Vscode, "tasks", &http(), &Credentials::None);
         assert_eq!(
             entry,
-            Some(json!({"servers": {"tasks": {"type": "http", "url": "http://127.0.0.1:8080/mcp"}}}))
+            Some(
+                json!({"servers": {"tasks": {"type": "http", "url": "http://127.0.0.1:8080/mcp"}}})
+            )
         );
     }
 

@@ -13,7 +13,13 @@ use crate::spec::{AppSpec, AuthSpec};
 pub(crate) fn authorization_var(identity: &str) -> String {
     let upper: String = clients::sanitise(identity)
         .chars()
-        .map(|c| if c == '-' { '_' } else { c.to_ascii_uppercase() })
+        .map(|c| {
+            if c == '-' {
+                '_'
+            } else {
+                c.to_ascii_uppercase()
+            }
+        })
         .collect();
     format!("{upper}_MCP_AUTHORIZATION")
 }
@@ -39,7 +45,11 @@ fn auth_credentials(identity: &str, auth: &AuthSpec) -> Credentials {
                 header
                     .name
                     .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+                    .map(|c| if c.is_ascii_alphanumeric() {
+                        c.to_ascii_uppercase()
+                    } else {
+                        '_'
+                    })
                     .collect::<String>()
             ),
         };
@@ -113,7 +123,10 @@ pub(crate) fn run_config(app: &AppSpec, request: &ConfigRequest<'_>) -> ExitCode
                 eprintln!("{note}");
             }
         }
-        None => print!("{}", clients::render_all(app.identity, &transports, &credentials)),
+        None => print!(
+            "{}",
+            clients::render_all(app.identity, &transports, &credentials)
+        ),
     }
     ExitCode::SUCCESS
 }

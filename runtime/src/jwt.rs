@@ -67,13 +67,18 @@ impl Keys {
     }
 
     async fn refresh(&self) {
-        *self.last_fetch.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        *self
+            .last_fetch
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
         match fetch(self.spec.jwks).await {
             Ok(set) => {
                 *self.set.write().unwrap_or_else(PoisonError::into_inner) = set;
                 tracing::debug!("refreshed the authorization server's keys");
             }
-            Err(error) => tracing::warn!("refreshing the JWKS failed, keeping the old keys: {error}"),
+            Err(error) => {
+                tracing::warn!("refreshing the JWKS failed, keeping the old keys: {error}")
+            }
         }
     }
 
@@ -83,7 +88,10 @@ impl Keys {
             return Ok(key);
         }
         let stale = {
-            let last = self.last_fetch.lock().unwrap_or_else(PoisonError::into_inner);
+            let last = self
+                .last_fetch
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             last.elapsed() >= UNKNOWN_KID_BACKOFF
         };
         if matches!(self.spec.jwks, JwksSource::Url(_)) && stale {
@@ -104,7 +112,9 @@ impl Keys {
             return Ok(None);
         };
         if matches!(jwk.algorithm, AlgorithmParameters::OctetKey(_)) {
-            return Err(reject("the token names a symmetric key, which is not accepted"));
+            return Err(reject(
+                "the token names a symmetric key, which is not accepted",
+            ));
         }
         DecodingKey::from_jwk(jwk)
             .map(Some)
@@ -236,7 +246,10 @@ async fn fetch(source: JwksSource) -> Result<JwkSet, String> {
             .map_err(|_| format!("fetching the JWKS at {url} was interrupted"))??,
     };
     serde_json::from_str(&text).map_err(|error| {
-        format!("the JWKS {} is not a JSON Web Key Set: {error}", describe(source))
+        format!(
+            "the JWKS {} is not a JSON Web Key Set: {error}",
+            describe(source)
+        )
     })
 }
 
@@ -259,7 +272,9 @@ fn fetch_url(url: &str) -> Result<String, String> {
         .read_to_string()
         .map_err(|error| format!("reading the JWKS at {url}: {error}"))?;
     if status != http::StatusCode::OK {
-        return Err(format!("fetching the JWKS at {url}: the server answered {status}"));
+        return Err(format!(
+            "fetching the JWKS at {url}: the server answered {status}"
+        ));
     }
     Ok(body)
 }
@@ -279,10 +294,7 @@ mod tests {
             scopes(&claims(serde_json::json!({"scope": "a b"}))),
             ["a", "b"]
         );
-        assert_eq!(
-            scopes(&claims(serde_json::json!({"scp": ["c"]}))),
-            ["c"]
-        );
+        assert_eq!(scopes(&claims(serde_json::json!({"scp": ["c"]}))), ["c"]);
         assert!(scopes(&claims(serde_json::json!({"scope": 3}))).is_empty());
     }
 }

@@ -68,7 +68,11 @@ impl NarrowArgs {
         (!self.read_only || tool.hints.read_only)
             && (self.tools.is_empty() || self.tools.iter().any(|re| re.is_match(tool.name)))
             && !self.exclude_tools.iter().any(|re| re.is_match(tool.name))
-            && (self.tags.is_empty() || tool.tags.iter().any(|tag| self.tags.iter().any(|t| t == tag)))
+            && (self.tags.is_empty()
+                || tool
+                    .tags
+                    .iter()
+                    .any(|tag| self.tags.iter().any(|t| t == tag)))
     }
 
     /// The flags as they would be passed again (for the stdio command clients run).
@@ -275,7 +279,10 @@ mod tests {
     #[test]
     fn a_bad_pattern_is_a_usage_error() {
         let error = pattern("(").expect_err("refused");
-        assert!(error.starts_with("not a valid regular expression"), "{error}");
+        assert!(
+            error.starts_with("not a valid regular expression"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -283,7 +290,15 @@ mod tests {
         let given = args(true, &["^a"], &["b$"], &["t"]);
         assert_eq!(
             given.to_args(),
-            ["--read-only", "--tools", "^a", "--exclude-tools", "b$", "--tags", "t"]
+            [
+                "--read-only",
+                "--tools",
+                "^a",
+                "--exclude-tools",
+                "b$",
+                "--tags",
+                "t"
+            ]
         );
     }
 }

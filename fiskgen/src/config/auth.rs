@@ -287,9 +287,7 @@ static OAUTH: Section<Draft> = Section::<Draft>::new(&[
     Field::value("token_types", |r, v, d| {
         oauth(d).token_types = Some(normalized(r.string_or_strings(v), str::trim));
     }),
-    Field::value("scopes", |r, v, d| {
-        oauth(d).scopes = scope_list(r, v)
-    }),
+    Field::value("scopes", |r, v, d| oauth(d).scopes = scope_list(r, v)),
     Field::value("method_scopes", |r, v, d| {
         let mut methods = Vec::new();
         r.map(
@@ -314,7 +312,10 @@ fn scope_list(r: &mut Reader, v: Value<'_>) -> Vec<String> {
                 r.problem(
                     &text.path,
                     text.pos,
-                    format!("{}: offline_access is not a scope a server requires", v.path),
+                    format!(
+                        "{}: offline_access is not a scope a server requires",
+                        v.path
+                    ),
                 );
                 continue;
             }
@@ -346,9 +347,9 @@ fn checked_url(r: &mut Reader, v: Value<'_>, url: &str, allow_slash: bool) -> Op
         Some(rest) if rest.is_empty() || rest.starts_with('/') => Some("has no host"),
         Some(_) if url.contains('#') => Some("must not have a fragment"),
         Some(_) if url.chars().any(char::is_whitespace) => Some("must not contain spaces"),
-        Some(_) if !allow_slash && url.ends_with('/') => Some(
-            "must not end with '/': clients compare it with the URL they were given, exactly",
-        ),
+        Some(_) if !allow_slash && url.ends_with('/') => {
+            Some("must not end with '/': clients compare it with the URL they were given, exactly")
+        }
         Some(_) => None,
     };
     match problem {

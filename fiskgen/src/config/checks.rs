@@ -1,10 +1,10 @@
 //! The rules that span several keys, run once the whole file has been read (so that key order
 //! in the file never matters).
 
+use super::EmbeddingsConfig;
 use super::reader::Reader;
 use super::schema::{DEFAULT_TIMEOUT, Draft};
 use super::values::is_identity;
-use super::EmbeddingsConfig;
 
 /// The identity when there is neither an explicit one nor an application (fiskgen's default;
 /// Fisk AI's code uses `fisk-ai`).
@@ -87,7 +87,9 @@ impl Draft {
 
     /// `auth`'s keys together (config/auth.rs).
     fn resolve_auth(&mut self, r: &mut Reader) {
-        let Some(draft) = self.auth.take() else { return };
+        let Some(draft) = self.auth.take() else {
+            return;
+        };
         let resolved = super::auth::resolve(draft, r);
         if let (Some(mcp), Some(auth)) = (&mut self.config.mcp, resolved) {
             mcp.auth = Some(auth);

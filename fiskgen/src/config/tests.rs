@@ -1204,12 +1204,19 @@ fn configs_written_for_fisk_mcp_load_unchanged() {
 #[test]
 fn a_merged_key_is_checked_like_a_written_one() {
     let p = problem("harness: &h {confirm_tag: [x]}\nexpose: {agent: {mcp: {}}}\n");
-    assert!(p.message.contains("unknown key \"confirm_tag\""), "{}", p.message);
+    assert!(
+        p.message.contains("unknown key \"confirm_tag\""),
+        "{}",
+        p.message
+    );
     let all = problems("expose:\n  agent:\n    a2a: &l {tool_timeout: 1d}\n    mcp: {<<: *l}\n");
     let paths: Vec<&str> = all.iter().map(|p| p.path.as_str()).collect();
     assert_eq!(
         paths,
-        ["expose.agent.a2a.tool_timeout", "expose.agent.mcp.tool_timeout"]
+        [
+            "expose.agent.a2a.tool_timeout",
+            "expose.agent.mcp.tool_timeout"
+        ]
     );
 }
 
@@ -1240,7 +1247,10 @@ fn auth_takes_a_header_and_oauth() {
     );
     let oauth = auth.oauth.expect("oauth");
     assert_eq!(oauth.resource, "https://mcp.example.com/mcp");
-    assert_eq!(oauth.authorization_servers, ["https://auth.example.com/realms/acme"]);
+    assert_eq!(
+        oauth.authorization_servers,
+        ["https://auth.example.com/realms/acme"]
+    );
     assert_eq!(
         oauth.jwks,
         JwksConfig::Url("https://auth.example.com/realms/acme/certs".into())
@@ -1251,7 +1261,10 @@ fn auth_takes_a_header_and_oauth() {
     assert_eq!(oauth.scopes, ["mcp"]);
     assert_eq!(
         oauth.method_scopes,
-        [("tools/call".to_string(), vec!["mcp:run".to_string(), "mcp:write".to_string()])]
+        [(
+            "tools/call".to_string(),
+            vec!["mcp:run".to_string(), "mcp:write".to_string()]
+        )]
     );
     assert_eq!(oauth.leeway, Duration::from_secs(30));
 }
@@ -1259,15 +1272,19 @@ fn auth_takes_a_header_and_oauth() {
 #[test]
 fn bad_oauth_settings_are_named() {
     let messages = |body: &str| -> Vec<String> {
-        problems(&format!("expose: {{agent: {{mcp: {{auth: {{oauth: {body}}}}}}}}}\n"))
-            .into_iter()
-            .map(|p| p.message)
-            .collect()
+        problems(&format!(
+            "expose: {{agent: {{mcp: {{auth: {{oauth: {body}}}}}}}}}\n"
+        ))
+        .into_iter()
+        .map(|p| p.message)
+        .collect()
     };
     assert_eq!(
         messages("{authorization_servers: [https://a], jwks_file: k.json}"),
-        ["expose.agent.mcp.auth.oauth needs resource: this server's public URL, e.g. \
-          https://mcp.example.com/mcp"]
+        [
+            "expose.agent.mcp.auth.oauth needs resource: this server's public URL, e.g. \
+          https://mcp.example.com/mcp"
+        ]
     );
     assert_eq!(
         messages("{resource: https://m/mcp, authorization_servers: [https://a]}"),
@@ -1276,11 +1293,30 @@ fn bad_oauth_settings_are_named() {
     let all = messages(
         "{resource: \"https://m/mcp/\", authorization_servers: [ftp://a], jwks_file: k, algorithms: [HS256]}",
     );
-    assert!(all.iter().any(|m| m.contains("must not end with '/'")), "{all:?}");
-    assert!(all.iter().any(|m| m.contains("\"ftp://a\": must be an absolute")), "{all:?}");
-    assert!(all.iter().any(|m| m.contains("symmetric algorithms are not accepted")), "{all:?}");
-    let p = problem("expose: {agent: {mcp: {auth: {header: {name: Authorization, value_env: A}}}}}\n");
-    assert!(p.message.contains("use token_env or token_file"), "{}", p.message);
+    assert!(
+        all.iter().any(|m| m.contains("must not end with '/'")),
+        "{all:?}"
+    );
+    assert!(
+        all.iter()
+            .any(|m| m.contains("\"ftp://a\": must be an absolute")),
+        "{all:?}"
+    );
+    assert!(
+        all.iter()
+            .any(|m| m.contains("symmetric algorithms are not accepted")),
+        "{all:?}"
+    );
+    let p =
+        problem("expose: {agent: {mcp: {auth: {header: {name: Authorization, value_env: A}}}}}\n");
+    assert!(
+        p.message.contains("use token_env or token_file"),
+        "{}",
+        p.message
+    );
     let p = problem("expose: {agent: {mcp: {auth: {header: {name: X-Key}}}}}\n");
-    assert_eq!(p.message, "expose.agent.mcp.auth.header needs value_env or value_file");
+    assert_eq!(
+        p.message,
+        "expose.agent.mcp.auth.header needs value_env or value_file"
+    );
 }

@@ -467,11 +467,13 @@ mod tests {
 
     #[test]
     fn merge_keys_bring_in_entries_the_mapping_does_not_set() {
-        let node = root("base: &b {port: 1, address: a}
+        let node = root(
+            "base: &b {port: 1, address: a}
 mcp:
   <<: *b
   port: 2
-");
+",
+        );
         let Kind::Map(entries) = &node.kind else {
             panic!("not a map")
         };
@@ -499,10 +501,12 @@ c:
                 ("z".into(), "3".into())
             ]
         );
-        let error = error("a: &a [1]
+        let error = error(
+            "a: &a [1]
 b:
   <<: *a
-");
+",
+        );
         assert!(error.message.contains("merge key"), "{error:?}");
         // A quoted "<<" is an ordinary key.
         let node = root("\"<<\": 1\n");

@@ -53,7 +53,8 @@ async fn invalid_arguments_are_tool_errors_naming_the_property_and_run_nothing()
     let result = call(&client, "echo", json!({"nope": 1})).await;
     assert!(is_error(&result));
     assert!(
-        text(&result) == "invalid arguments for echo: unknown property `nope` (the tool takes: level, name, items)",
+        text(&result)
+            == "invalid arguments for echo: unknown property `nope` (the tool takes: level, name, items)",
         "{}",
         text(&result)
     );

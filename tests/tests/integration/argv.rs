@@ -636,11 +636,31 @@ fn invalid_arguments_are_refused_in_plain_words() -> Result<()> {
         "{error:?}"
     );
     let named = [
-        ("options_defaults", json!({"profile": "p", "verbose": false}), "`verbose`"),
-        ("types_units", json!({"profile": "p", "hex-bytes": "abc"}), "`hex-bytes`"),
-        ("options_shorts", json!({"profile": "p", "verbose": 256}), "`verbose`"),
-        ("options_remainder", json!({"profile": "p", "command": "c", "rest": ["--"]}), "`rest`"),
-        ("options_defaults", json!({"profile": "p", "third": "x"}), "`second`"),
+        (
+            "options_defaults",
+            json!({"profile": "p", "verbose": false}),
+            "`verbose`",
+        ),
+        (
+            "types_units",
+            json!({"profile": "p", "hex-bytes": "abc"}),
+            "`hex-bytes`",
+        ),
+        (
+            "options_shorts",
+            json!({"profile": "p", "verbose": 256}),
+            "`verbose`",
+        ),
+        (
+            "options_remainder",
+            json!({"profile": "p", "command": "c", "rest": ["--"]}),
+            "`rest`",
+        ),
+        (
+            "options_defaults",
+            json!({"profile": "p", "third": "x"}),
+            "`second`",
+        ),
     ];
     for (tool, arguments, property) in named {
         let error = refusal(tool, arguments.clone())?;

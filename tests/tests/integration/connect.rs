@@ -40,7 +40,11 @@ fn entry(kind: &str, transport: &[&str]) -> Result<String> {
     args.extend_from_slice(transport);
     let printed = server_output(&server, &args)?;
     let lines: Vec<&str> = printed.stdout.lines().collect();
-    ensure!(lines.len() == 1, "{kind}: expected one line: {}", printed.stdout);
+    ensure!(
+        lines.len() == 1,
+        "{kind}: expected one line: {}",
+        printed.stdout
+    );
     Ok(lines[0].to_string())
 }
 
@@ -77,7 +81,8 @@ fn every_printed_stdio_entry_starts_a_working_session() -> Result<()> {
         .strip_prefix("claude mcp add tasks -- ")
         .with_context(|| format!("not `claude mcp add tasks -- ...`: {line}"))?;
     let tokens = shell_words(command)?;
-    let as_json = serde_json::json!({"mcpServers": {"tasks": {"command": tokens[0], "args": tokens[1..]}}});
+    let as_json =
+        serde_json::json!({"mcpServers": {"tasks": {"command": tokens[0], "args": tokens[1..]}}});
     feed("json", &as_json.to_string(), dir.path())?
         .has_line(&format!("json stdio: {}", SERVED.join(" ")))?;
     Ok(())
@@ -101,11 +106,15 @@ fn every_printed_http_entry_reaches_the_server() -> Result<()> {
     }
     // Claude Code (documented: `claude mcp add --transport http <name> <url>`).
     let line = entry("claude-code", &["--url", &server.url])?;
-    ensure!(line == format!("claude mcp add --transport http tasks {}", server.url), "{line}");
+    ensure!(
+        line == format!("claude mcp add --transport http tasks {}", server.url),
+        "{line}"
+    );
     // Claude Desktop reaches HTTP servers through mcp-remote (documented `command`/`args`).
     let desktop: Value = serde_json::from_str(&entry("claude-desktop", &["--url", &server.url])?)?;
     ensure!(
-        desktop == serde_json::json!({"mcpServers": {"tasks": {"command": "npx", "args": ["-y", "mcp-remote", server.url]}}}),
+        desktop
+            == serde_json::json!({"mcpServers": {"tasks": {"command": "npx", "args": ["-y", "mcp-remote", server.url]}}}),
         "{desktop}"
     );
     Ok(())
@@ -123,7 +132,14 @@ fn the_inspector_reads_the_printed_json_entry_as_its_config_file() -> Result<()>
         cmd.arg("--cli")
             .arg("--config")
             .arg(&file)
-            .args(["--server", "tasks", "--method", "tools/list", "--format", "json"])
+            .args([
+                "--server",
+                "tasks",
+                "--method",
+                "tools/list",
+                "--format",
+                "json",
+            ])
             .env("TASKS_STORE", dir.path().join("tasks.json"))
             .current_dir(dir.path());
         let listed = run_bounded(&mut cmd, INSPECTOR_TIMEOUT, "mcp-inspector --config")?
@@ -195,13 +211,21 @@ fn narrowing_flags_only_remove_tools() -> Result<()> {
         read_only == ["task_list", "task_show", "note_search", "store_export"],
         "{read_only:?}"
     );
-    ensure!(listed.as_array().is_some_and(|tools| tools
-        .iter()
-        .all(|t| t["hints"].as_array().is_some_and(|h| h.contains(&"read_only".into())))));
+    ensure!(listed.as_array().is_some_and(|tools| tools.iter().all(|t| {
+        t["hints"]
+            .as_array()
+            .is_some_and(|h| h.contains(&"read_only".into()))
+    })));
     let (names, _, _) = narrowed(&["--tools", "^task_", "--exclude-tools", "_(add|done)$"])?;
-    ensure!(names == ["task_list", "task_show", "task_delete"], "{names:?}");
+    ensure!(
+        names == ["task_list", "task_show", "task_delete"],
+        "{names:?}"
+    );
     let (names, _, _) = narrowed(&["--tags", "impact:rw"])?;
-    ensure!(names == ["task_add", "task_done", "task_delete"], "{names:?}");
+    ensure!(
+        names == ["task_add", "task_done", "task_delete"],
+        "{names:?}"
+    );
     // Naming a denied command brings nothing back, and a gate stays a gate.
     let (names, stderr, _) = narrowed(&["--tools", "^store_purge$"])?;
     ensure!(names.is_empty(), "{names:?}");
@@ -217,7 +241,11 @@ fn narrowing_flags_only_remove_tools() -> Result<()> {
     let mut cmd = Command::new(&server);
     cmd.args(["tools", "--tools", "("]);
     let out = run_bounded(&mut cmd, QUICK, "tools --tools (")?;
-    ensure!(out.stderr.contains("not a valid regular expression"), "{}", out.report());
+    ensure!(
+        out.stderr.contains("not a valid regular expression"),
+        "{}",
+        out.report()
+    );
     Ok(())
 }
 
@@ -240,7 +268,14 @@ fn a_narrowed_server_serves_and_announces_only_the_narrowed_set() -> Result<()> 
         "{log}"
     );
     let mut cmd = node_tool("mcp-inspector", dir.path())?;
-    cmd.args(["--cli", &server.url, "--method", "tools/list", "--format", "json"]);
+    cmd.args([
+        "--cli",
+        &server.url,
+        "--method",
+        "tools/list",
+        "--format",
+        "json",
+    ]);
     let listed = run_bounded(&mut cmd, INSPECTOR_TIMEOUT, "inspector tools/list")?
         .success()?
         .json()?;
@@ -260,13 +295,19 @@ fn a_narrowed_server_serves_and_announces_only_the_narrowed_set() -> Result<()> 
 fn oauth_tokens_headers_and_static_tokens_are_checked_as_the_spec_says() -> Result<()> {
     let dir = tempfile::tempdir()?;
     let dir_arg = dir.path().display().to_string();
-    python("auth.py", &["keygen".into(), "--dir".into(), dir_arg.clone()])?;
+    python(
+        "auth.py",
+        &["keygen".into(), "--dir".into(), dir_arg.clone()],
+    )?;
     let binary = clients::auth_server()?;
     let server = Server::spawn_env(
         &binary,
         dir.path(),
         &[],
-        &[("TASKS_AUTH_TOKEN", "static-s3cret"), ("TASKS_AUTH_KEY", "header-s3cret")],
+        &[
+            ("TASKS_AUTH_TOKEN", "static-s3cret"),
+            ("TASKS_AUTH_KEY", "header-s3cret"),
+        ],
     )?;
     let run = python(
         "auth.py",
