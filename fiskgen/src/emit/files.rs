@@ -17,17 +17,32 @@ fn runtime_dependency(server: &ir::Server, config: &Config) -> String {
     let knowledge = server.tools.iter().any(|tool| {
         matches!(tool.kind, ir::ToolKind::Builtin { builtin } if ir::Builtin::KNOWLEDGE.contains(&builtin))
     });
+    // A JWKS fetched over https needs TLS too (auth.oauth.jwks_url).
+    let jwks_tls = config
+        .mcp
+        .as_ref()
+        .and_then(|mcp| mcp.auth.as_ref())
+        .and_then(|auth| auth.oauth.as_ref())
+        .is_some_and(|oauth| {
+            matches!(&oauth.jwks, crate::config::JwksConfig::Url(url) if url.starts_with("https://"))
+        });
     if !knowledge {
+        let features = if jwks_tls {
+            ", features = [\"tls\"]"
+        } else {
+            ""
+        };
         return format!(
-            "fiskgen-runtime = {{ version = \"={version}\", default-features = false }}"
+            "fiskgen-runtime = {{ version = \"={version}\", default-features = false{features} }}"
         );
     }
-    let tls = config
-        .harness
-        .knowledge
-        .embeddings
-        .as_ref()
-        .is_some_and(|embeddings| embeddings.base_url.starts_with("https://"));
+    let tls = jwks_tls
+        || config
+            .harness
+            .knowledge
+            .embeddings
+            .as_ref()
+            .is_some_and(|embeddings| embeddings.base_url.starts_with("https://"));
     if tls {
         format!("fiskgen-runtime = {{ version = \"={version}\", features = [\"embeddings-tls\"] }}")
     } else {
