@@ -82,10 +82,10 @@ fn headline(server: &ir::Server) -> String {
 
 /// What the server will ask of HTTP clients (`expose.agent.mcp.auth`) and what the binary's
 /// run-time narrowing flags can select (`--read-only`, `--tags`): printed after the table.
-pub fn render_access(config: &Config, server: &ir::Server) -> String {
+pub fn render_access(config: &Config, server: &ir::Server, width: usize) -> String {
     let mut out = String::from("\nAccess over HTTP:\n");
     for line in access_lines(config) {
-        let _ = writeln!(out, "  {line}");
+        let _ = writeln!(out, "{}", wrap(&line, width, "  ", "    "));
     }
     let read_only: Vec<&str> = server
         .tools
@@ -100,10 +100,9 @@ pub fn render_access(config: &Config, server: &ir::Server) -> String {
         .collect();
     tags.sort_unstable();
     tags.dedup();
-    out.push_str("\nNarrowing at run time (the binary's flags can only remove tools):\n");
-    let _ = writeln!(
-        out,
-        "  --read-only keeps {} of {} tools{}",
+    out.push_str("\nNarrowing at run time (the binary's flags only remove tools):\n");
+    let read_only_line = format!(
+        "--read-only keeps {} of {} tools{}",
         read_only.len(),
         server.tools.len(),
         if read_only.is_empty() {
@@ -112,8 +111,10 @@ pub fn render_access(config: &Config, server: &ir::Server) -> String {
             format!(": {}", read_only.join(", "))
         }
     );
+    let _ = writeln!(out, "{}", wrap(&read_only_line, width, "  ", "    "));
     if !tags.is_empty() {
-        let _ = writeln!(out, "  --tags takes: {}", tags.join(", "));
+        let line = format!("--tags takes: {}", tags.join(", "));
+        let _ = writeln!(out, "{}", wrap(&line, width, "  ", "    "));
     }
     out.push_str("  --tools REGEX / --exclude-tools REGEX select by tool name\n");
     out

@@ -41,8 +41,9 @@ fn run(command: Command) -> Result<ExitCode> {
             let text = if json {
                 info::render_json(&plan.server)?
             } else {
-                let mut text = info::render_text(&plan.server, terminal_width());
-                text.push_str(&info::render_access(&plan.config, &plan.server));
+                let width = terminal_width();
+                let mut text = info::render_text(&plan.server, width);
+                text.push_str(&info::render_access(&plan.config, &plan.server, width));
                 text
             };
             write_stdout(&text)?;
