@@ -120,6 +120,45 @@ pub fn render_access(config: &Config, server: &ir::Server, width: usize) -> Stri
     out
 }
 
+/// [`render_json`] followed by the keys of [`access_json`], keeping the document's key order.
+pub fn render_json_with_access(
+    config: &Config,
+    server: &ir::Server,
+) -> Result<String, serde_json::Error> {
+    let base = render_json(server)?;
+    let mut text = base.trim_end().trim_end_matches('}').trim_end().to_string();
+    if let serde_json::Value::Object(extra) = access_json(config, server) {
+        for (key, value) in extra {
+            let value = serde_json::to_string_pretty(&value)?.replace('\n', "\n  ");
+            text.push_str(&format!(",\n  {}: {value}", serde_json::Value::String(key)));
+        }
+    }
+    text.push_str("\n}\n");
+    Ok(text)
+}
+
+/// [`render_access`] for `info --json`: `{"access": [lines], "narrowing": {"read_only":
+/// [names], "tags": [tags]}}`, merged into the document's top level.
+pub fn access_json(config: &Config, server: &ir::Server) -> serde_json::Value {
+    let read_only: Vec<&str> = server
+        .tools
+        .iter()
+        .filter(|tool| tool.hints.contains(&HintName(Hint::ReadOnly)))
+        .map(|tool| tool.name.as_str())
+        .collect();
+    let mut tags: Vec<&str> = server
+        .tools
+        .iter()
+        .flat_map(|tool| tool.tags.iter().map(String::as_str))
+        .collect();
+    tags.sort_unstable();
+    tags.dedup();
+    serde_json::json!({
+        "access": access_lines(config),
+        "narrowing": {"read_only": read_only, "tags": tags},
+    })
+}
+
 /// One line per accepted credential, or why none is needed.
 fn access_lines(config: &Config) -> Vec<String> {
     let Some(auth) = config.mcp.as_ref().and_then(|mcp| mcp.auth.as_ref()) else {

@@ -39,7 +39,7 @@ fn run(command: Command) -> Result<ExitCode> {
         } => {
             let plan = fiskgen::plan(&config, &source.source())?;
             let text = if json {
-                info::render_json(&plan.server)?
+                info::render_json_with_access(&plan.config, &plan.server)?
             } else {
                 let width = terminal_width();
                 let mut text = info::render_text(&plan.server, width);

@@ -176,6 +176,16 @@ fn info_shows_what_an_authenticated_server_accepts() {
         text.contains("https://tasks.example.test/.well-known/oauth-protected-resource/mcp"),
         "{text}"
     );
+    let info = info_json(&[&example("tests/fixtures/auth.yaml")]);
+    assert_eq!(
+        info["access"][0],
+        "bearer token from the environment variable TASKS_AUTH_TOKEN"
+    );
+    assert_eq!(
+        info["narrowing"]["read_only"],
+        serde_json::json!(["task_list", "task_show", "note_search", "store_export"])
+    );
+    assert_eq!(info["identity"], "tasks-auth");
 }
 
 #[test]
