@@ -20,6 +20,11 @@ use std::time::Duration;
 
 use regex::Regex;
 
+pub use auth::{
+    AuthConfig, HeaderAuthConfig, JWT_ALGORITHMS, JwksConfig, OAuthConfig, SecretSource,
+};
+
+mod auth;
 mod checks;
 mod duration;
 mod lists;
@@ -353,7 +358,7 @@ pub struct McpConfig {
     pub allowed_hosts: Vec<String>,
     /// fiskgen: extra `Origin` header values accepted.
     pub allowed_origins: Vec<String>,
-    /// fiskgen: bearer-token authentication.
+    /// fiskgen: authentication of HTTP requests (token, header, OAuth).
     pub auth: Option<AuthConfig>,
     /// fiskgen: serve without sessions (replicas behind a load balancer).
     pub stateless: bool,
@@ -379,15 +384,6 @@ impl Default for McpConfig {
             scrub_env: Vec::new(),
         }
     }
-}
-
-/// Where the bearer token comes from (never from the config text itself).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AuthConfig {
-    /// `auth: {token_env: NAME}`.
-    Env(String),
-    /// `auth: {token_file: PATH}`.
-    File(String),
 }
 
 impl Config {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::config::Hint;
+use crate::config::{Config, Hint, JwksConfig, SecretSource};
 use crate::ir::{self, HintName};
 
 /// Terminal width used when `COLUMNS` is not set.
@@ -78,6 +78,150 @@ fn headline(server: &ir::Server) -> String {
             server.identity
         ),
     }
+}
+
+/// What the server will ask of HTTP clients (`expose.agent.mcp.auth`) and what the binary's
+/// run-time narrowing flags can select (`--read-only`, `--tags`): printed after the table.
+pub fn render_access(config: &Config, server: &ir::Server, width: usize) -> String {
+    let mut out = String::from("\nAccess over HTTP:\n");
+    for line in access_lines(config) {
+        let _ = writeln!(out, "{}", wrap(&line, width, "  ", "    "));
+    }
+    let read_only: Vec<&str> = server
+        .tools
+        .iter()
+        .filter(|tool| tool.hints.contains(&HintName(Hint::ReadOnly)))
+        .map(|tool| tool.name.as_str())
+        .collect();
+    let mut tags: Vec<&str> = server
+        .tools
+        .iter()
+        .flat_map(|tool| tool.tags.iter().map(String::as_str))
+        .collect();
+    tags.sort_unstable();
+    tags.dedup();
+    out.push_str("\nNarrowing at run time (the binary's flags only remove tools):\n");
+    let read_only_line = format!(
+        "--read-only keeps {} of {} tools{}",
+        read_only.len(),
+        server.tools.len(),
+        if read_only.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", read_only.join(", "))
+        }
+    );
+    let _ = writeln!(out, "{}", wrap(&read_only_line, width, "  ", "    "));
+    if !tags.is_empty() {
+        let line = format!("--tags takes: {}", tags.join(", "));
+        let _ = writeln!(out, "{}", wrap(&line, width, "  ", "    "));
+    }
+    out.push_str("  --tools REGEX / --exclude-tools REGEX select by tool name\n");
+    out
+}
+
+/// [`render_json`] followed by the keys of [`access_json`], keeping the document's key order.
+pub fn render_json_with_access(
+    config: &Config,
+    server: &ir::Server,
+) -> Result<String, serde_json::Error> {
+    let base = render_json(server)?;
+    let mut text = base.trim_end().trim_end_matches('}').trim_end().to_string();
+    if let serde_json::Value::Object(extra) = access_json(config, server) {
+        for (key, value) in extra {
+            let value = serde_json::to_string_pretty(&value)?.replace('\n', "\n  ");
+            text.push_str(&format!(",\n  {}: {value}", serde_json::Value::String(key)));
+        }
+    }
+    text.push_str("\n}\n");
+    Ok(text)
+}
+
+/// [`render_access`] for `info --json`: `{"access": [lines], "narrowing": {"read_only":
+/// [names], "tags": [tags]}}`, merged into the document's top level.
+pub fn access_json(config: &Config, server: &ir::Server) -> serde_json::Value {
+    let read_only: Vec<&str> = server
+        .tools
+        .iter()
+        .filter(|tool| tool.hints.contains(&HintName(Hint::ReadOnly)))
+        .map(|tool| tool.name.as_str())
+        .collect();
+    let mut tags: Vec<&str> = server
+        .tools
+        .iter()
+        .flat_map(|tool| tool.tags.iter().map(String::as_str))
+        .collect();
+    tags.sort_unstable();
+    tags.dedup();
+    serde_json::json!({
+        "access": access_lines(config),
+        "narrowing": {"read_only": read_only, "tags": tags},
+    })
+}
+
+/// One line per accepted credential, or why none is needed.
+fn access_lines(config: &Config) -> Vec<String> {
+    let Some(auth) = config.mcp.as_ref().and_then(|mcp| mcp.auth.as_ref()) else {
+        return vec![
+            "no authentication (expose.agent.mcp.auth): keep the default loopback bind, or \
+             add a token, a header or OAuth before listening elsewhere"
+                .to_string(),
+        ];
+    };
+    let source = |source: &SecretSource| match source {
+        SecretSource::Env(name) => format!("the environment variable {name}"),
+        SecretSource::File(path) => format!("the file {path}"),
+    };
+    let mut lines = Vec::new();
+    if let Some(token) = &auth.token {
+        lines.push(format!("bearer token from {}", source(token)));
+    }
+    if let Some(header) = &auth.header {
+        lines.push(format!(
+            "header {} compared with {}",
+            header.name,
+            source(&header.value)
+        ));
+    }
+    if let Some(oauth) = &auth.oauth {
+        let keys = match &oauth.jwks {
+            JwksConfig::File(path) => format!("keys from the file {path}"),
+            JwksConfig::Url(url) => format!("keys from {url}"),
+        };
+        lines.push(format!(
+            "OAuth access tokens (JWT) for resource {}, issued by {}; {keys}; algorithms {}",
+            oauth.resource,
+            oauth.authorization_servers.join(", "),
+            oauth.algorithms.join(", ")
+        ));
+        if !oauth.scopes.is_empty() {
+            lines.push(format!(
+                "every request needs scope {}",
+                oauth.scopes.join(" ")
+            ));
+        }
+        for (method, scopes) in &oauth.method_scopes {
+            lines.push(format!("{method} needs scope {}", scopes.join(" ")));
+        }
+        if let Ok(url) = metadata_url(&oauth.resource) {
+            lines.push(format!("protected-resource metadata (RFC 9728) at {url}"));
+        }
+    }
+    lines
+        .push("any one accepted credential lets a request in; none reaches the application".into());
+    lines
+}
+
+/// Where the RFC 9728 document of `resource` is served.
+fn metadata_url(resource: &str) -> Result<String, ()> {
+    let (scheme, rest) = resource.split_once("://").ok_or(())?;
+    let (host, path) = match rest.find('/') {
+        Some(at) => (&rest[..at], rest[at..].trim_end_matches('/')),
+        None => (rest, ""),
+    };
+    Ok(format!(
+        "{scheme}://{host}/.well-known/oauth-protected-resource{path}"
+    ))
 }
 
 /// Narrowest description column worth showing.

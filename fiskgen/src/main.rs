@@ -39,9 +39,12 @@ fn run(command: Command) -> Result<ExitCode> {
         } => {
             let plan = fiskgen::plan(&config, &source.source())?;
             let text = if json {
-                info::render_json(&plan.server)?
+                info::render_json_with_access(&plan.config, &plan.server)?
             } else {
-                info::render_text(&plan.server, terminal_width())
+                let width = terminal_width();
+                let mut text = info::render_text(&plan.server, width);
+                text.push_str(&info::render_access(&plan.config, &plan.server, width));
+                text
             };
             write_stdout(&text)?;
         }
@@ -118,14 +121,51 @@ fn build(args: BuildArgs) -> Result<()> {
     println!(
         "Built {shown} ({tools} tool{}).\n\n\
          Start it:\n  {shown} --port {port}    # streamable HTTP on http://127.0.0.1:{port}/mcp\n  \
-         {shown} --stdio\n\n\
-         Connect Claude Code:\n  claude mcp add --transport http {identity} http://127.0.0.1:{port}/mcp\n\n\
-         The generated crate (with a README listing the tools) is in {}.",
+         {shown} --stdio",
         if tools == 1 { "" } else { "s" },
+    );
+    // The binary prints the client entries itself, so these are exactly the banner's.
+    match client_entries(&built.binary) {
+        Ok(entries) => print!("{entries}"),
+        Err(error) => eprintln!("warning: could not ask {shown} for its client entries: {error}"),
+    }
+    println!(
+        "\n`{shown} config --client NAME` prints one entry again. The generated crate (with a \
+         README listing the tools) is in {}.",
         built.crate_dir.display(),
-        identity = server.identity,
     );
     Ok(())
+}
+
+/// `<binary> config`: every client's entry, bounded in time.
+fn client_entries(binary: &Path) -> Result<String> {
+    let program = if binary.is_relative() && binary.components().count() == 1 {
+        Path::new(".").join(binary)
+    } else {
+        binary.to_path_buf()
+    };
+    let mut child = std::process::Command::new(&program)
+        .arg("config")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {}", program.display()))?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            anyhow::bail!("it did not answer within 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output()?;
+    anyhow::ensure!(output.status.success(), "it exited with {}", output.status);
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// `fiskgen introspect`: the config's application, or `--app` (scrubbing the config's

@@ -139,6 +139,53 @@ fn info_on_the_demo_shows_the_served_set_as_a_table_within_80_columns() {
         text.contains("1 command tagged ai:deny is never served: store_purge"),
         "{text}"
     );
+    // Access and run-time narrowing facts.
+    assert!(
+        text.contains("Access over HTTP:\n  no authentication"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  --read-only keeps 4 of 8 tools: task_list, task_show, note_search,\n    store_export"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  --tags takes: ai:confirm, ai:destructive"),
+        "{text}"
+    );
+}
+
+#[test]
+fn info_shows_what_an_authenticated_server_accepts() {
+    apps::path(App::Demo).expect("demo app builds");
+    let text = ok(&["info", &example("tests/fixtures/auth.yaml")]);
+    for expected in [
+        "  bearer token from the environment variable TASKS_AUTH_TOKEN",
+        "  header X-Api-Key compared with the environment variable TASKS_AUTH_KEY",
+        "  every request needs scope tasks:read",
+        "  tools/call needs scope tasks:run",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing:\n{text}");
+    }
+    assert!(
+        text.contains("OAuth access tokens (JWT) for resource https://tasks.example.test/mcp"),
+        "{text}"
+    );
+    assert!(
+        text.contains("https://tasks.example.test/.well-known/oauth-protected-resource/mcp"),
+        "{text}"
+    );
+    let info = info_json(&[&example("tests/fixtures/auth.yaml")]);
+    assert_eq!(
+        info["access"][0],
+        "bearer token from the environment variable TASKS_AUTH_TOKEN"
+    );
+    assert_eq!(
+        info["narrowing"]["read_only"],
+        serde_json::json!(["task_list", "task_show", "note_search", "store_export"])
+    );
+    assert_eq!(info["identity"], "tasks-auth");
 }
 
 #[test]

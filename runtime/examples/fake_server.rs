@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, ApplicationSpec, Argv, AuthSource, ConfirmMode, Hints, InvalidArguments, JsonObject,
-    Positional, Run, Settings, ToolSpec, parse_arguments, serde,
+    AppSpec, ApplicationSpec, Argv, AuthSource, AuthSpec, ConfirmMode, Hints, InvalidArguments,
+    JsonObject, Positional, Run, Settings, ToolSpec, parse_arguments, serde,
 };
 
 #[derive(serde::Deserialize)]
@@ -269,7 +269,7 @@ static TOOLS: &[&ToolSpec] = &[
     &PANIC,
 ];
 
-const fn app(confirm: ConfirmMode, auth: Option<AuthSource>, stateless: bool) -> AppSpec {
+const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> AppSpec {
     AppSpec {
         identity: "fake",
         fiskgen_version: "0.1.0",
@@ -302,7 +302,11 @@ static ALWAYS: AppSpec = app(ConfirmMode::Always, None, false);
 static NEVER: AppSpec = app(ConfirmMode::Never, None, false);
 static AUTH: AppSpec = app(
     ConfirmMode::Auto,
-    Some(AuthSource::Env("FAKE_MCP_TOKEN")),
+    Some(AuthSpec {
+        token: Some(AuthSource::Env("FAKE_MCP_TOKEN")),
+        header: None,
+        oauth: None,
+    }),
     false,
 );
 static STATELESS: AppSpec = app(ConfirmMode::Auto, None, true);

@@ -20,10 +20,10 @@ pub struct InvalidArguments {
 }
 
 impl InvalidArguments {
-    /// An error about one property.
+    /// An error about one property, in the words of [`crate::arg_errors`].
     pub fn property(name: &str, problem: impl fmt::Display) -> Self {
         Self {
-            message: format!("property \"{name}\": {problem}"),
+            message: crate::arg_errors::Problem::Other(problem.to_string()).describe(name),
         }
     }
 
@@ -46,22 +46,10 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, 
     let value = serde_json::Value::Object(arguments);
     serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();
-        let inner = error.into_inner().to_string();
-        if path.is_empty() || path == "." {
-            // serde names a missing field only in its message: name it like any other problem.
-            match missing_field(&inner) {
-                Some(name) => InvalidArguments::property(name, "is required"),
-                None => InvalidArguments { message: inner },
-            }
-        } else {
-            InvalidArguments::property(&path, inner)
+        InvalidArguments {
+            message: crate::arg_errors::from_serde(&path, &error.into_inner().to_string()),
         }
     })
-}
-
-/// The field of serde's "missing field `name`" message.
-fn missing_field(message: &str) -> Option<&str> {
-    message.strip_prefix("missing field `")?.split('`').next()
 }
 
 /// A value that renders as one command-line token.
@@ -313,7 +301,7 @@ mod tests {
             .expect_err("target has no default");
         assert_eq!(
             error.to_string(),
-            "invalid arguments: property \"target\": must be set because a later argument is set"
+            "invalid arguments: property `target`: must be set because a later argument is set"
         );
     }
 
@@ -372,15 +360,17 @@ mod tests {
         let error = parse_arguments::<Args>(object(serde_json::json!({"count": 300})))
             .expect_err("overflow");
         assert!(
-            error
-                .to_string()
-                .starts_with("invalid arguments: property \"count\": invalid value: integer `300`"),
+            error.to_string().starts_with(
+                "invalid arguments: property `count`: expected an integer from 0 to 255"
+            ),
             "{error}"
         );
         let error =
             parse_arguments::<Args>(object(serde_json::json!({"cout": 1}))).expect_err("unknown");
         assert!(
-            error.to_string().contains("unknown field `cout`"),
+            error
+                .to_string()
+                .contains("unknown property `cout` (the tool takes: count)"),
             "{error}"
         );
     }

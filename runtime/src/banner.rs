@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 use std::net::{IpAddr, SocketAddr};
 
-use serde_json::json;
-
+use crate::clients::{self, Transport};
+use crate::connect;
 use crate::spec::{AppSpec, ConfirmMode};
 
 /// The host to put in a URL for a listener: unspecified binds (`0.0.0.0`, `::`) are reached on
@@ -28,10 +28,16 @@ pub(crate) fn endpoint(addr: SocketAddr) -> String {
 
 /// `claude mcp add` for the HTTP endpoint.
 pub(crate) fn claude_add_http(identity: &str, url: &str) -> String {
-    format!("claude mcp add --transport http {identity} {url}")
+    clients::entry(
+        clients::Client::ClaudeCode,
+        identity,
+        &Transport::Http(url.to_string()),
+        &clients::Credentials::None,
+    )
 }
 
-/// What is printed for an HTTP server.
+/// What is printed for an HTTP server: the tools, the endpoint, then every client's entry
+/// for it and for stdio (the same entries `<binary> config` prints).
 pub(crate) fn http(
     app: &AppSpec,
     version: &str,
@@ -42,38 +48,27 @@ pub(crate) fn http(
     let url = endpoint(addr);
     let mut out = served(app, version, &addr.to_string(), notes);
     let _ = writeln!(out, "\nMCP endpoint: {url}");
+    let transports = [
+        Transport::Http(url),
+        Transport::Stdio(stdio_command.to_vec()),
+    ];
+    out.push_str(&clients::render_all(
+        app.identity,
+        &transports,
+        &connect::credentials(app),
+    ));
     let _ = writeln!(
         out,
-        "\nAdd to Claude Code with:\n  {}",
-        claude_add_http(app.identity, &url)
+        "\n`{}-mcp config --client NAME` prints one entry (claude-code, claude-desktop, fx, \
+         vscode, json).",
+        app.identity
     );
-    let http_entry = json!({ "mcpServers": { app.identity: { "type": "http", "url": url } } });
-    let _ = writeln!(out, "\nOr add to a client's configuration:\n  {http_entry}");
-    out.push_str(&stdio_entries(app, stdio_command));
     out
 }
 
 /// What is printed for a stdio server (on stderr; stdout carries the protocol).
 pub(crate) fn stdio(app: &AppSpec, version: &str, notes: &[String]) -> String {
     served(app, version, "stdio", notes)
-}
-
-/// Entries for clients that start the server themselves.
-fn stdio_entries(app: &AppSpec, command: &[String]) -> String {
-    let mut out = String::new();
-    let entry = json!({ app.identity: { "command": command } });
-    let _ = writeln!(
-        out,
-        "\nClients that start local servers (stdio):\n  {entry}"
-    );
-    let quoted: Vec<String> = command.iter().map(|t| crate::cmdline::quote(t)).collect();
-    let _ = writeln!(
-        out,
-        "  claude mcp add {} -- {}",
-        app.identity,
-        quoted.join(" ")
-    );
-    out
 }
 
 /// The headline, the tool list and the notes (the confirmation note first).

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::SemaphorePermit;
 
 use crate::JsonObject;
+use crate::arg_errors;
 use crate::builtins;
 use crate::cmdline::{self, go_quote};
 use crate::confirm::{Call, Gate};
@@ -159,7 +160,7 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return error_result(error.to_string());
+            return error_result(arg_errors::for_tool(call.spec.name, &error));
         }
     };
     let line = builtins::trace(&prepared);
@@ -246,7 +247,7 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return error_result(error.to_string());
+            return error_result(arg_errors::for_tool(spec.name, &error));
         }
     };
     let line = cmdline::display(&argv);

@@ -15,15 +15,19 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
+use crate::auth::Auth;
 use crate::banner;
 use crate::builtins::{self, Builtins};
+use crate::clients::Client;
 use crate::confirm::Confirmer;
+use crate::connect::{self, ConfigRequest};
 use crate::duration;
 use crate::exec;
 use crate::http::{self, HttpOptions};
 use crate::logging::{self, LogFormat};
+use crate::narrow::NarrowArgs;
 use crate::request_state::{RequestStates, STATE_KEY_VAR};
-use crate::security::{self, Token};
+use crate::security;
 use crate::server::{Handler, Limits, ServerState, server_version};
 use crate::spec::{AppSpec, ApplicationSpec, AuthSource, ConfirmMode, Run};
 use crate::tools::{self, Catalog};
@@ -61,7 +65,7 @@ struct Cli {
     stateless: bool,
     /// The application to run [default: the path compiled in; a bare name is looked up on
     /// PATH]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     application_path: Option<PathBuf>,
     /// Commands running at once, for all clients together (1-1024) [default: the built-in
     /// setting]
@@ -96,6 +100,8 @@ struct Cli {
     /// from (checked before serving; without it the check runs in the background and warns)
     #[arg(long)]
     strict_app: bool,
+    #[command(flatten, next_help_heading = "Narrowing (only removes tools)")]
+    narrow: NarrowArgs,
     #[command(subcommand)]
     command: Option<Sub>,
 }
@@ -111,6 +117,19 @@ enum Sub {
     /// Re-introspect the application and report whether it still matches what this server was
     /// built from: exit 0 when its tools are unchanged, 1 (with the changes) when not, 2 on error
     Verify,
+    /// Print a ready configuration entry for an MCP client (every client when none is named)
+    Config {
+        /// The client to print the entry for
+        #[arg(long, value_enum, value_name = "CLIENT")]
+        client: Option<Client>,
+        /// Only the entry that starts this server over stdio
+        #[arg(long, conflicts_with = "url")]
+        stdio: bool,
+        /// Only the HTTP entry, for this URL (e.g. the public URL behind a reverse proxy)
+        /// [default: both, with the URL this server listens on]
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
+    },
     /// Show what this server was generated from
     Version {
         /// As JSON
@@ -194,8 +213,46 @@ pub fn main_with_notes(app: &'static AppSpec, notes: &'static [&'static str]) ->
         Ok(cli) => cli,
         Err(error) => error.exit(),
     };
+    let narrowed = cli.narrow.apply(app);
+    if !matches!(cli.command, None | Some(Sub::Argv { .. })) {
+        for warning in &narrowed.warnings {
+            eprintln!("warning: {warning}");
+        }
+    }
     match cli.command {
-        Some(Sub::Tools { json }) => print_tools(app, json),
+        Some(Sub::Tools { json }) => print_tools(narrowed.app, json),
+        Some(Sub::Config {
+            client,
+            stdio,
+            ref url,
+        }) => {
+            let default_url = match listen_address(app, &cli) {
+                Ok((host, port)) => {
+                    let ip = host.parse().unwrap_or(std::net::Ipv4Addr::LOCALHOST.into());
+                    let shown = if host.parse::<std::net::IpAddr>().is_ok() {
+                        banner::url_host(ip)
+                    } else {
+                        host
+                    };
+                    format!("http://{shown}:{port}/mcp")
+                }
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    return ExitCode::from(2);
+                }
+            };
+            connect::run_config(
+                narrowed.app,
+                &ConfigRequest {
+                    client,
+                    stdio,
+                    url: url.clone(),
+                    default_url,
+                    application_path: cli.application_path.as_deref(),
+                    narrow: &cli.narrow,
+                },
+            )
+        }
         Some(Sub::Version { json }) => print_version(app, json),
         Some(Sub::Verify) => run_verify(app, cli.application_path.as_deref()),
         Some(Sub::Knowledge { command }) => {
@@ -222,7 +279,12 @@ pub fn main_with_notes(app: &'static AppSpec, notes: &'static [&'static str]) ->
         }) => print_argv(app, tool, arguments),
         None => {
             logging::init(cli.log_format);
-            match serve(app, cli, notes) {
+            for warning in &narrowed.warnings {
+                tracing::warn!("{warning}");
+            }
+            let mut notes: Vec<String> = notes.iter().map(|n| n.to_string()).collect();
+            notes.extend(narrowed.summary.clone());
+            match serve(narrowed.app, cli, notes) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     tracing::error!("{error}");
@@ -305,7 +367,7 @@ fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> ExitCode {
                 return Err(format!("{tool:?} is a built-in tool; it runs no command"));
             }
         };
-        let argv = argv(arguments).map_err(|error| error.to_string())?;
+        let argv = argv(arguments).map_err(|error| crate::arg_errors::for_tool(tool, &error))?;
         serde_json::to_string(&argv.into_vec()).map_err(|error| error.to_string())
     })();
     match result {
@@ -321,15 +383,18 @@ fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> ExitCode {
 }
 
 /// Resolves the settings and serves until stdin closes (stdio) or a signal arrives.
-fn serve(
-    app: &'static AppSpec,
-    cli: Cli,
-    generator_notes: &'static [&'static str],
-) -> Result<(), String> {
+fn serve(app: &'static AppSpec, cli: Cli, generator_notes: Vec<String>) -> Result<(), String> {
     let settings = &app.settings;
+    if app.tools.is_empty() && cli.narrow.is_set() {
+        return Err(
+            "narrowing left no tool to serve; check --read-only, --tools, \
+                    --exclude-tools and --tags (`tools` with the same flags lists what is left)"
+                .into(),
+        );
+    }
     let catalog = Catalog::new(app)?;
     let (builtins, mut notes) = Builtins::start(app)?;
-    notes.splice(0..0, generator_notes.iter().map(|note| note.to_string()));
+    notes.splice(0..0, generator_notes);
     let confirm = cli.confirm.unwrap_or(settings.confirm);
     notes.splice(
         0..0,
@@ -438,10 +503,14 @@ async fn serve_http(
     notes: &[String],
 ) -> Result<(), String> {
     let settings = &app.settings;
-    let token = match settings.auth {
-        Some(source) => Some(Token::load(source, app.identity)?),
+    let auth = match &settings.auth {
+        Some(spec) => Some(Arc::new(Auth::load(spec, app.identity).await?)),
         None => None,
     };
+    if let Some(auth) = &auth {
+        tracing::info!("authentication: {}", auth.describe());
+        auth.spawn_refresh();
+    }
     let (host, port) = listen_address(app, cli)?;
     let listener = tokio::net::TcpListener::bind((host.as_str(), port))
         .await
@@ -468,17 +537,18 @@ async fn serve_http(
         session_idle: cli.session_idle_timeout,
         allowed_hosts: security::allowed_hosts(&hosts, local.ip()),
         allowed_origins: security::allowed_origins(&origins),
-        token,
+        auth,
     };
-    if !local.ip().is_loopback() && options.token.is_none() {
+    if !local.ip().is_loopback() && options.auth.is_none() {
         tracing::warn!(
-            "listening on {local} without a bearer token: anyone who can reach this address \
+            "listening on {local} without authentication: anyone who can reach this address \
              can run the served commands"
         );
     }
 
     let version = server_version(app);
-    let stdio_command = stdio_command(program, cli);
+    let given = cli.application_path.as_ref().and(program);
+    let stdio_command = connect::stdio_command(given, &cli.narrow);
     announce(
         &banner::http(app, &version, local, &stdio_command, notes),
         app,
@@ -585,8 +655,14 @@ fn scrub_list(app: &AppSpec) -> Vec<String> {
     // Secrets the server itself reads never reach the commands it runs.
     let mut scrub: Vec<String> = settings.scrub_env.iter().map(|v| v.to_string()).collect();
     scrub.push(STATE_KEY_VAR.into());
-    if let Some(AuthSource::Env(name)) = settings.auth {
-        scrub.push(name.into());
+    // No secret of the server's own authentication reaches a command (no token passthrough).
+    if let Some(auth) = &settings.auth {
+        let header = auth.header.map(|header| header.value);
+        for source in [auth.token, header].into_iter().flatten() {
+            if let AuthSource::Env(name) = source {
+                scrub.push(name.into());
+            }
+        }
     }
     let embeddings_key = builtins::knowledge_spec(app)
         .ok()
@@ -743,19 +819,6 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path)
         .map(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
         .unwrap_or(false)
-}
-
-/// The command a client would run to start this server over stdio.
-fn stdio_command(program: Option<&Path>, cli: &Cli) -> Vec<String> {
-    let exe = std::env::current_exe()
-        .map(|path| path.display().to_string())
-        .unwrap_or_else(|_| "<this binary>".to_string());
-    let mut command = vec![exe, "--stdio".to_string()];
-    if let (Some(_), Some(program)) = (&cli.application_path, program) {
-        command.push("--application-path".into());
-        command.push(program.display().to_string());
-    }
-    command
 }
 
 /// First SIGINT/SIGTERM: graceful, bounded shutdown. Second: kill what runs and exit now.

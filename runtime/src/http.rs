@@ -23,7 +23,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::security::{self, Token};
+use crate::auth::{self, Auth};
 use crate::server::Handler;
 use crate::sessions::{self, CappedSessions};
 
@@ -49,11 +49,12 @@ pub(crate) struct HttpOptions {
     pub(crate) allowed_hosts: Vec<String>,
     /// `Origin` allowlist.
     pub(crate) allowed_origins: Vec<String>,
-    /// Required bearer token, if any.
-    pub(crate) token: Option<Token>,
+    /// Required credentials (`expose.agent.mcp.auth`), if any.
+    pub(crate) auth: Option<Arc<Auth>>,
 }
 
-/// The axum app: MCP at `/` and `/mcp`, behind the token check when one is configured.
+/// The axum app: MCP at `/` and `/mcp`, behind the credentials check when one is configured,
+/// and the protected-resource metadata when OAuth is.
 pub(crate) fn router(
     handler: Handler,
     options: &HttpOptions,
@@ -78,11 +79,18 @@ pub(crate) fn router(
         )
         .layer(axum::middleware::from_fn(sessions::limit_status))
     };
-    match &options.token {
-        Some(token) => router.layer(axum::middleware::from_fn_with_state(
-            Arc::new(token.clone()),
-            security::require_token,
-        )),
+    match &options.auth {
+        Some(auth) => {
+            let router = router.layer(axum::middleware::from_fn_with_state(
+                auth.clone(),
+                auth::require,
+            ));
+            // The protected-resource metadata is public (RFC 9728).
+            match auth.metadata_routes() {
+                Some(metadata) => router.merge(metadata),
+                None => router,
+            }
+        }
         None => router,
     }
 }

@@ -5,18 +5,11 @@
 //! must be a loopback name, a configured `allowed_hosts` entry, or the concrete address the
 //! server is bound to; an Origin, when present, must be a loopback origin or an
 //! `allowed_origins` entry (rmcp leaves Origin unchecked unless told, so it is always enforced
-//! here). The bearer token is checked by [`require_token`] before a request reaches MCP.
+//! here). Credentials are checked by [`crate::auth`] before a request reaches MCP.
 
 use std::net::IpAddr;
-use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use http::{HeaderValue, StatusCode, header};
 use sha2::{Digest, Sha256};
-
-use crate::spec::AuthSource;
 
 /// Hosts always accepted.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -61,14 +54,12 @@ pub(crate) fn allowed_origins(configured: &[String]) -> Vec<String> {
     origins
 }
 
-/// A bearer token read once at start.
+/// A secret (bearer token, header value) read once at start.
 #[derive(Clone)]
 pub(crate) struct Token {
     /// SHA-256 of the token: compared instead of the token, so the comparison takes the same
     /// time whatever the length or content of the guess.
     digest: [u8; 32],
-    /// The identity, for the `WWW-Authenticate` realm.
-    realm: &'static str,
 }
 
 impl std::fmt::Debug for Token {
@@ -78,33 +69,10 @@ impl std::fmt::Debug for Token {
 }
 
 impl Token {
-    /// Reads the token from where the build configured it. A missing or empty token is an
-    /// error: starting without the protection the operator asked for would be worse.
-    pub(crate) fn load(source: AuthSource, realm: &'static str) -> Result<Self, String> {
-        let token = match source {
-            AuthSource::Env(name) => std::env::var(name).map_err(|_| {
-                format!(
-                    "authentication is configured, but the environment variable {name} is not set"
-                )
-            })?,
-            AuthSource::File(path) => std::fs::read_to_string(path)
-                .map_err(|error| format!("reading the bearer token file {path}: {error}"))?,
-        };
-        let token = token.trim();
-        if token.is_empty() {
-            return Err(match source {
-                AuthSource::Env(name) => format!("the bearer token in {name} is empty"),
-                AuthSource::File(path) => format!("the bearer token file {path} is empty"),
-            });
-        }
-        Ok(Self::new(token, realm))
-    }
-
     /// A token with this value.
-    pub(crate) fn new(token: &str, realm: &'static str) -> Self {
+    pub(crate) fn new(token: &str) -> Self {
         Self {
             digest: Sha256::digest(token.as_bytes()).into(),
-            realm,
         }
     }
 
@@ -119,53 +87,13 @@ impl Token {
     }
 }
 
-/// axum middleware: 401 with `WWW-Authenticate: Bearer` unless the request carries the token.
-pub(crate) async fn require_token(
-    State(token): State<Arc<Token>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| {
-            let (scheme, credentials) = value.split_once(' ')?;
-            scheme
-                .eq_ignore_ascii_case("bearer")
-                .then(|| credentials.trim())
-        });
-    match presented {
-        Some(candidate) if token.matches(candidate) => next.run(request).await,
-        presented => {
-            let (challenge, body) = match presented {
-                None => (
-                    format!("Bearer realm=\"{}\"", token.realm),
-                    "Unauthorized: a bearer token is required",
-                ),
-                Some(_) => (
-                    format!("Bearer realm=\"{}\", error=\"invalid_token\"", token.realm),
-                    "Unauthorized: the bearer token is not valid",
-                ),
-            };
-            let mut response = (StatusCode::UNAUTHORIZED, body).into_response();
-            if let Ok(value) = HeaderValue::from_str(&challenge) {
-                response
-                    .headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, value);
-            }
-            response
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn tokens_compare_by_value() {
-        let token = Token::new("s3cret", "demo");
+        let token = Token::new("s3cret");
         assert!(token.matches("s3cret"));
         assert!(!token.matches("s3cre"));
         assert!(!token.matches(""));

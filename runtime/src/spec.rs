@@ -6,8 +6,8 @@ use std::time::Duration;
 use crate::JsonObject;
 use crate::argv::{Argv, InvalidArguments};
 
-/// A whole generated server.
-#[derive(Debug)]
+/// A whole generated server. `Clone` so runtime narrowing can serve a copy with fewer tools.
+#[derive(Debug, Clone)]
 pub struct AppSpec {
     /// MCP server name (`serverInfo.name`); the binary is `<identity>-mcp`.
     pub identity: &'static str,
@@ -24,7 +24,7 @@ pub struct AppSpec {
 }
 
 /// The application a server wraps, as it was when the server was generated.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ApplicationSpec {
     /// Path to run (as configured: a bare name is looked up on PATH at run time).
     pub path: &'static str,
@@ -39,7 +39,7 @@ pub struct ApplicationSpec {
 }
 
 /// Build-time settings of the server (`expose.agent.mcp`).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// Listen port (flag > `FISK_AI_MCP_PORT` > this).
     pub port: u16,
@@ -55,8 +55,8 @@ pub struct Settings {
     pub allowed_hosts: &'static [&'static str],
     /// Extra `Origin` values accepted.
     pub allowed_origins: &'static [&'static str],
-    /// Bearer-token authentication, when configured.
-    pub auth: Option<AuthSource>,
+    /// Authentication of HTTP requests (`expose.agent.mcp.auth`), when configured.
+    pub auth: Option<AuthSpec>,
     /// Serve without sessions.
     pub stateless: bool,
     /// Environment variables removed from every child process.
@@ -74,13 +74,90 @@ pub enum ConfirmMode {
     Never,
 }
 
-/// Where the bearer token is read from at start.
+/// Where a secret (the bearer token, a header's value) is read from at start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AuthSource {
     /// An environment variable name.
     Env(&'static str),
     /// A file path.
     File(&'static str),
+}
+
+/// `expose.agent.mcp.auth`: what an HTTP request must carry. A request is let in when any
+/// configured scheme accepts it (docs/runtime.md, "Authentication").
+///
+/// ```
+/// use std::time::Duration;
+/// use fiskgen_runtime::__private::*;
+///
+/// static OAUTH: OAuthSpec = OAuthSpec {
+///     resource: "https://mcp.example.com/mcp",
+///     authorization_servers: &["https://auth.example.com/realms/acme"],
+///     jwks: JwksSource::Url("https://auth.example.com/realms/acme/certs"),
+///     jwks_refresh: Duration::from_secs(600),
+///     algorithms: &["RS256", "ES256"],
+///     token_types: &["at+jwt", "JWT"],
+///     required_scopes: &["mcp"],
+///     method_scopes: &[("tools/call", &["mcp:run"])],
+///     leeway: Duration::from_secs(30),
+/// };
+/// static AUTH: AuthSpec = AuthSpec {
+///     token: Some(AuthSource::Env("MCP_TOKEN")),
+///     header: Some(HeaderAuth { name: "X-Api-Key", value: AuthSource::File("/run/secrets/key") }),
+///     oauth: Some(&OAUTH),
+/// };
+/// # assert!(AUTH.oauth.is_some());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuthSpec {
+    /// A static bearer token (`token_env` / `token_file`).
+    pub token: Option<AuthSource>,
+    /// A named header whose value must equal a secret (`header`).
+    pub header: Option<HeaderAuth>,
+    /// OAuth 2.1 access tokens as JWTs (`oauth`).
+    pub oauth: Option<&'static OAuthSpec>,
+}
+
+/// A custom header compared in constant time (for clients that send `header_env`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeaderAuth {
+    /// The header's name, e.g. `X-Api-Key`.
+    pub name: &'static str,
+    /// Where the expected value is read from at start.
+    pub value: AuthSource,
+}
+
+/// The server as an OAuth 2.1 protected resource (RFC 9728), validating JWT access tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OAuthSpec {
+    /// This server's resource URL (the token audience), e.g. `https://mcp.example.com/mcp`.
+    pub resource: &'static str,
+    /// The authorization servers' issuer identifiers: named in the metadata document, and the
+    /// only accepted `iss` values.
+    pub authorization_servers: &'static [&'static str],
+    /// Where the signing keys are.
+    pub jwks: JwksSource,
+    /// How often keys fetched from a URL are refreshed (an unknown `kid` refreshes sooner).
+    pub jwks_refresh: Duration,
+    /// Accepted signing algorithms (`RS256`, `ES256`, ...).
+    pub algorithms: &'static [&'static str],
+    /// Accepted `typ` header values (RFC 9068 says `at+jwt`); empty: any.
+    pub token_types: &'static [&'static str],
+    /// Scopes every request needs.
+    pub required_scopes: &'static [&'static str],
+    /// Further scopes per JSON-RPC method (`tools/call`, `tools/list`, ...).
+    pub method_scopes: &'static [(&'static str, &'static [&'static str])],
+    /// Clock skew allowed on `exp` and `nbf`.
+    pub leeway: Duration,
+}
+
+/// Where a JWKS (JSON Web Key Set) is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JwksSource {
+    /// A file, read at start.
+    File(&'static str),
+    /// An `https` (or loopback `http`) URL, fetched at start and refreshed.
+    Url(&'static str),
 }
 
 /// One served tool.

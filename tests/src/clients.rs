@@ -44,6 +44,11 @@ pub const DEMO_SERVER: &str = "tasks-mcp";
 /// The file name of the generated server with every built-in tool (the golden crate
 /// `tests/expected/builtins`).
 pub const BUILTINS_SERVER: &str = "tasks-builtins-mcp";
+/// The file name of the generated server behind every authentication scheme (the golden
+/// crate `tests/expected/auth`).
+pub const AUTH_SERVER: &str = "tasks-auth-mcp";
+/// Environment variable naming the authenticated server, instead of the built one.
+pub const AUTH_SERVER_VAR: &str = "FISKGEN_TEST_AUTH_SERVER";
 
 /// The major version of Node the clients need (the conformance suite and the Inspector).
 const NODE_MAJOR: &str = "v22.";
@@ -218,6 +223,13 @@ pub fn demo_server() -> Result<PathBuf> {
 /// `tests/fixtures/builtins.yaml`), found and checked for staleness as [`demo_server`].
 pub fn builtins_server() -> Result<PathBuf> {
     built_server(BUILTINS_SERVER, BUILTINS_SERVER_VAR)
+}
+
+/// The server behind every authentication scheme: `$FISKGEN_TEST_AUTH_SERVER`, or
+/// `tasks-auth-mcp` (the golden crate `tests/expected/auth`, generated from
+/// `tests/fixtures/auth.yaml`), found and checked for staleness as [`demo_server`].
+pub fn auth_server() -> Result<PathBuf> {
+    built_server(AUTH_SERVER, AUTH_SERVER_VAR)
 }
 
 /// The binary `$<var>`, or `name` in the `debug` directory of [`target_dir`], which must be

@@ -1,10 +1,10 @@
 //! The rules that span several keys, run once the whole file has been read (so that key order
 //! in the file never matters).
 
+use super::EmbeddingsConfig;
 use super::reader::Reader;
-use super::schema::{AUTH_HELP, DEFAULT_TIMEOUT, Draft};
+use super::schema::{DEFAULT_TIMEOUT, Draft};
 use super::values::is_identity;
-use super::{AuthConfig, EmbeddingsConfig};
 
 /// The identity when there is neither an explicit one nor an application (fiskgen's default;
 /// Fisk AI's code uses `fisk-ai`).
@@ -85,28 +85,14 @@ impl Draft {
         }
     }
 
-    /// `auth` names exactly one token source.
+    /// `auth`'s keys together (config/auth.rs).
     fn resolve_auth(&mut self, r: &mut Reader) {
-        let Some(auth) = self.auth.take() else { return };
-        let path = "expose.agent.mcp.auth";
-        let source = match (auth.token_env, auth.token_file) {
-            (Some(Some(name)), None) => AuthConfig::Env(name),
-            (None, Some(Some(file))) => AuthConfig::File(file),
-            (Some(_), Some(_)) => {
-                let message = format!("{path} sets both token_env and token_file; set exactly one");
-                r.problem(path, auth.pos, message).help = Some(AUTH_HELP.to_string());
-                return;
-            }
-            (None, None) => {
-                let message = format!("{path} needs token_env or token_file");
-                r.problem(path, auth.pos, message).help = Some(AUTH_HELP.to_string());
-                return;
-            }
-            // A present but unusable source has been reported where it is written.
-            _ => return,
+        let Some(draft) = self.auth.take() else {
+            return;
         };
-        if let Some(mcp) = &mut self.config.mcp {
-            mcp.auth = Some(source);
+        let resolved = super::auth::resolve(draft, r);
+        if let (Some(mcp), Some(auth)) = (&mut self.config.mcp, resolved) {
+            mcp.auth = Some(auth);
         }
     }
 

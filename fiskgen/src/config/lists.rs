@@ -7,7 +7,7 @@ use regex::Regex;
 use super::reader::{Field, Reader, Section, Text, Value, join};
 use super::schema::Draft;
 use super::values::{is_identity, normalized};
-use super::yaml::Pos;
+use super::yaml::{Kind, Pos};
 use super::{BuiltinToolConfig, HARNESS_TOOLS, ToolFilter};
 use crate::suggest::nearest;
 
@@ -83,6 +83,23 @@ static TOOL_ENTRY: Section<ToolEntry> = Section::new(&[
     Field::value("max_bytes", |r, v, entry| {
         entry.max_bytes = read_max_bytes(r, v)
     }),
+    Field::section("options", &TOOL_OPTIONS),
+]);
+
+/// `options` of an entry, as Fisk AI's documentation writes them: `root` (one directory) and
+/// `max_bytes`.
+static TOOL_OPTIONS: Section<ToolEntry> = Section::new(&[
+    Field::value("root", |r, v, entry| {
+        if let Some(root) = r.string(v).map(|root| root.trim().to_string())
+            && !root.is_empty()
+            && !entry.roots.contains(&root)
+        {
+            entry.roots.push(root);
+        }
+    }),
+    Field::value("max_bytes", |r, v, entry| {
+        entry.max_bytes = read_max_bytes(r, v)
+    }),
 ]);
 
 /// A `name` key as written.
@@ -130,10 +147,13 @@ pub(super) fn read_harness_tools(r: &mut Reader, v: Value<'_>, d: &mut Draft) {
     let mut seen: Vec<(String, usize)> = Vec::new();
     r.list(
         v,
-        "a list of built-in tools such as {name: read_file}",
+        "a list of built-in tools such as read_file or {name: read_file}",
         |r, item| {
             let mut entry = ToolEntry::default();
-            if !r.section(item, &TOOL_ENTRY, &mut entry) {
+            // A bare name (`- read_file`) is an entry with every setting at its default.
+            if let Kind::Scalar(_) = item.node.kind {
+                entry.name = read_name(r, item);
+            } else if !r.section(item, &TOOL_ENTRY, &mut entry) {
                 return;
             }
             if let Some(tool) = check_tool_entry(r, item, entry, &mut seen) {

@@ -8,12 +8,13 @@
 use std::path::Path;
 use std::time::Duration;
 
+use super::auth::{AUTH, AuthDraft};
 use super::lists::{read_filter, read_harness_tools, read_remote_agents, read_remote_tools};
 use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
     env_name, normalized, read_base_url, read_budget_count, read_builtins, read_concurrency,
     read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
-    read_options, read_port, read_tool_timeout, required_string, validate_bool, validate_string,
+    read_options, read_port, read_tool_timeout, validate_bool, validate_string,
 };
 use super::yaml::{Node, Pos};
 use super::{Config, Harness, McpConfig, Problem, ToolFilter};
@@ -66,14 +67,6 @@ pub(super) struct Draft {
     pub(super) embeddings: Option<EmbeddingsDraft>,
 }
 
-/// `expose.agent.mcp.auth` as written: each key `Some` when present (inner `None`: invalid).
-#[derive(Debug, Default)]
-pub(super) struct AuthDraft {
-    pub(super) pos: Pos,
-    pub(super) token_env: Option<Option<String>>,
-    pub(super) token_file: Option<Option<String>>,
-}
-
 /// `harness.knowledge.embeddings` as written; `base_url` and `model` are checked at the end.
 #[derive(Debug, Default)]
 pub(super) struct EmbeddingsDraft {
@@ -118,11 +111,6 @@ impl Draft {
         self.config.mcp.get_or_insert_with(McpConfig::default)
     }
 
-    /// `expose.agent.mcp.auth`, created by entering the block.
-    fn auth(&mut self) -> &mut AuthDraft {
-        self.auth.get_or_insert_with(AuthDraft::default)
-    }
-
     /// `harness.knowledge.embeddings`, created by entering the block.
     pub(super) fn embeddings(&mut self) -> &mut EmbeddingsDraft {
         self.embeddings.get_or_insert_with(EmbeddingsDraft::default)
@@ -157,7 +145,34 @@ static TOP: Section<Draft> = Section::new(&[
     Field::section("llm", &LLM).agent_only(),
     Field::value("remote_agents", read_remote_agents).agent_only(),
     Field::value("remote_tools", read_remote_tools).agent_only(),
+    Field::section("telemetry", &TELEMETRY).agent_only(),
 ]);
+
+/// `telemetry` (Fisk AI's OpenTelemetry export; fiskgen exports nothing): types only.
+static TELEMETRY: Section<Draft> = Section::new(&[
+    Field::value("enabled", validate_bool),
+    Field::value("endpoint", validate_string),
+    Field::value("service_name", validate_string),
+    Field::value("sample_ratio", validate_string),
+    Field::value("no_metrics", validate_bool),
+    Field::section("capture", &TELEMETRY_CAPTURE),
+]);
+
+static TELEMETRY_CAPTURE: Section<Draft> = Section::new(&[
+    Field::value("enabled", validate_bool),
+    Field::value("messages", validate_string),
+    Field::value("max_bytes", validate_int),
+]);
+
+/// An integer nobody reads here (an agent-only setting): only its type is checked.
+fn validate_int(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
+    r.int(v);
+}
+
+/// A duration nobody reads here: only its syntax is checked.
+fn validate_duration(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
+    read_duration(r, v);
+}
 
 static HARNESS: Section<Draft> = Section::new(&[
     Field::value("confirm_tags", |r, v, d| {
@@ -170,6 +185,7 @@ static HARNESS: Section<Draft> = Section::new(&[
     Field::section("sessions", &SESSIONS).agent_only(),
     Field::value("no_tui", validate_bool).agent_only(),
     Field::value("no_bell", validate_bool).agent_only(),
+    Field::value("tool_timeout", validate_duration).agent_only(),
 ]);
 
 static HUMAN_IN_THE_LOOP: Section<Draft> = Section::new(&[Field::value("enabled", |r, v, d| {
@@ -182,6 +198,7 @@ static MEMORY: Section<Draft> = Section::new(&[
     }),
     Field::value("backend", validate_string),
     Field::value("no_index", validate_bool),
+    Field::value("read_only", validate_bool),
     Field::value("options", read_options),
 ]);
 
@@ -243,6 +260,15 @@ static AGENT: Section<Draft> = Section::new(&[
     Field::section("tools", &EXPOSED_TOOLS),
     Field::value("agent_to_agent", validate_bool).agent_only(),
     Field::section("a2a", &A2A).agent_only(),
+    Field::section("jobs", &JOBS).agent_only(),
+]);
+
+static JOBS: Section<Draft> = Section::new(&[
+    Field::value("queue", validate_string),
+    Field::value("task_type", validate_string),
+    Field::value("workers", validate_int),
+    Field::value("nats_context", validate_string),
+    Field::value("max_payload", validate_int),
 ]);
 
 static EXPOSED_TOOLS: Section<Draft> = Section::new(&[
@@ -287,12 +313,7 @@ static MCP: Section<Draft> = Section::new(&[
     Field::value("allowed_origins", |r, v, d| {
         d.mcp().allowed_origins = normalized(r.strings(v), str::trim);
     }),
-    Field::section("auth", &AUTH).on_enter(|_, v, d| {
-        d.auth = Some(AuthDraft {
-            pos: v.key_pos,
-            ..Default::default()
-        })
-    }),
+    Field::section("auth", &AUTH).on_enter(|_, v, d| d.auth = Some(AuthDraft::at(v.key_pos))),
     Field::value("stateless", |r, v, d| {
         d.mcp().stateless = r.bool(v).unwrap_or(false)
     }),
@@ -301,22 +322,6 @@ static MCP: Section<Draft> = Section::new(&[
     }),
 ]);
 
-/// Shown with `auth` problems: what the block is for and why it holds no token.
-pub(super) const AUTH_HELP: &str = "the token itself never goes in the config file: set \
-     token_env to the name of the environment variable that holds it, or token_file to a file \
-     that contains it";
-
-static AUTH: Section<Draft> = Section::<Draft>::new(&[
-    Field::value("token_env", |r, v, d| {
-        let name = required_string(r, v, "an environment variable");
-        d.auth().token_env = Some(name.and_then(|name| env_name(r, v, &name)));
-    }),
-    Field::value("token_file", |r, v, d| {
-        d.auth().token_file = Some(required_string(r, v, "a file"));
-    }),
-])
-.unknown_help(AUTH_HELP);
-
 static A2A: Section<Draft> = Section::new(&[
     Field::value("max_concurrent_tools", |r, v, _| {
         read_concurrency(r, v);
@@ -324,6 +329,14 @@ static A2A: Section<Draft> = Section::new(&[
     Field::value("tool_timeout", |r, v, _| {
         read_tool_timeout(r, v);
     }),
+    Field::value("serve_tools", validate_bool),
+    Field::value("request_timeout", validate_duration),
+    Field::section("prompts", &A2A_PROMPTS),
+]);
+
+static A2A_PROMPTS: Section<Draft> = Section::new(&[
+    Field::value("workers", validate_int),
+    Field::value("elicit", validate_bool),
 ]);
 
 static LLM: Section<Draft> = Section::new(&[
@@ -333,6 +346,7 @@ static LLM: Section<Draft> = Section::new(&[
     Field::section("thinking", &THINKING),
     Field::value("no_prompt_cache", validate_bool),
     Field::value("no_tool_search", validate_bool),
+    Field::value("reasoning_effort", validate_string),
 ]);
 
 static BUDGET: Section<Draft> = Section::new(&[

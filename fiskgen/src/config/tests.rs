@@ -128,7 +128,10 @@ fn the_full_example_reads_into_every_field() {
             hint_tags,
             allowed_hosts: vec!["mcp.example.com".to_string()],
             allowed_origins: vec!["https://mcp.example.com".to_string()],
-            auth: Some(AuthConfig::Env("NATS_MCP_TOKEN".to_string())),
+            auth: Some(AuthConfig {
+                token: Some(SecretSource::Env("NATS_MCP_TOKEN".to_string())),
+                ..AuthConfig::default()
+            }),
             stateless: false,
             scrub_env: vec!["NATS_PASSWORD".to_string()],
         }
@@ -238,7 +241,7 @@ expose:
             "1:1: global_flags is set but application_path is not: global flags are the wrapped \
              application's own globals and have nothing to attach to without an application",
             "5:7: expose.agent.mcp.builtins lists knowledge_search but knowledge is not enabled",
-            "6:7: expose.agent.mcp.auth needs token_env or token_file",
+            "6:7: expose.agent.mcp.auth needs token_env, token_file, header or oauth",
         ]
     );
 }
@@ -336,7 +339,8 @@ fn unknown_keys_without_a_near_match_list_the_valid_keys() {
         p.help.as_deref(),
         Some(
             "valid keys at the top level: identity, application_path, global_flags, include, \
-             exclude, harness, expose, system_prompt, nats_context, llm, remote_agents, remote_tools"
+             exclude, harness, expose, system_prompt, nats_context, llm, remote_agents, remote_tools, \
+             telemetry"
         )
     );
     let p = problem("include: {patterns: [x]}\n");
@@ -581,11 +585,19 @@ fn harness_tools_entries() {
         "harness.tools[0] has no name: set name to read_file or base64_encode"
     );
 
-    let p = problem("harness:\n  tools: [read_file]\n");
-    assert_eq!(
-        p.message,
-        "harness.tools[0] must be a mapping of keys (name, confirm, roots, max_bytes), found \"read_file\""
+    // Every form Fisk AI's documentation uses: a bare name, and `options` with `root`.
+    let config = ok(
+        "harness:\n  tools:\n    - base64_encode\n    - name: read_file\n      confirm: true\n      options:\n        root: /srv/corpus\n        max_bytes: 1048576\n",
     );
+    assert_eq!(config.harness.tools[0].name, "base64_encode");
+    assert!(!config.harness.tools[0].confirm);
+    assert_eq!(config.harness.tools[1].roots, ["/srv/corpus"]);
+    assert_eq!(config.harness.tools[1].max_bytes, Some(1_048_576));
+    assert!(config.harness.tools[1].confirm);
+    let p = problem("harness:\n  tools: [read_fil]\n");
+    assert_eq!(p.help.as_deref(), Some("did you mean \"read_file\"?"));
+    let p = problem("harness:\n  tools:\n    - {name: read_file, options: {roots: [a]}}\n");
+    assert!(p.message.contains("unknown key \"roots\""), "{}", p.message);
 
     let p = problem("harness:\n  tools:\n    - {name: read_file, max_bytes: -1}\n");
     assert_eq!(
@@ -960,11 +972,17 @@ fn auth_names_exactly_one_token_source() {
     };
     assert_eq!(
         auth("{token_env: MCP_TOKEN}"),
-        Some(AuthConfig::Env("MCP_TOKEN".to_string()))
+        Some(AuthConfig {
+            token: Some(SecretSource::Env("MCP_TOKEN".to_string())),
+            ..AuthConfig::default()
+        })
     );
     assert_eq!(
         auth("{token_file: /run/secrets/t}"),
-        Some(AuthConfig::File("/run/secrets/t".to_string()))
+        Some(AuthConfig {
+            token: Some(SecretSource::File("/run/secrets/t".to_string())),
+            ..AuthConfig::default()
+        })
     );
     assert_eq!(mcp(&ok("expose: {agent: {mcp: {}}}\n")).auth, None);
 
@@ -981,14 +999,14 @@ fn auth_names_exactly_one_token_source() {
     let p = problem("expose:\n  agent:\n    mcp:\n      auth:\n");
     assert_eq!(
         p.message,
-        "expose.agent.mcp.auth needs token_env or token_file"
+        "expose.agent.mcp.auth needs token_env, token_file, header or oauth"
     );
 
     let all = problems("expose: {agent: {mcp: {auth: {token: s3cret}}}}\n");
     assert_eq!(all.len(), 2);
     assert_eq!(
         all[0].message,
-        "expose.agent.mcp.auth needs token_env or token_file"
+        "expose.agent.mcp.auth needs token_env, token_file, header or oauth"
     );
     assert_eq!(
         all[1].message,
@@ -1148,5 +1166,157 @@ remote_tools:
             "6:12: remote_tools[4].name must be a string, found a list",
             "7:58: invalid tool filter pattern \"(\": unclosed group",
         ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compatibility with files written for `fisk mcp`, and the auth block.
+
+#[test]
+fn configs_written_for_fisk_mcp_load_unchanged() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fisk-ai-docs");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the fixture directory")
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 6, "{names:?}");
+    for path in &names {
+        let text = std::fs::read_to_string(path).expect("readable");
+        if let Err(error) = parse(&text, path) {
+            panic!("{} is refused:\n{error}", path.display());
+        }
+    }
+    // The merge keys mean what they say.
+    let text = std::fs::read_to_string(dir.join("anchors.yaml")).expect("readable");
+    let config = parse(&text, Path::new("anchors.yaml")).expect("valid");
+    let mcp = mcp(&config);
+    assert_eq!(mcp.port, Some(9100));
+    assert_eq!(mcp.max_concurrent_tools, 4);
+    assert_eq!(mcp.tool_timeout, Duration::from_secs(60));
+    assert_eq!(mcp.confirm, ConfirmMode::Always);
+    assert_eq!(patterns(&config.expose_include), ["^stream_(info|ls)$"]);
+    assert!(config.expose_include.tags.is_empty());
+    assert_eq!(config.include.tags, ["impact:ro"]);
+}
+
+#[test]
+fn a_merged_key_is_checked_like_a_written_one() {
+    let p = problem("harness: &h {confirm_tag: [x]}\nexpose: {agent: {mcp: {}}}\n");
+    assert!(
+        p.message.contains("unknown key \"confirm_tag\""),
+        "{}",
+        p.message
+    );
+    let all = problems("expose:\n  agent:\n    a2a: &l {tool_timeout: 1d}\n    mcp: {<<: *l}\n");
+    let paths: Vec<&str> = all.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "expose.agent.a2a.tool_timeout",
+            "expose.agent.mcp.tool_timeout"
+        ]
+    );
+}
+
+#[test]
+fn auth_takes_a_header_and_oauth() {
+    let config = ok("expose:
+  agent:
+    mcp:
+      auth:
+        header: {name: X-Api-Key, value_env: TASKS_KEY}
+        oauth:
+          resource: https://mcp.example.com/mcp
+          authorization_servers: https://auth.example.com/realms/acme
+          jwks_url: https://auth.example.com/realms/acme/certs
+          jwks_refresh: 5m
+          algorithms: [RS256, es256]
+          scopes: mcp
+          method_scopes: {tools/call: \"mcp:run mcp:write\"}
+");
+    let auth = mcp(&config).auth.clone().expect("auth");
+    assert_eq!(auth.token, None);
+    assert_eq!(
+        auth.header,
+        Some(HeaderAuthConfig {
+            name: "X-Api-Key".into(),
+            value: SecretSource::Env("TASKS_KEY".into())
+        })
+    );
+    let oauth = auth.oauth.expect("oauth");
+    assert_eq!(oauth.resource, "https://mcp.example.com/mcp");
+    assert_eq!(
+        oauth.authorization_servers,
+        ["https://auth.example.com/realms/acme"]
+    );
+    assert_eq!(
+        oauth.jwks,
+        JwksConfig::Url("https://auth.example.com/realms/acme/certs".into())
+    );
+    assert_eq!(oauth.jwks_refresh, Duration::from_secs(300));
+    assert_eq!(oauth.algorithms, ["RS256", "ES256"]);
+    assert_eq!(oauth.token_types, ["at+jwt", "application/at+jwt"]);
+    assert_eq!(oauth.scopes, ["mcp"]);
+    assert_eq!(
+        oauth.method_scopes,
+        [(
+            "tools/call".to_string(),
+            vec!["mcp:run".to_string(), "mcp:write".to_string()]
+        )]
+    );
+    assert_eq!(oauth.leeway, Duration::from_secs(30));
+}
+
+#[test]
+fn bad_oauth_settings_are_named() {
+    let messages = |body: &str| -> Vec<String> {
+        problems(&format!(
+            "expose: {{agent: {{mcp: {{auth: {{oauth: {body}}}}}}}}}\n"
+        ))
+        .into_iter()
+        .map(|p| p.message)
+        .collect()
+    };
+    assert_eq!(
+        messages("{authorization_servers: [https://a], jwks_file: k.json}"),
+        [
+            "expose.agent.mcp.auth.oauth needs resource: this server's public URL, e.g. \
+          https://mcp.example.com/mcp"
+        ]
+    );
+    assert_eq!(
+        messages("{resource: https://m/mcp, authorization_servers: [https://a]}"),
+        ["expose.agent.mcp.auth.oauth needs jwks_file or jwks_url"]
+    );
+    let all = messages(
+        "{resource: \"https://m/mcp/\", authorization_servers: [ftp://a], jwks_file: k, algorithms: [HS256]}",
+    );
+    assert!(
+        all.iter().any(|m| m.contains("must not end with '/'")),
+        "{all:?}"
+    );
+    assert!(
+        all.iter()
+            .any(|m| m.contains("\"ftp://a\": must be an absolute")),
+        "{all:?}"
+    );
+    assert!(
+        all.iter()
+            .any(|m| m.contains("symmetric algorithms are not accepted")),
+        "{all:?}"
+    );
+    let p =
+        problem("expose: {agent: {mcp: {auth: {header: {name: Authorization, value_env: A}}}}}\n");
+    assert!(
+        p.message.contains("use token_env or token_file"),
+        "{}",
+        p.message
+    );
+    let p = problem("expose: {agent: {mcp: {auth: {header: {name: X-Key}}}}}\n");
+    assert_eq!(
+        p.message,
+        "expose.agent.mcp.auth.header needs value_env or value_file"
     );
 }

@@ -223,7 +223,7 @@ impl Builder {
             }) => (
                 Node {
                     pos,
-                    kind: Kind::Map(entries),
+                    kind: Kind::Map(merge(entries)?),
                 },
                 anchor,
             ),
@@ -276,6 +276,79 @@ impl Builder {
                 Some(key) => entries.push(Entry { key, value: node }),
             },
         }
+    }
+}
+
+/// Whether `node` is the merge key `<<` (plain, as YAML 1.1 merge keys are written).
+fn is_merge_key(node: &Node) -> bool {
+    matches!(&node.kind, Kind::Scalar(scalar) if scalar.plain && scalar.text == "<<")
+}
+
+/// The key text an entry is matched by when merging (scalars only).
+fn key_text(node: &Node) -> Option<&str> {
+    match &node.kind {
+        Kind::Scalar(scalar) => Some(&scalar.text),
+        _ => None,
+    }
+}
+
+/// Resolves YAML merge keys (`<<: *base`, `<<: [*a, *b]`) as `fisk mcp`'s YAML library does:
+/// the merged mappings' entries come in where the `<<` is, keys the mapping sets itself win,
+/// and of several merged mappings the earlier one wins. Aliases were expanded (and counted
+/// against the node limit) already, so merging cannot grow the document unboundedly.
+fn merge(entries: Vec<Entry>) -> Result<Vec<Entry>, YamlError> {
+    if !entries.iter().any(|entry| is_merge_key(&entry.key)) {
+        return Ok(entries);
+    }
+    let explicit: Vec<String> = entries
+        .iter()
+        .filter(|entry| !is_merge_key(&entry.key))
+        .filter_map(|entry| key_text(&entry.key).map(str::to_string))
+        .collect();
+    let mut merged_keys: Vec<String> = Vec::new();
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
+        if !is_merge_key(&entry.key) {
+            out.push(entry);
+            continue;
+        }
+        let sources = match entry.value.kind {
+            Kind::Map(map) => vec![map],
+            Kind::List(items) => {
+                let mut maps = Vec::with_capacity(items.len());
+                for item in items {
+                    match item.kind {
+                        Kind::Map(map) => maps.push(map),
+                        _ => return Err(merge_error(item.pos)),
+                    }
+                }
+                maps
+            }
+            _ => return Err(merge_error(entry.value.pos)),
+        };
+        for source in sources {
+            for merged in source {
+                let Some(text) = key_text(&merged.key).map(str::to_string) else {
+                    out.push(merged);
+                    continue;
+                };
+                if explicit.contains(&text) || merged_keys.contains(&text) {
+                    continue;
+                }
+                merged_keys.push(text);
+                out.push(merged);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn merge_error(pos: Pos) -> YamlError {
+    YamlError {
+        pos,
+        message: "a merge key (<<) takes a mapping or a list of mappings (usually aliases such \
+                  as <<: *base)"
+            .to_string(),
     }
 }
 
@@ -372,6 +445,72 @@ mod tests {
         };
         assert_eq!(entries[1].value.pos, Pos { line: 2, column: 4 });
         assert!(matches!(&entries[1].value.kind, Kind::List(items) if items.len() == 2));
+    }
+
+    fn keys_and_values(node: &Node) -> Vec<(String, String)> {
+        let Kind::Map(entries) = &node.kind else {
+            panic!("not a map")
+        };
+        entries
+            .iter()
+            .map(|e| {
+                let text = |n: &Node| match &n.kind {
+                    Kind::Scalar(s) => s.text.clone(),
+                    Kind::Null => "~".into(),
+                    Kind::List(_) => "[..]".into(),
+                    Kind::Map(_) => "{..}".into(),
+                };
+                (text(&e.key), text(&e.value))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn merge_keys_bring_in_entries_the_mapping_does_not_set() {
+        let node = root(
+            "base: &b {port: 1, address: a}
+mcp:
+  <<: *b
+  port: 2
+",
+        );
+        let Kind::Map(entries) = &node.kind else {
+            panic!("not a map")
+        };
+        assert_eq!(
+            keys_and_values(&entries[1].value),
+            [("address".into(), "a".into()), ("port".into(), "2".into())]
+        );
+        // Several sources: the earlier one wins; the mapping's own keys win over all.
+        let node = root(
+            "a: &a {x: 1, y: 1}
+b: &b {y: 2, z: 2}
+c:
+  <<: [*a, *b]
+  z: 3
+",
+        );
+        let Kind::Map(entries) = &node.kind else {
+            panic!("not a map")
+        };
+        assert_eq!(
+            keys_and_values(&entries[2].value),
+            [
+                ("x".into(), "1".into()),
+                ("y".into(), "1".into()),
+                ("z".into(), "3".into())
+            ]
+        );
+        let error = error(
+            "a: &a [1]
+b:
+  <<: *a
+",
+        );
+        assert!(error.message.contains("merge key"), "{error:?}");
+        // A quoted "<<" is an ordinary key.
+        let node = root("\"<<\": 1\n");
+        assert_eq!(keys_and_values(&node), [("<<".into(), "1".into())]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::config::{AuthConfig, Config, ConfirmMode, McpConfig};
+use crate::config::{Config, ConfirmMode, McpConfig};
 use crate::format::{doc, inner_doc};
 use crate::introspect::PROVIDER_CREDENTIAL_VARS;
 use crate::ir;
@@ -125,8 +125,7 @@ fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
     let allowed_hosts = &mcp.allowed_hosts;
     let allowed_origins = &mcp.allowed_origins;
     let auth = match &mcp.auth {
-        Some(AuthConfig::Env(name)) => quote! { Some(rt::AuthSource::Env(#name)) },
-        Some(AuthConfig::File(path)) => quote! { Some(rt::AuthSource::File(#path)) },
+        Some(auth) => super::auth::auth_spec(auth),
         None => quote! { None },
     };
     let stateless = mcp.stateless;

@@ -36,7 +36,12 @@ fn cargo_toml(text: &str, runtime: Runtime, standalone: bool) -> String {
 
 #[test]
 fn cargo_toml_parses_back_with_every_hostile_value_intact() {
-    for runtime in [Runtime::Commands, Runtime::Knowledge, Runtime::KnowledgeTls] {
+    for runtime in [
+        Runtime::Commands,
+        Runtime::CommandsTls,
+        Runtime::Knowledge,
+        Runtime::KnowledgeTls,
+    ] {
         for standalone in [false, true] {
             let text = cargo_toml(HOSTILE, runtime, standalone);
             let plain = cargo_toml("plain", runtime, standalone);

@@ -34,6 +34,7 @@ use crate::params::{self, ParamsError};
 use crate::{Plan, embedded, format};
 
 mod app;
+mod auth;
 mod builtins;
 mod files;
 mod filters;

@@ -147,7 +147,7 @@ async fn listed_and_called(era: Era) {
     .await;
     assert_eq!(
         error_text(&bad),
-        "invalid arguments: property \"length\": must be at least 1"
+        "invalid arguments for read_file: property `length`: must be at least 1"
     );
     let bad = call(
         &client,
@@ -155,9 +155,11 @@ async fn listed_and_called(era: Era) {
         json!({"query": "q", "top_k": "3"}),
     )
     .await;
-    assert!(error_text(&bad).starts_with("invalid arguments: property \"top_k\""));
+    assert!(error_text(&bad).starts_with(
+        "invalid arguments for knowledge_search: property `top_k`: expected an integer, got the string \"3\""
+    ));
     let bad = call(&client, "base64_encode", json!({})).await;
-    assert!(error_text(&bad).starts_with("invalid arguments:"));
+    assert!(error_text(&bad).starts_with("invalid arguments for base64_encode: property `text`"));
     let _ = client.cancel().await;
 
     assert!(

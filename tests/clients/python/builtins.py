@@ -300,8 +300,8 @@ async def read_file(args: argparse.Namespace) -> None:
 
         # Invalid arguments are refused before the gate (no prompt).
         for arguments, needle in [
-            ({"path": "notes.txt", "length": 0}, 'property "length"'),
-            ({"path": "notes.txt", "offset": -1}, 'property "offset"'),
+            ({"path": "notes.txt", "length": 0}, 'property `length`'),
+            ({"path": "notes.txt", "offset": -1}, 'property `offset`'),
             ({"path": "notes.txt", "mode": "r"}, "mode"),
             ({}, "path"),
         ]:
@@ -513,7 +513,10 @@ async def knowledge(args: argparse.Namespace) -> None:
             f"no searchable terms: {empty!r}",
         )
         invalid = error_result(await call(c, "knowledge_search", {"query": "x", "top_k": "3"}), "top_k string")
-        check(invalid.startswith('invalid arguments: property "top_k"'), f"top_k string: {invalid!r}")
+        check(
+            invalid == 'invalid arguments for knowledge_search: property `top_k`: expected an integer, got the string "3"',
+            f"top_k string: {invalid!r}",
+        )
         print("statuses: no match ok/[], no terms index_empty, top_k \"3\" invalid")
 
         # knowledge_read returns the cited text, with neighbours to read on.

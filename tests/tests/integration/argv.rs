@@ -582,69 +582,90 @@ fn argv_follows_fisks_rules() -> Result<()> {
 }
 
 #[test]
-fn invalid_arguments_are_refused_naming_the_property() -> Result<()> {
-    let cases = [
+fn invalid_arguments_are_refused_in_plain_words() -> Result<()> {
+    // Whole texts: the wording is part of the contract (runtime/src/arg_errors.rs).
+    let exact = [
         (
             "types_numbers",
             json!({"profile": "p", "int8": "x"}),
-            "\"int8\"",
+            "property `int8`: expected an integer, got the string \"x\"",
         ),
         (
             "types_numbers",
             json!({"profile": "p", "int8": 300}),
-            "\"int8\"",
+            "property `int8`: expected an integer from -128 to 127, got the number 300",
         ),
         (
             "types_numbers",
             json!({"profile": "p", "uint64": -1}),
-            "\"uint64\"",
+            "property `uint64`: expected an integer of 0 or more, got the number -1",
         ),
-        ("ping", json!({"profile": "p", "cuont": 1}), "`cuont`"),
         (
             "options_required",
             json!({"profile": "p", "count": 1, "target": "t"}),
-            "\"name\": is required",
+            "property `name` is required",
         ),
         (
             "ping",
             json!({"profile": "p", "colors": "purple"}),
-            "\"colors\"",
+            "property `colors`: must be one of \"auto\", \"always\", \"never\", got \"purple\"",
         ),
         (
             "options_defaults",
             json!({"profile": "p", "timeout": "1d"}),
-            "\"timeout\"",
+            "property `timeout`: \"1d\" is not a duration such as 300ms, 1.5h or 2h45m (units ns, \
+             us, ms, s, m, h)",
         ),
+        (
+            "types_scalars",
+            json!({"profile": "p", "bool": "yes"}),
+            "property `bool`: expected true or false, got the string \"yes\"",
+        ),
+    ];
+    for (tool, arguments, message) in exact {
+        let error = refusal(tool, arguments.clone())?;
+        ensure!(
+            error == format!("invalid arguments: {message}"),
+            "{tool} {arguments}: {error:?}, expected {message:?}"
+        );
+    }
+    let error = refusal("ping", json!({"profile": "p", "cuont": 1}))?;
+    ensure!(
+        error.starts_with("invalid arguments: unknown property `cuont` (the tool takes: ")
+            && error.contains("count"),
+        "{error:?}"
+    );
+    let named = [
         (
             "options_defaults",
             json!({"profile": "p", "verbose": false}),
-            "\"verbose\"",
+            "`verbose`",
         ),
         (
             "types_units",
             json!({"profile": "p", "hex-bytes": "abc"}),
-            "\"hex-bytes\"",
+            "`hex-bytes`",
         ),
         (
             "options_shorts",
             json!({"profile": "p", "verbose": 256}),
-            "\"verbose\"",
+            "`verbose`",
         ),
         (
             "options_remainder",
             json!({"profile": "p", "command": "c", "rest": ["--"]}),
-            "\"rest\"",
+            "`rest`",
         ),
         (
             "options_defaults",
             json!({"profile": "p", "third": "x"}),
-            "\"second\"",
+            "`second`",
         ),
     ];
-    for (tool, arguments, property) in cases {
+    for (tool, arguments, property) in named {
         let error = refusal(tool, arguments.clone())?;
         ensure!(
-            error.starts_with("invalid arguments: ") && error.contains(property),
+            error.starts_with("invalid arguments: property ") && error.contains(property),
             "{tool} {arguments}: {error:?} does not name {property}"
         );
     }

@@ -27,7 +27,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 /// The tools the demo serves, in order (`store_purge` is tagged `ai:deny`).
-const SERVED: [&str; 8] = [
+pub(super) const SERVED: [&str; 8] = [
     "task_add",
     "task_list",
     "task_show",
@@ -43,7 +43,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// Bound of one Python script (each also bounds itself at 60 s).
 const SCRIPT_TIMEOUT: Duration = Duration::from_secs(90);
 /// Bound of one Inspector CLI run.
-const INSPECTOR_TIMEOUT: Duration = Duration::from_secs(60);
+pub(super) const INSPECTOR_TIMEOUT: Duration = Duration::from_secs(60);
 /// Bound of one conformance requirement set (each scenario is bounded at 30 s by the suite;
 /// a whole set takes a few seconds).
 const CONFORMANCE_TIMEOUT: Duration = Duration::from_secs(300);
@@ -77,6 +77,16 @@ impl Server {
     /// Starts `binary` with `--port 0` and `extra` flags in `cwd`, running the demo app, and
     /// waits (bounded) for the endpoint it announces.
     pub(super) fn spawn(binary: &Path, cwd: &Path, extra: &[&str]) -> Result<Server> {
+        Server::spawn_env(binary, cwd, extra, &[])
+    }
+
+    /// [`Server::spawn`] with more environment variables.
+    pub(super) fn spawn_env(
+        binary: &Path,
+        cwd: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Result<Server> {
         let app = apps::path(App::Demo)?;
         let mut child = Command::new(binary)
             .args([
@@ -94,6 +104,7 @@ impl Server {
             .env_remove("FISK_AI_MCP_ADDRESS")
             .env_remove("FISKGEN_MCP_STATE_KEY")
             .env_remove("RUST_LOG")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -333,7 +344,7 @@ fn join(handle: thread::JoinHandle<String>) -> String {
 }
 
 /// Runs `tests/clients/python/<script>` with the pinned SDK; it must exit 0 and print PASS.
-fn python(script: &str, args: &[String]) -> Result<Finished> {
+pub(super) fn python(script: &str, args: &[String]) -> Result<Finished> {
     let interpreter = clients::python()?;
     let mut cmd = Command::new(interpreter);
     cmd.arg(clients::scripts_dir().join(script))
@@ -348,7 +359,7 @@ fn python(script: &str, args: &[String]) -> Result<Finished> {
 
 /// A Node client from the pinned install (`mcp-inspector`, `conformance`), with that
 /// install's Node 22 first on PATH and HOME in `home` (the Inspector keeps a catalog there).
-fn node_tool(tool: &str, home: &Path) -> Result<Command> {
+pub(super) fn node_tool(tool: &str, home: &Path) -> Result<Command> {
     let bin = clients::node_bin()?;
     let mut dirs = vec![bin.clone()];
     if let Some(path) = std::env::var_os("PATH") {
@@ -717,7 +728,7 @@ fn inspector(home: &Path, target: &[String], args: &[&str]) -> Result<Value> {
         .json()
 }
 
-fn listed_names(listed: &Value) -> Vec<String> {
+pub(super) fn listed_names(listed: &Value) -> Vec<String> {
     listed["result"]["tools"]
         .as_array()
         .map(|tools| {

@@ -37,6 +37,11 @@ const BUILTINS: Case = Case {
     app: App::Demo,
 };
 
+const AUTH: Case = Case {
+    config: "tests/fixtures/auth.yaml",
+    app: App::Demo,
+};
+
 /// The real application's introspection, once per test binary.
 fn introspection(app: App) -> Result<Introspection> {
     static DEMO: OnceLock<Introspection> = OnceLock::new();
@@ -61,6 +66,7 @@ pub(crate) fn plan(case_name: &str) -> Result<Plan> {
         "demo" => DEMO,
         "fixture" => FIXTURE,
         "builtins" => BUILTINS,
+        "auth" => AUTH,
         other => bail!("no golden case {other}"),
     };
     let config = config::load(&workspace_root().join(case.config))?;
@@ -188,8 +194,13 @@ fn golden_fixture() -> Result<()> {
 }
 
 #[test]
+fn golden_auth() -> Result<()> {
+    check_golden("auth")
+}
+
+#[test]
 fn generating_twice_is_byte_identical() -> Result<()> {
-    for case in ["demo", "fixture", "builtins"] {
+    for case in ["demo", "fixture", "builtins", "auth"] {
         assert_eq!(generate(case)?, generate(case)?, "{case}");
     }
     Ok(())

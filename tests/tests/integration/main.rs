@@ -13,6 +13,8 @@ mod bench;
 mod builtins;
 /// Real MCP clients (Python SDK, Inspector, conformance suite) against the generated demo server.
 mod clients;
+/// Client entries fed to real clients, runtime narrowing, protected-resource authentication.
+mod connect;
 /// The generated server checks the application it wraps: `verify`, `--strict-app`, and the
 /// background check at start.
 mod drift;
