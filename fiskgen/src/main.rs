@@ -41,7 +41,14 @@ fn run(command: Command) -> Result<ExitCode> {
             let text = if json {
                 info::render_json(&plan.server)?
             } else {
-                info::render_text(&plan.server, terminal_width())
+                let width = terminal_width();
+                let mut text = info::render_text(&plan.server, width);
+                text.push_str(&info::render_confirmation(
+                    &plan.server,
+                    plan.config.mcp.as_ref(),
+                    width,
+                ));
+                text
             };
             write_stdout(&text)?;
         }

@@ -333,7 +333,18 @@ fn serve(
     let confirm = cli.confirm.unwrap_or(settings.confirm);
     notes.splice(
         0..0,
-        banner::confirm_note(app, confirm, cli.confirm.is_some()),
+        banner::confirm_note(
+            app,
+            confirm,
+            cli.confirm.is_some(),
+            if cli.stdio {
+                banner::Transport::Stdio
+            } else if cli.stateless || settings.stateless {
+                banner::Transport::Stateless
+            } else {
+                banner::Transport::Sessions
+            },
+        ),
     );
     let program = resolve_program(app, cli.application_path.as_deref());
     if let (Some(application), Some(program)) = (&app.application, &program) {

@@ -21,6 +21,7 @@ mod confirm;
 mod duration;
 mod exec;
 mod http;
+mod intake;
 mod logging;
 mod output;
 mod request_state;
