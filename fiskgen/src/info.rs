@@ -75,7 +75,10 @@ pub fn render_confirmation(server: &ir::Server, mcp: Option<&McpConfig>, width: 
     let (name, lines): (&str, Vec<String>) = match mode {
         ConfirmMode::Never => (
             "never",
-            vec!["every transport: the tools run ungated; approval is delegated to the client.".into()],
+            vec![
+                "every transport: the tools run ungated; approval is delegated to the client."
+                    .into(),
+            ],
         ),
         ConfirmMode::Auto | ConfirmMode::Always => {
             let others = if mode == ConfirmMode::Auto {
@@ -83,8 +86,18 @@ pub fn render_confirmation(server: &ir::Server, mcp: Option<&McpConfig>, width: 
             } else {
                 "clients that declare none are refused"
             };
-            let mark = |this: bool| if this == stateless { " (configured)" } else { "" };
-            let name = if mode == ConfirmMode::Auto { "auto" } else { "always" };
+            let mark = |this: bool| {
+                if this == stateless {
+                    " (configured)"
+                } else {
+                    ""
+                }
+            };
+            let name = if mode == ConfirmMode::Auto {
+                "auto"
+            } else {
+                "always"
+            };
             let lines = vec![
                 format!(
                     "stdio and HTTP with sessions{}: clients that declare elicitation are \
@@ -102,7 +115,11 @@ pub fn render_confirmation(server: &ir::Server, mcp: Option<&McpConfig>, width: 
             (name, lines)
         }
     };
-    let plural = if gated == 1 { "tool requires" } else { "tools require" };
+    let plural = if gated == 1 {
+        "tool requires"
+    } else {
+        "tools require"
+    };
     let mut out = format!(
         "\nConfirmation (confirm_over_mcp: {name}; {gated} {plural} approval; --confirm \
          changes the mode at run time):\n"

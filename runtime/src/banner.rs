@@ -147,7 +147,10 @@ pub(crate) fn confirm_note(
 
 /// Which clients are asked, refused and run ungated, in `mode` on `transport` (the same rules
 /// as the gate, docs/runtime.md "Confirmation").
-pub(crate) fn who_is_asked(mode: ConfirmMode, transport: Transport) -> Vec<(&'static str, &'static str)> {
+pub(crate) fn who_is_asked(
+    mode: ConfirmMode,
+    transport: Transport,
+) -> Vec<(&'static str, &'static str)> {
     const DECLARING: &str = "clients that declare elicitation (2025 sessions: elicitation/create; \
                              2026-07-28: an input-required result)";
     const NOT_DECLARING: &str = "clients that declare no elicitation";
@@ -159,7 +162,9 @@ pub(crate) fn who_is_asked(mode: ConfirmMode, transport: Transport) -> Vec<(&'st
         return lines;
     }
     let asked = match transport {
-        Transport::Stateless => "2026-07-28 clients that declare elicitation (an input-required result)",
+        Transport::Stateless => {
+            "2026-07-28 clients that declare elicitation (an input-required result)"
+        }
         Transport::Stdio | Transport::Sessions => DECLARING,
     };
     lines.push(("asked", asked));
@@ -201,13 +206,23 @@ mod tests {
             stateless.iter().map(|(who, _)| *who).collect::<Vec<_>>(),
             ["asked", "refused", "run ungated, with a warning"]
         );
-        assert!(stateless[1].1.contains("2025-era clients that declare elicitation"));
+        assert!(
+            stateless[1]
+                .1
+                .contains("2025-era clients that declare elicitation")
+        );
         let sessions = who_is_asked(ConfirmMode::Auto, Transport::Sessions);
         assert_eq!(sessions.len(), 2);
         assert!(sessions[0].1.contains("elicitation/create"));
         let always = who_is_asked(ConfirmMode::Always, Transport::Stdio);
-        assert_eq!(always[1], ("refused", "clients that declare no elicitation"));
-        assert_eq!(who_is_asked(ConfirmMode::Never, Transport::Stateless).len(), 1);
+        assert_eq!(
+            always[1],
+            ("refused", "clients that declare no elicitation")
+        );
+        assert_eq!(
+            who_is_asked(ConfirmMode::Never, Transport::Stateless).len(),
+            1
+        );
     }
 
     #[test]

@@ -178,7 +178,11 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
         };
         prepared = back;
         if let Err(text) = confined {
-            call.log_end("failed", None, &format!("Refused before asking: {line}: {}", label(&text)));
+            call.log_end(
+                "failed",
+                None,
+                &format!("Refused before asking: {line}: {}", label(&text)),
+            );
             return error_result(text);
         }
     }

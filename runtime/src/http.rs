@@ -79,6 +79,7 @@ pub(crate) fn router(
             CappedSessions::new(sessions, options.max_sessions),
             config,
         )
+        .layer(axum::middleware::from_fn(intake::check_body))
         .layer(axum::middleware::from_fn(sessions::limit_status))
     };
     match &options.token {

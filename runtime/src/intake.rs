@@ -79,7 +79,11 @@ impl Record {
 
     fn encode(&self) -> Option<HeaderValue> {
         let json = serde_json::to_vec(self).ok()?;
-        HeaderValue::from_str(&format!("{DECLARED_PREFIX}{}", URL_SAFE_NO_PAD.encode(json))).ok()
+        HeaderValue::from_str(&format!(
+            "{DECLARED_PREFIX}{}",
+            URL_SAFE_NO_PAD.encode(json)
+        ))
+        .ok()
     }
 
     fn decode(value: &str) -> Option<Self> {
@@ -209,10 +213,7 @@ async fn read_message(
         Ok(message) => message,
         Err(error) => return Err(rejection(&bytes, &error)),
     };
-    Ok((
-        Request::from_parts(parts, Body::from(bytes)),
-        Some(message),
-    ))
+    Ok((Request::from_parts(parts, Body::from(bytes)), Some(message)))
 }
 
 /// Whether the request says its body is JSON (rmcp refuses the others with 415).
@@ -232,7 +233,10 @@ fn rejection(bytes: &[u8], error: &serde_json::Error) -> Response {
     let (code, message, id) = match serde_json::from_slice::<Value>(bytes) {
         Err(parse) => (
             PARSE_ERROR,
-            format!("Parse error: the request body is not valid JSON: {}", explain(&parse)),
+            format!(
+                "Parse error: the request body is not valid JSON: {}",
+                explain(&parse)
+            ),
             Value::Null,
         ),
         Ok(value) => {

@@ -142,7 +142,8 @@ impl Builtins {
             _ => return Ok(()),
         };
         let roots = files::Roots::resolve(access, &self.cwd);
-        files::confine(path, &roots, &self.cwd).map_err(|error| format!("{}: {error}", builtin.name()))
+        files::confine(path, &roots, &self.cwd)
+            .map_err(|error| format!("{}: {error}", builtin.name()))
     }
 
     fn knowledge(&self) -> Result<&Knowledge, String> {

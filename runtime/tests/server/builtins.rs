@@ -364,7 +364,11 @@ async fn gated(era: Era) {
             error_text(&result)
         );
     }
-    assert_eq!(approving.asked(), 0, "the user was asked about a path outside the roots");
+    assert_eq!(
+        approving.asked(),
+        0,
+        "the user was asked about a path outside the roots"
+    );
     let _ = client.cancel().await;
     assert!(server.wait_log("Refused before asking: read_file /etc/hostname"));
 }

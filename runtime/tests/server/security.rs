@@ -219,21 +219,37 @@ fn malformed_and_too_deep_bodies_get_json_rpc_errors() {
             "]".repeat(150)
         );
         let cases = [
-            (deep.as_str(), -32700, "recursion limit exceeded", serde_json::Value::Null),
-            (r#"{"jsonrpc": "2.0", "id": "#, -32700, "not valid JSON: EOF", serde_json::Value::Null),
+            (
+                deep.as_str(),
+                -32700,
+                "recursion limit exceeded",
+                serde_json::Value::Null,
+            ),
+            (
+                r#"{"jsonrpc": "2.0", "id": "#,
+                -32700,
+                "not valid JSON: EOF",
+                serde_json::Value::Null,
+            ),
             (
                 r#"{"jsonrpc":"2.0","id":7,"hello":1}"#,
                 -32600,
                 "not a JSON-RPC 2.0 request or notification",
                 json!(7),
             ),
-            ("[]", -32600, "a batch (JSON arrays are not accepted", serde_json::Value::Null),
+            (
+                "[]",
+                -32600,
+                "a batch (JSON arrays are not accepted",
+                serde_json::Value::Null,
+            ),
         ];
         for (body, code, message, id) in cases {
             let (status, head, answer) = post(server.addr, &[], body);
             assert_eq!(status, 400, "{args:?} {body:.80}: {head}\n{answer}");
             assert!(
-                head.to_ascii_lowercase().contains("content-type: application/json"),
+                head.to_ascii_lowercase()
+                    .contains("content-type: application/json"),
                 "{head}"
             );
             let answer: serde_json::Value = serde_json::from_str(&answer).expect("a JSON body");

@@ -624,6 +624,36 @@ fn confirm_legacy_elicitation_error_fails() -> Result<()> {
     Ok(())
 }
 
+/// Fail closed: on a stateless server, the Python SDK in legacy mode with an elicitation
+/// callback (so it declares elicitation) expects to be asked and cannot be: its gated call is
+/// refused with the authoritative text, never run ungated. Without a callback it declares
+/// none and `auto` runs the call ungated, with the warning; in 2026-07-28 mode it is asked.
+#[test]
+fn confirm_stateless_legacy_client_that_declares_elicitation_is_refused() -> Result<()> {
+    let server = Server::start(&["--stateless"])?;
+    let (run, store) = confirm(
+        &server,
+        "legacy",
+        "approve",
+        "stranded",
+        false,
+        "task_delete",
+    )?;
+    run.has("but this server is stateless and cannot send a request")?;
+    server.wait_for_line(&[
+        &format!("task delete --store={store} --force -- 1"),
+        "outcome=\"refused\"",
+    ])?;
+    server.wait_for_line(&["connected: elicitation supported, but this stateless server"])?;
+    let (_, store) = confirm(&server, "legacy", "none", "ran", false, "task_delete")?;
+    server.wait_for_line(&[
+        &format!("running \"task delete --store={store} --force -- 1\" ungated"),
+        "ai:confirm",
+    ])?;
+    confirm(&server, "2026-07-28", "approve", "ran", true, "task_delete")?;
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------
 // requestState: forged, altered, misapplied and replayed states never run a command
 // ---------------------------------------------------------------------------------------
