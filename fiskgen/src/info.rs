@@ -120,12 +120,11 @@ pub fn render_confirmation(server: &ir::Server, mcp: Option<&McpConfig>, width: 
     } else {
         "tools require"
     };
-    let mut out = format!(
-        "\nConfirmation (confirm_over_mcp: {name}; {gated} {plural} approval; --confirm \
-         changes the mode at run time):\n"
-    );
-    for line in lines {
-        let _ = writeln!(out, "{}", wrap(&line, width, "  - ", "    "));
+    let mut out =
+        format!("\nConfirmation ({gated} {plural} approval; confirm_over_mcp: {name}):\n");
+    let closing = "--confirm auto|always|never on the server changes the mode at run time.";
+    for line in lines.iter().map(String::as_str).chain([closing]) {
+        let _ = writeln!(out, "{}", wrap(line, width, "  - ", "    "));
     }
     out
 }
