@@ -78,6 +78,20 @@ impl Server {
     /// waits (bounded) for the endpoint it announces.
     pub(super) fn spawn(binary: &Path, cwd: &Path, extra: &[&str]) -> Result<Server> {
         let app = apps::path(App::Demo)?;
+        let store = cwd.join("tasks.json");
+        let env = [("TASKS_STORE", store.as_os_str())];
+        Server::spawn_app(binary, cwd, &app, &env, extra)
+    }
+
+    /// Starts `binary` with `--port 0`, running `app` with `env` added, and `extra` flags in
+    /// `cwd`; waits (bounded) for the endpoint it announces.
+    pub(super) fn spawn_app(
+        binary: &Path,
+        cwd: &Path,
+        app: &Path,
+        env: &[(&str, &std::ffi::OsStr)],
+        extra: &[&str],
+    ) -> Result<Server> {
         let mut child = Command::new(binary)
             .args([
                 "--port",
@@ -86,10 +100,10 @@ impl Server {
                 "127.0.0.1",
                 "--application-path",
             ])
-            .arg(&app)
+            .arg(app)
             .args(extra)
             .current_dir(cwd)
-            .env("TASKS_STORE", cwd.join("tasks.json"))
+            .envs(env.iter().copied())
             .env_remove("FISK_AI_MCP_PORT")
             .env_remove("FISK_AI_MCP_ADDRESS")
             .env_remove("FISKGEN_MCP_STATE_KEY")
@@ -333,7 +347,7 @@ fn join(handle: thread::JoinHandle<String>) -> String {
 }
 
 /// Runs `tests/clients/python/<script>` with the pinned SDK; it must exit 0 and print PASS.
-fn python(script: &str, args: &[String]) -> Result<Finished> {
+pub(super) fn python(script: &str, args: &[String]) -> Result<Finished> {
     let interpreter = clients::python()?;
     let mut cmd = Command::new(interpreter);
     cmd.arg(clients::scripts_dir().join(script))
@@ -363,7 +377,7 @@ fn node_tool(tool: &str, home: &Path) -> Result<Command> {
     Ok(cmd)
 }
 
-fn strings(parts: &[&str]) -> Vec<String> {
+pub(super) fn strings(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|s| s.to_string()).collect()
 }
 

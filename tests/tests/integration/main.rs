@@ -18,5 +18,8 @@ mod clients;
 mod drift;
 /// The generated crates of the demo and the fixture match their goldens, byte for byte.
 mod golden;
+/// The real natscli against a real nats-server, over MCP: read freely, removed only when
+/// approved.
+mod nats;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;
