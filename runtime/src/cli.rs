@@ -363,7 +363,9 @@ fn serve(
         .filter(|key| !key.is_empty())
         .map(|key| key.into_encoded_bytes());
     let states = RequestStates::new(app.identity, state_key)
-        .map_err(|error| format!("{STATE_KEY_VAR}: {error}"))?;
+        .map_err(|error| format!("{STATE_KEY_VAR}: {error}"))?
+        .with_shared_record(crate::approvals::SharedRecord::from_env()?);
+    notes.extend(states.notes(cli.stateless || settings.stateless));
 
     let scrub = scrub_list(app);
     let env = exec::child_env(std::env::vars_os(), &scrub);
@@ -596,6 +598,7 @@ fn scrub_list(app: &AppSpec) -> Vec<String> {
     // Secrets the server itself reads never reach the commands it runs.
     let mut scrub: Vec<String> = settings.scrub_env.iter().map(|v| v.to_string()).collect();
     scrub.push(STATE_KEY_VAR.into());
+    scrub.push(crate::approvals::STORE_VAR.into());
     if let Some(AuthSource::Env(name)) = settings.auth {
         scrub.push(name.into());
     }

@@ -211,26 +211,33 @@ impl Confirmer {
                     "the client supports only URL-mode elicitation, and approval needs a form",
                 ))
             }
-            Reach::Form if is_modern(context) => self.mrtr(call, &quoted),
+            Reach::Form if is_modern(context) => self.mrtr(call, &quoted).await,
             Reach::Form => self.elicit(call, &quoted, context, shutdown).await,
         }
     }
 
     /// 2026-07-28: ask with an input-required result, or judge the retry that answers it.
-    fn mrtr(&self, call: &Call<'_>, quoted: &str) -> Gate {
+    async fn mrtr(&self, call: &Call<'_>, quoted: &str) -> Gate {
         let Some(state) = call.request_state else {
             return self.ask(call, quoted, "input required (MRTR)");
         };
-        if let Err(refusal) = self.states.redeem(state, call.tool, call.arguments) {
+        if let Err(refusal) = self.states.redeem(state, call.tool, call.arguments).await {
             let detail = match &refusal {
                 Refusal::Invalid(detail) => format!("invalid requestState: {detail}"),
                 Refusal::Replayed => "requestState already used".to_string(),
+                Refusal::Unchecked(detail) => {
+                    format!("could not check that the requestState is unused: {detail}")
+                }
             };
             self.log(call, "refused", &detail);
             let why = match refusal {
                 Refusal::Replayed => "the approval was already used once",
                 Refusal::Invalid(_) => {
                     "the approval state was not issued for this call, was altered, or has expired"
+                }
+                Refusal::Unchecked(_) => {
+                    "the server could not check that the approval was not used before (its \
+                     shared record of used approvals did not answer)"
                 }
             };
             return deny(failed(quoted, why));

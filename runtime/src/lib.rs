@@ -12,6 +12,7 @@ pub mod argv;
 pub mod spec;
 pub mod values;
 
+mod approvals;
 mod banner;
 mod builtins;
 mod call;
