@@ -161,14 +161,18 @@ impl SharedRecord {
             .and_then(|json| serde_json::from_str(json).ok())
             .ok_or_else(|| format!("not a NATS server (it said {:?})", shown(&info)))?;
         if info["tls_required"] == true {
-            return Err("the server requires TLS, which the approval store does not speak; \
+            return Err(
+                "the server requires TLS, which the approval store does not speak; \
                         use a listener without TLS on a private network"
-                .into());
+                    .into(),
+            );
         }
         if info["headers"] != true {
-            return Err("the server does not support message headers (nats-server 2.2 or newer \
+            return Err(
+                "the server does not support message headers (nats-server 2.2 or newer \
                         is needed)"
-                .into());
+                    .into(),
+            );
         }
 
         let mut connect = json!({
@@ -243,8 +247,12 @@ fn judge(head: &[u8], payload: &[u8], bucket: &str) -> Result<bool, String> {
              --ttl 15m`, which must outlive the 10-minute approvals)"
         ));
     }
-    let reply: Value = serde_json::from_slice(payload)
-        .map_err(|_| format!("an answer that is not JSON: {:?}", shown(&String::from_utf8_lossy(payload))))?;
+    let reply: Value = serde_json::from_slice(payload).map_err(|_| {
+        format!(
+            "an answer that is not JSON: {:?}",
+            shown(&String::from_utf8_lossy(payload))
+        )
+    })?;
     if let Some(error) = reply.get("error") {
         if error["err_code"].as_i64() == Some(WRONG_LAST_SEQUENCE) {
             return Ok(false);
@@ -257,7 +265,10 @@ fn judge(head: &[u8], payload: &[u8], bucket: &str) -> Result<bool, String> {
     if reply.get("seq").is_some_and(Value::is_u64) {
         return Ok(true);
     }
-    Err(format!("an unexpected answer {:?}", shown(&reply.to_string())))
+    Err(format!(
+        "an unexpected answer {:?}",
+        shown(&reply.to_string())
+    ))
 }
 
 /// One protocol line without its CRLF, bounded.
@@ -323,7 +334,8 @@ mod tests {
     #[test]
     fn jetstream_answers_mean_first_use_replay_or_failure() {
         assert_eq!(judge(b"", br#"{"stream":"KV_a","seq":3}"#, "a"), Ok(true));
-        let replay = br#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 3"}}"#;
+        let replay =
+            br#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 3"}}"#;
         assert_eq!(judge(b"", replay, "a"), Ok(false));
         let error = judge(b"NATS/1.0 503\r\n\r\n", b"", "a").expect_err("no bucket");
         assert!(error.contains("nats kv add a --ttl 15m"), "{error}");

@@ -169,7 +169,10 @@ impl RequestStates {
             ));
         }
         // Remembered a little past the expiry the codec enforces, so no gap opens between them.
-        used.insert(payload.nonce.clone(), now + self.ttl + Duration::from_secs(60));
+        used.insert(
+            payload.nonce.clone(),
+            now + self.ttl + Duration::from_secs(60),
+        );
         Ok(payload.nonce)
     }
 
@@ -242,7 +245,10 @@ mod tests {
         // Same arguments in another order: accepted once.
         let reordered = args(serde_json::json!({"force": true, "target": "prod"}));
         assert!(states.redeem_here(&state, "deploy", &reordered).is_ok());
-        assert_eq!(states.redeem_here(&state, "deploy", &a), Err(Refusal::Replayed));
+        assert_eq!(
+            states.redeem_here(&state, "deploy", &a),
+            Err(Refusal::Replayed)
+        );
     }
 
     #[test]

@@ -21,5 +21,7 @@ mod golden;
 /// The real natscli against a real nats-server, over MCP: read freely, removed only when
 /// approved.
 mod nats;
+/// Stateless replicas: one approval runs a command once on the whole deployment.
+mod replicas;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;

@@ -34,9 +34,9 @@ const CLI_TIMEOUT: Duration = Duration::from_secs(30);
 const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
 
 /// A `nats-server -js` on a free loopback port, killed on drop.
-struct NatsServer {
+pub(super) struct NatsServer {
     child: Child,
-    url: String,
+    pub(super) url: String,
     _dir: TempDir,
 }
 
@@ -54,7 +54,7 @@ fn free_port() -> Result<u16> {
 }
 
 /// Starts nats-server with JetStream in a temp directory; waits (bounded) until it is ready.
-fn start_nats_server() -> Result<NatsServer> {
+pub(super) fn start_nats_server() -> Result<NatsServer> {
     let binary = apps::path(App::NatsServer)?;
     let dir = tempfile::tempdir().context("creating the nats-server directory")?;
     let port = free_port()?.to_string();
@@ -105,7 +105,7 @@ fn start_nats_server() -> Result<NatsServer> {
 }
 
 /// Runs the real `nats` CLI against `url`, with its configuration in `home`.
-fn nats(url: &str, home: &Path, args: &[&str]) -> Result<Finished> {
+pub(super) fn nats(url: &str, home: &Path, args: &[&str]) -> Result<Finished> {
     let mut cmd = Command::new(apps::path(App::Nats)?);
     cmd.args(["--server", url])
         .args(args)
