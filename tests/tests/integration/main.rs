@@ -21,6 +21,9 @@ mod golden;
 /// The real natscli against a real nats-server, over MCP: read freely, removed only when
 /// approved.
 mod nats;
+/// Two stateless replicas behind a real nginx: confirmations across replicas, replays refused,
+/// legacy clients answered as documented.
+mod nginx;
 /// Stateless replicas: one approval runs a command once on the whole deployment.
 mod replicas;
 /// Every selection rule, applied to the real fixture application's introspection.
