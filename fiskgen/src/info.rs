@@ -122,7 +122,22 @@ pub fn render_confirmation(server: &ir::Server, mcp: Option<&McpConfig>, width: 
     };
     let mut out =
         format!("\nConfirmation ({gated} {plural} approval; confirm_over_mcp: {name}):\n");
-    let closing = "--confirm auto|always|never on the server changes the mode at run time.";
+    // The other modes, which `--confirm` selects at run time.
+    let closing = match mode {
+        ConfirmMode::Auto => {
+            "with --confirm always, clients that declare no elicitation are refused too; with \
+             --confirm never, every call runs ungated."
+        }
+        ConfirmMode::Always => {
+            "with --confirm auto, clients that declare no elicitation run ungated, with a \
+             warning; with --confirm never, every call runs ungated."
+        }
+        ConfirmMode::Never => {
+            "with --confirm auto or always, clients that declare elicitation are asked (on a \
+             stateless server, 2026-07-28 clients only) and the others run ungated (auto) or \
+             are refused (always)."
+        }
+    };
     for line in lines.iter().map(String::as_str).chain([closing]) {
         let _ = writeln!(out, "{}", wrap(line, width, "  - ", "    "));
     }
