@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::config::{Config, Hint, JwksConfig, SecretSource};
+use crate::config::{Config, ConfirmMode, Hint, JwksConfig, McpConfig, SecretSource};
 use crate::ir::{self, HintName};
 
 /// Terminal width used when `COLUMNS` is not set.
@@ -58,6 +58,88 @@ pub fn render_text(server: &ir::Server, width: usize) -> String {
                 let _ = writeln!(out, "{}", wrap(line, width, "  - ", "    "));
             }
         }
+    }
+    out
+}
+
+/// Who is asked, refused or run ungated for the gated tools, on every transport, under the
+/// config's `confirm_over_mcp` (empty when no tool is gated). The server's start-up banner says
+/// the same for the mode it runs in; the rules are in docs/runtime.md, "Confirmation".
+pub fn render_confirmation(server: &ir::Server, mcp: Option<&McpConfig>, width: usize) -> String {
+    let gated = server.tools.iter().filter(|t| t.confirm.is_some()).count();
+    if gated == 0 {
+        return String::new();
+    }
+    let mode = mcp.map(|mcp| mcp.confirm).unwrap_or_default();
+    let stateless = mcp.is_some_and(|mcp| mcp.stateless);
+    let (name, lines): (&str, Vec<String>) = match mode {
+        ConfirmMode::Never => (
+            "never",
+            vec![
+                "every transport: the tools run ungated; approval is delegated to the client."
+                    .into(),
+            ],
+        ),
+        ConfirmMode::Auto | ConfirmMode::Always => {
+            let others = if mode == ConfirmMode::Auto {
+                "clients that declare none run ungated, with a warning"
+            } else {
+                "clients that declare none are refused"
+            };
+            let mark = |this: bool| {
+                if this == stateless {
+                    " (configured)"
+                } else {
+                    ""
+                }
+            };
+            let name = if mode == ConfirmMode::Auto {
+                "auto"
+            } else {
+                "always"
+            };
+            let lines = vec![
+                format!(
+                    "stdio and HTTP with sessions{}: clients that declare elicitation are \
+                     asked; {others}.",
+                    mark(false)
+                ),
+                format!(
+                    "HTTP stateless{}: 2026-07-28 clients that declare elicitation are asked; \
+                     2025-era clients that declare it are refused (a stateless server cannot \
+                     send them a request), as are 2025-era requests without this server's \
+                     Mcp-Session-Id; {others}.",
+                    mark(true)
+                ),
+            ];
+            (name, lines)
+        }
+    };
+    let plural = if gated == 1 {
+        "tool requires"
+    } else {
+        "tools require"
+    };
+    let mut out =
+        format!("\nConfirmation ({gated} {plural} approval; confirm_over_mcp: {name}):\n");
+    // The other modes, which `--confirm` selects at run time.
+    let closing = match mode {
+        ConfirmMode::Auto => {
+            "with --confirm always, clients that declare no elicitation are refused too; with \
+             --confirm never, every call runs ungated."
+        }
+        ConfirmMode::Always => {
+            "with --confirm auto, clients that declare no elicitation run ungated, with a \
+             warning; with --confirm never, every call runs ungated."
+        }
+        ConfirmMode::Never => {
+            "with --confirm auto or always, clients that declare elicitation are asked (on a \
+             stateless server, 2026-07-28 clients only) and the others run ungated (auto) or \
+             are refused (always)."
+        }
+    };
+    for line in lines.iter().map(String::as_str).chain([closing]) {
+        let _ = writeln!(out, "{}", wrap(line, width, "  - ", "    "));
     }
     out
 }

@@ -44,6 +44,11 @@ fn run(command: Command) -> Result<ExitCode> {
                 let width = terminal_width();
                 let mut text = info::render_text(&plan.server, width);
                 text.push_str(&info::render_access(&plan.config, &plan.server, width));
+                text.push_str(&info::render_confirmation(
+                    &plan.server,
+                    plan.config.mcp.as_ref(),
+                    width,
+                ));
                 text
             };
             write_stdout(&text)?;

@@ -154,6 +154,26 @@ fn info_on_the_demo_shows_the_served_set_as_a_table_within_80_columns() {
         text.contains("  --tags takes: ai:confirm, ai:destructive"),
         "{text}"
     );
+    // Who is asked, refused or run ungated, per transport, for the config's mode.
+    let confirmation = text
+        .split_once("\nConfirmation (1 tool requires approval; confirm_over_mcp: auto):\n")
+        .map(|(_, rest)| rest.replace("\n    ", " "))
+        .unwrap_or_else(|| panic!("no confirmation section in\n{text}"));
+    for line in [
+        "  - stdio and HTTP with sessions (configured): clients that declare elicitation are \
+         asked; clients that declare none run ungated, with a warning.",
+        "  - HTTP stateless: 2026-07-28 clients that declare elicitation are asked; 2025-era \
+         clients that declare it are refused (a stateless server cannot send them a request), as \
+         are 2025-era requests without this server's Mcp-Session-Id; clients that declare none \
+         run ungated, with a warning.",
+        "  - with --confirm always, clients that declare no elicitation are refused too; with \
+         --confirm never, every call runs ungated.",
+    ] {
+        assert!(
+            confirmation.contains(line),
+            "no {line:?} in\n{confirmation}"
+        );
+    }
 }
 
 #[test]

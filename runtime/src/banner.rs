@@ -92,10 +92,27 @@ fn served(app: &AppSpec, version: &str, place: &str, notes: &[String]) -> String
     out
 }
 
+/// How the server is reached, for the confirmation lines: who can be asked depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// `--stdio`.
+    Stdio,
+    /// HTTP with legacy sessions (and 2026-07-28 requests).
+    Sessions,
+    /// HTTP without sessions (`--stateless`).
+    Stateless,
+}
+
 /// `note: N exposed tool(s) require approval ...` with the effective confirmation mode when any
-/// tool is gated; when `--confirm` set the mode, says so (and that it changes nothing when no
+/// tool is gated, then one line each for the clients that are asked, refused and run ungated on
+/// this transport; when `--confirm` set the mode, says so (and that it changes nothing when no
 /// tool is gated).
-pub(crate) fn confirm_note(app: &AppSpec, mode: ConfirmMode, from_flag: bool) -> Option<String> {
+pub(crate) fn confirm_note(
+    app: &AppSpec,
+    mode: ConfirmMode,
+    from_flag: bool,
+    transport: Transport,
+) -> Option<String> {
     let gated = app
         .tools
         .iter()
@@ -113,10 +130,51 @@ pub(crate) fn confirm_note(app: &AppSpec, mode: ConfirmMode, from_flag: bool) ->
         ConfirmMode::Never => "they run ungated, approval is delegated to the client",
     };
     let source = if from_flag { ", set by --confirm" } else { "" };
-    Some(format!(
+    let mut note = format!(
         "note: {gated} exposed tool(s) require approval (ai:confirm or confirm_tags): {summary} \
          (confirm_over_mcp={name}{source})"
-    ))
+    );
+    for (who, clients) in who_is_asked(mode, transport) {
+        let _ = write!(note, "\n  {who}: {clients}");
+    }
+    Some(note)
+}
+
+/// Which clients are asked, refused and run ungated, in `mode` on `transport` (the same rules
+/// as the gate, docs/runtime.md "Confirmation").
+pub(crate) fn who_is_asked(
+    mode: ConfirmMode,
+    transport: Transport,
+) -> Vec<(&'static str, &'static str)> {
+    const DECLARING: &str = "clients that declare elicitation (2025 sessions: elicitation/create; \
+                             2026-07-28: an input-required result)";
+    const NOT_DECLARING: &str = "clients that declare no elicitation";
+    const STRANDED: &str = "2025-era clients that declare elicitation or whose initialize is \
+                            unknown (a stateless server cannot send them a request)";
+    let mut lines = Vec::new();
+    if mode == ConfirmMode::Never {
+        lines.push(("run ungated", "every client (confirm_over_mcp=never)"));
+        return lines;
+    }
+    let asked = match transport {
+        Transport::Stateless => {
+            "2026-07-28 clients that declare elicitation (an input-required result)"
+        }
+        Transport::Stdio | Transport::Sessions => DECLARING,
+    };
+    lines.push(("asked", asked));
+    match (mode, transport) {
+        (ConfirmMode::Always, Transport::Stateless) => {
+            lines.push(("refused", "every other client"));
+        }
+        (ConfirmMode::Always, _) => lines.push(("refused", NOT_DECLARING)),
+        (_, Transport::Stateless) => {
+            lines.push(("refused", STRANDED));
+            lines.push(("run ungated, with a warning", NOT_DECLARING));
+        }
+        _ => lines.push(("run ungated, with a warning", NOT_DECLARING)),
+    }
+    lines
 }
 
 /// A mode as written in the config and on the command line.
@@ -134,6 +192,32 @@ mod tests {
 
     fn addr(text: &str) -> SocketAddr {
         text.parse().expect("socket address")
+    }
+
+    #[test]
+    fn the_confirmation_lines_name_who_is_asked_refused_and_ungated() {
+        let stateless = who_is_asked(ConfirmMode::Auto, Transport::Stateless);
+        assert_eq!(
+            stateless.iter().map(|(who, _)| *who).collect::<Vec<_>>(),
+            ["asked", "refused", "run ungated, with a warning"]
+        );
+        assert!(
+            stateless[1]
+                .1
+                .contains("2025-era clients that declare elicitation")
+        );
+        let sessions = who_is_asked(ConfirmMode::Auto, Transport::Sessions);
+        assert_eq!(sessions.len(), 2);
+        assert!(sessions[0].1.contains("elicitation/create"));
+        let always = who_is_asked(ConfirmMode::Always, Transport::Stdio);
+        assert_eq!(
+            always[1],
+            ("refused", "clients that declare no elicitation")
+        );
+        assert_eq!(
+            who_is_asked(ConfirmMode::Never, Transport::Stateless).len(),
+            1
+        );
     }
 
     #[test]

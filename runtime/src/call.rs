@@ -22,7 +22,7 @@ use crate::cmdline::{self, go_quote};
 use crate::confirm::{Call, Gate};
 use crate::duration;
 use crate::exec::{self, CancelReason, Outcome};
-use crate::logging::label;
+use crate::logging::{cap_line, label};
 use crate::server::{ServerState, client_name};
 use crate::spec::{ArgvFn, Builtin, Run, ToolSpec};
 
@@ -151,7 +151,7 @@ impl Ctx<'_> {
 /// A built-in: validate, gate, take a slot, run on a blocking thread within the tool timeout.
 async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
     let state = call.state;
-    let prepared = match builtins::prepare(&builtin, call.arguments.clone()) {
+    let mut prepared = match builtins::prepare(&builtin, call.arguments.clone()) {
         Ok(prepared) => prepared,
         Err(error) => {
             tracing::info!(
@@ -165,6 +165,28 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
     };
     let line = builtins::trace(&prepared);
     let quoted = go_quote(&line);
+    if call.spec.confirm.is_some() {
+        // A file outside the roots is refused before anyone is asked to approve reading it.
+        let shared = Arc::clone(&state.builtins);
+        let checked = tokio::task::spawn_blocking(move || {
+            let confined = shared.confine(&builtin, &prepared);
+            (confined, prepared)
+        })
+        .await;
+        let (confined, back) = match checked {
+            Ok(checked) => checked,
+            Err(_) => return error_result("internal error: the path check was stopped".into()),
+        };
+        prepared = back;
+        if let Err(text) = confined {
+            call.log_end(
+                "failed",
+                None,
+                &format!("Refused before asking: {line}: {}", label(&text)),
+            );
+            return error_result(text);
+        }
+    }
     if let Some(response) = call.gate(&line).await {
         return response;
     }
@@ -250,10 +272,13 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
             return error_result(arg_errors::for_tool(spec.name, &error));
         }
     };
-    let line = cmdline::display(&argv);
+    let full_line = cmdline::display(&argv);
+    // Error texts and log lines quote at most about 1 KiB of it (head and tail); the result's
+    // `command` and the approval prompt show it whole.
+    let line = cap_line(&full_line);
     let quoted = go_quote(&line);
 
-    if let Some(response) = call.gate(&line).await {
+    if let Some(response) = call.gate(&full_line).await {
         return response;
     }
 
@@ -307,7 +332,7 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
             let exit_code = exec::exit_code(&status);
             let signal = exec::signal_name(&status);
             let mut object = json!({
-                "command": line,
+                "command": full_line,
                 "exit_code": exit_code,
                 "output": output.text,
                 "truncated": output.truncated,
@@ -338,10 +363,15 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
             );
             let hint = match error.kind() {
                 std::io::ErrorKind::NotFound => {
-                    " (the application was not found; check --application-path)"
+                    " (the application was not found; check --application-path)".into()
                 }
-                std::io::ErrorKind::PermissionDenied => " (it is not executable)",
-                _ => "",
+                std::io::ErrorKind::PermissionDenied => " (it is not executable)".into(),
+                std::io::ErrorKind::ArgumentListTooLong => format!(
+                    " (the command line is {} bytes; the system limits the arguments and \
+                     environment of one command, and a single argument to 128 KiB on Linux)",
+                    full_line.len()
+                ),
+                _ => String::new(),
             };
             error_result(format!(
                 "running command {quoted}: cannot start {}: {error}{hint}",

@@ -398,7 +398,18 @@ fn serve(app: &'static AppSpec, cli: Cli, generator_notes: Vec<String>) -> Resul
     let confirm = cli.confirm.unwrap_or(settings.confirm);
     notes.splice(
         0..0,
-        banner::confirm_note(app, confirm, cli.confirm.is_some()),
+        banner::confirm_note(
+            app,
+            confirm,
+            cli.confirm.is_some(),
+            if cli.stdio {
+                banner::Transport::Stdio
+            } else if cli.stateless || settings.stateless {
+                banner::Transport::Stateless
+            } else {
+                banner::Transport::Sessions
+            },
+        ),
     );
     let program = resolve_program(app, cli.application_path.as_deref());
     if let (Some(application), Some(program)) = (&app.application, &program) {
@@ -417,7 +428,9 @@ fn serve(app: &'static AppSpec, cli: Cli, generator_notes: Vec<String>) -> Resul
         .filter(|key| !key.is_empty())
         .map(|key| key.into_encoded_bytes());
     let states = RequestStates::new(app.identity, state_key)
-        .map_err(|error| format!("{STATE_KEY_VAR}: {error}"))?;
+        .map_err(|error| format!("{STATE_KEY_VAR}: {error}"))?
+        .with_shared_record(crate::approvals::SharedRecord::from_env()?);
+    notes.extend(states.notes(cli.stateless || settings.stateless));
 
     let scrub = scrub_list(app);
     let env = exec::child_env(std::env::vars_os(), &scrub);
@@ -655,6 +668,7 @@ fn scrub_list(app: &AppSpec) -> Vec<String> {
     // Secrets the server itself reads never reach the commands it runs.
     let mut scrub: Vec<String> = settings.scrub_env.iter().map(|v| v.to_string()).collect();
     scrub.push(STATE_KEY_VAR.into());
+    scrub.push(crate::approvals::STORE_VAR.into());
     // No secret of the server's own authentication reaches a command (no token passthrough).
     if let Some(auth) = &settings.auth {
         let header = auth.header.map(|header| header.value);

@@ -6,8 +6,12 @@
 //! it to the originating request's stream through a task-local, so it must not be spawned) and
 //! bounded by [`ELICITATION_TIMEOUT`]. 2026-07-28 clients get an input-required result (MRTR)
 //! whose `requestState` is sealed and single-use ([`crate::request_state`]); the command runs
-//! only on the retry that carries that state and an explicit approval. Clients that cannot be
-//! asked run ungated with a warning under `auto`, and are refused under `always`.
+//! only on the retry that carries that state and an explicit approval. Clients that declare no
+//! elicitation run ungated with a warning under `auto`, and are refused under `always`. A client
+//! that declared elicitation but cannot be asked (a legacy client of a stateless server), or
+//! whose declaration a stateless server cannot know, is refused in every mode but `never`: a
+//! promised confirmation that cannot be had fails closed. Every refusal text is authoritative:
+//! it tells the model the command did not run and not to retry (docs/runtime.md).
 
 use std::time::Duration;
 
@@ -23,6 +27,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
 use crate::cmdline::go_quote;
+use crate::intake::Declared;
+use crate::logging::cap_line;
 use crate::request_state::{Refusal, RequestStates};
 use crate::spec::ConfirmMode;
 
@@ -80,12 +86,30 @@ pub(crate) enum Reach {
     UrlOnly,
     /// It declared no elicitation.
     None,
+    /// A legacy client of a stateless server that declared elicitation: it expects to be asked,
+    /// and the server cannot send it a request.
+    Stranded,
+    /// A legacy request to a stateless server without the record of what its client declared
+    /// ([`crate::intake`]): whether it expects to be asked is unknown.
+    Unknown,
 }
 
 /// How the client of this request can be asked, from its capabilities (per-request `_meta` in
-/// the 2026-07-28 era, the session's `initialize` otherwise; empty in stateless legacy mode,
-/// where the server has no way to send it a request).
+/// the 2026-07-28 era, the session's `initialize` otherwise). A stateless server keeps no
+/// session, so for a legacy request the declaration comes from the record its HTTP layer put
+/// in the request ([`Declared`]); the server cannot send such a client a request at all.
 pub(crate) fn reach(context: &RequestContext<RoleServer>) -> Reach {
+    if !is_modern(context)
+        && let Some(declared) = declared(context)
+    {
+        return match declared {
+            Declared::Known(record) => match record.reach() {
+                Reach::None => Reach::None,
+                _ => Reach::Stranded,
+            },
+            Declared::Unknown => Reach::Unknown,
+        };
+    }
     match context
         .client_capabilities()
         .and_then(|caps| caps.elicitation)
@@ -94,6 +118,14 @@ pub(crate) fn reach(context: &RequestContext<RoleServer>) -> Reach {
         Some(_) => Reach::UrlOnly,
         None => Reach::None,
     }
+}
+
+/// The stateless server's record of what this request's client declared, if there is one.
+pub(crate) fn declared(context: &RequestContext<RoleServer>) -> Option<&Declared> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Declared>())
 }
 
 /// Whether this request is in the 2026-07-28 era (no `initialize`, MRTR instead of requests).
@@ -114,7 +146,7 @@ impl Confirmer {
         if self.mode == ConfirmMode::Never {
             return Gate::Proceed;
         }
-        let quoted = go_quote(call.command_line);
+        let quoted = go_quote(&cap_line(call.command_line));
         match reach(context) {
             Reach::None => match self.mode {
                 ConfirmMode::Always => {
@@ -126,7 +158,7 @@ impl Confirmer {
                     deny(format!(
                         "Not approved: running {quoted} requires approval, but this client \
                          cannot be asked (it does not support elicitation). The command did \
-                         not run."
+                         not run. {AUTHORITATIVE}"
                     ))
                 }
                 _ => {
@@ -139,6 +171,35 @@ impl Confirmer {
                     Gate::Proceed
                 }
             },
+            Reach::Stranded => {
+                self.log(
+                    call,
+                    "refused",
+                    "the client declared elicitation, but a stateless server cannot ask a legacy \
+                     client",
+                );
+                deny(format!(
+                    "Not approved: running {quoted} requires approval, and this client supports \
+                     elicitation, but this server is stateless and cannot send a request to a \
+                     client of a 2025 protocol version, so it cannot ask. The command did not \
+                     run. {AUTHORITATIVE} (To approve such commands, connect with protocol \
+                     2026-07-28 or to a server with sessions.)"
+                ))
+            }
+            Reach::Unknown => {
+                self.log(
+                    call,
+                    "refused",
+                    "a stateless server does not know whether the client can be asked (no \
+                     record of its initialize in Mcp-Session-Id)",
+                );
+                deny(format!(
+                    "Not approved: running {quoted} requires approval, and this stateless server \
+                     does not know whether this client can be asked (the request does not carry \
+                     the Mcp-Session-Id its initialize answer returned). The command did not run. \
+                     {AUTHORITATIVE}"
+                ))
+            }
             Reach::UrlOnly => {
                 self.log(
                     call,
@@ -150,26 +211,33 @@ impl Confirmer {
                     "the client supports only URL-mode elicitation, and approval needs a form",
                 ))
             }
-            Reach::Form if is_modern(context) => self.mrtr(call, &quoted),
+            Reach::Form if is_modern(context) => self.mrtr(call, &quoted).await,
             Reach::Form => self.elicit(call, &quoted, context, shutdown).await,
         }
     }
 
     /// 2026-07-28: ask with an input-required result, or judge the retry that answers it.
-    fn mrtr(&self, call: &Call<'_>, quoted: &str) -> Gate {
+    async fn mrtr(&self, call: &Call<'_>, quoted: &str) -> Gate {
         let Some(state) = call.request_state else {
             return self.ask(call, quoted, "input required (MRTR)");
         };
-        if let Err(refusal) = self.states.redeem(state, call.tool, call.arguments) {
+        if let Err(refusal) = self.states.redeem(state, call.tool, call.arguments).await {
             let detail = match &refusal {
                 Refusal::Invalid(detail) => format!("invalid requestState: {detail}"),
                 Refusal::Replayed => "requestState already used".to_string(),
+                Refusal::Unchecked(detail) => {
+                    format!("could not check that the requestState is unused: {detail}")
+                }
             };
             self.log(call, "refused", &detail);
             let why = match refusal {
                 Refusal::Replayed => "the approval was already used once",
                 Refusal::Invalid(_) => {
                     "the approval state was not issued for this call, was altered, or has expired"
+                }
+                Refusal::Unchecked(_) => {
+                    "the server could not check that the approval was not used before (its \
+                     shared record of used approvals did not answer)"
                 }
             };
             return deny(failed(quoted, why));
@@ -300,8 +368,8 @@ impl Confirmer {
                 self.log(call, "dismissed", "the user dismissed the prompt");
                 deny(format!(
                     "Approval not completed: the user dismissed the approval prompt for {quoted} \
-                     without deciding. The command did not run; you may ask again if it is \
-                     still needed."
+                     without deciding. The command did not run. The dismissal is the user's \
+                     answer, not an error; do not retry, ask how they want to proceed."
                 ))
             }
         }
@@ -318,10 +386,11 @@ impl Confirmer {
 
     /// One log line per confirmation outcome.
     fn log(&self, call: &Call<'_>, outcome: &str, detail: &str) {
+        let command = cap_line(call.command_line);
         tracing::info!(
             tool = call.tool,
             client = call.client,
-            command = call.command_line,
+            command = &*command,
             gated_by = call.trigger,
             outcome,
             "confirmation {outcome}: {detail}"
@@ -358,10 +427,15 @@ fn approval_schema() -> ElicitationSchema {
     ElicitationSchema::from_json_schema(object).expect("the approval schema is valid")
 }
 
-/// `Not approved: requesting approval to run <cmd> failed: <why>. The command did not run.`
+/// Closes every refusal that is not the user's own decision: what the model must do next.
+const AUTHORITATIVE: &str = "This answer is final for this call, not a transient error; do not \
+                             retry, tell the user the command needs their approval.";
+
+/// `Not approved: requesting approval to run <cmd> failed: <why>. The command did not run. ...`
 fn failed(quoted: &str, why: &str) -> String {
     format!(
-        "Not approved: requesting approval to run {quoted} failed: {why}. The command did not run."
+        "Not approved: requesting approval to run {quoted} failed: {why}. The command did not \
+         run. {AUTHORITATIVE}"
     )
 }
 

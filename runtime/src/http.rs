@@ -4,7 +4,8 @@
 //!
 //! Both protocol eras share the endpoint: legacy clients get sessions (capped, expiring when
 //! idle) unless the server is stateless; 2026-07-28 requests are always served statelessly,
-//! and rmcp cancels their handler when the response stream is dropped.
+//! and rmcp cancels their handler when the response stream is dropped. Every POST body is
+//! checked to be a JSON-RPC message first ([`crate::intake`]).
 
 use std::io;
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::{self, Auth};
+use crate::intake;
 use crate::server::Handler;
 use crate::sessions::{self, CappedSessions};
 
@@ -69,6 +71,7 @@ pub(crate) fn router(
         .with_cancellation_token(shutdown.child_token());
     let router = if options.stateless {
         mcp_routes(handler, NeverSessionManager::default(), config)
+            .layer(axum::middleware::from_fn(intake::stateless))
     } else {
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
@@ -77,6 +80,7 @@ pub(crate) fn router(
             CappedSessions::new(sessions, options.max_sessions),
             config,
         )
+        .layer(axum::middleware::from_fn(intake::check_body))
         .layer(axum::middleware::from_fn(sessions::limit_status))
     };
     match &options.auth {

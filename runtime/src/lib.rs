@@ -12,6 +12,7 @@ pub mod argv;
 pub mod spec;
 pub mod values;
 
+mod approvals;
 mod arg_errors;
 mod auth;
 mod banner;
@@ -25,6 +26,7 @@ mod connect;
 mod duration;
 mod exec;
 mod http;
+mod intake;
 mod jwt;
 mod logging;
 mod narrow;

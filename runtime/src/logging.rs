@@ -3,6 +3,7 @@
 //! [`label`] so they cannot put escape sequences on the operator's terminal; command output is
 //! never logged.
 
+use std::borrow::Cow;
 use std::io::IsTerminal;
 
 use clap::ValueEnum;
@@ -60,9 +61,53 @@ pub(crate) fn label(text: &str) -> String {
     out
 }
 
+/// The most of a command line that an error text or a log line quotes.
+pub(crate) const MAX_QUOTED_LINE: usize = 1024;
+
+/// A command line as error texts and log lines quote it: whole up to [`MAX_QUOTED_LINE`] bytes,
+/// else its head and tail (half each, cut at character boundaries) around a marker saying how
+/// much was left out. A hostile 300 KB argument must not come back whole in an error or be
+/// logged whole at INFO.
+pub(crate) fn cap_line(line: &str) -> Cow<'_, str> {
+    if line.len() <= MAX_QUOTED_LINE {
+        return Cow::Borrowed(line);
+    }
+    let half = MAX_QUOTED_LINE / 2;
+    let mut head = half;
+    while !line.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = line.len() - half;
+    while !line.is_char_boundary(tail) {
+        tail += 1;
+    }
+    Cow::Owned(format!(
+        "{} …[{} bytes not shown]… {}",
+        &line[..head],
+        tail - head,
+        &line[tail..]
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_command_lines_keep_head_and_tail() {
+        assert_eq!(cap_line("nats stream ls"), "nats stream ls");
+        let exact = "a".repeat(MAX_QUOTED_LINE);
+        assert_eq!(cap_line(&exact), exact);
+        let line = format!("app run -- {}{}", "é".repeat(150_000), " END");
+        let capped = cap_line(&line);
+        assert!(capped.len() < MAX_QUOTED_LINE + 64, "{}", capped.len());
+        assert!(capped.starts_with("app run -- é"));
+        assert!(capped.ends_with("é END"));
+        let (head, rest) = capped.split_once(" …[").expect("marker");
+        let (count, tail) = rest.split_once(" bytes not shown]… ").expect("marker");
+        let count: usize = count.parse().expect("a byte count");
+        assert_eq!(head.len() + count + tail.len(), line.len());
+    }
 
     #[test]
     fn labels_are_inert() {

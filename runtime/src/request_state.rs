@@ -5,7 +5,9 @@
 //! shared by replicas (`FISKGEN_MCP_STATE_KEY`), and bound through the codec's associated data
 //! to the server identity, the tool, and a SHA-256 digest of the canonical arguments, so a
 //! state minted for one call cannot approve another. It expires after [`STATE_TTL`], and its
-//! nonce is remembered until then so that a state approves at most one run in this process.
+//! nonce is remembered until then so that a state approves at most one run in this process;
+//! replicas share that memory through [`SharedRecord`] when one is configured, so that a state
+//! approves at most one run on the whole deployment (docs/deploy.md, "One approval, one run").
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, PoisonError};
@@ -17,6 +19,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::JsonObject;
+use crate::approvals::SharedRecord;
 
 /// How long an approval question stays answerable.
 pub(crate) const STATE_TTL: Duration = Duration::from_secs(10 * 60);
@@ -42,6 +45,8 @@ pub(crate) enum Refusal {
     Invalid(String),
     /// Already used once.
     Replayed,
+    /// Whether it was used could not be checked (the shared record did not answer).
+    Unchecked(String),
 }
 
 /// Seals and opens confirmation states.
@@ -49,6 +54,12 @@ pub(crate) struct RequestStates {
     codec: RequestStateCodec,
     identity: &'static str,
     used: Mutex<HashMap<String, Instant>>,
+    /// How long a sealed state stays valid.
+    ttl: Duration,
+    /// Whether the key came from [`STATE_KEY_VAR`] (so other replicas may hold it too).
+    shared_key: bool,
+    /// The record used states are written to across replicas, if any.
+    shared: Option<SharedRecord>,
 }
 
 impl std::fmt::Debug for RequestStates {
@@ -60,6 +71,7 @@ impl std::fmt::Debug for RequestStates {
 impl RequestStates {
     /// With `key` (at least 32 bytes), or a fresh random key when `None`.
     pub(crate) fn new(identity: &'static str, key: Option<Vec<u8>>) -> Result<Self, String> {
+        let shared_key = key.is_some();
         let key = match key {
             Some(key) => key,
             None => random_bytes::<32>()?.to_vec(),
@@ -69,7 +81,37 @@ impl RequestStates {
             codec,
             identity,
             used: Mutex::new(HashMap::new()),
+            ttl: STATE_TTL,
+            shared_key,
+            shared: None,
         })
+    }
+
+    /// Records every redeemed state in `shared` too, so no replica accepts it again.
+    pub(crate) fn with_shared_record(mut self, shared: Option<SharedRecord>) -> Self {
+        self.shared = shared;
+        self
+    }
+
+    /// The start-up lines about approvals across replicas: where used states are recorded, or,
+    /// on a stateless server whose key other replicas may share, a warning that without a
+    /// shared record one approval can run once per replica.
+    pub(crate) fn notes(&self, stateless: bool) -> Vec<String> {
+        match &self.shared {
+            Some(shared) => vec![format!(
+                "note: approvals are single-use across replicas: used ones are recorded in the \
+                 {} ({})",
+                shared.describe(),
+                crate::approvals::STORE_VAR
+            )],
+            None if stateless && self.shared_key => vec![format!(
+                "warning: replicas share {STATE_KEY_VAR} but no {} is set: an approval is \
+                 single-use per replica only, so behind a load balancer it can run a command \
+                 once on each replica (docs/deploy.md)",
+                crate::approvals::STORE_VAR
+            )],
+            None => Vec::new(),
+        }
     }
 
     /// A new state for one confirmation of `tool` with `arguments`.
@@ -79,18 +121,37 @@ impl RequestStates {
         self.codec
             .seal_json_with(
                 &Payload { nonce },
-                &SealOptions::new().associated_data(&bound).ttl(STATE_TTL),
+                &SealOptions::new().associated_data(&bound).ttl(self.ttl),
             )
             .map_err(|error| error.to_string())
     }
 
-    /// Verifies `state` for `tool` with `arguments` and uses it up.
-    pub(crate) fn redeem(
+    /// Verifies `state` for `tool` with `arguments` and uses it up, here and in the shared
+    /// record when there is one (which fails closed: a state it cannot check is refused).
+    pub(crate) async fn redeem(
         &self,
         state: &str,
         tool: &str,
         arguments: &JsonObject,
     ) -> Result<(), Refusal> {
+        let nonce = self.redeem_here(state, tool, arguments)?;
+        match &self.shared {
+            None => Ok(()),
+            Some(shared) => match shared.claim(&nonce).await {
+                Ok(true) => Ok(()),
+                Ok(false) => Err(Refusal::Replayed),
+                Err(error) => Err(Refusal::Unchecked(error)),
+            },
+        }
+    }
+
+    /// The checks of this process: seal, binding, expiry, and its own memory of used nonces.
+    fn redeem_here(
+        &self,
+        state: &str,
+        tool: &str,
+        arguments: &JsonObject,
+    ) -> Result<String, Refusal> {
         let bound = self.bound_to(tool, arguments);
         let payload: Payload = self
             .codec
@@ -108,8 +169,11 @@ impl RequestStates {
             ));
         }
         // Remembered a little past the expiry the codec enforces, so no gap opens between them.
-        used.insert(payload.nonce, now + STATE_TTL + Duration::from_secs(60));
-        Ok(())
+        used.insert(
+            payload.nonce.clone(),
+            now + self.ttl + Duration::from_secs(60),
+        );
+        Ok(payload.nonce)
     }
 
     /// The associated data: everything a state must match to be accepted.
@@ -170,18 +234,21 @@ mod tests {
         let state = states.seal("deploy", &a).expect("seal");
         // Other tool, other arguments: refused, and that does not use the state up.
         assert!(matches!(
-            states.redeem(&state, "other", &a),
+            states.redeem_here(&state, "other", &a),
             Err(Refusal::Invalid(_))
         ));
         let b = args(serde_json::json!({"target": "staging", "force": true}));
         assert!(matches!(
-            states.redeem(&state, "deploy", &b),
+            states.redeem_here(&state, "deploy", &b),
             Err(Refusal::Invalid(_))
         ));
         // Same arguments in another order: accepted once.
         let reordered = args(serde_json::json!({"force": true, "target": "prod"}));
-        assert_eq!(states.redeem(&state, "deploy", &reordered), Ok(()));
-        assert_eq!(states.redeem(&state, "deploy", &a), Err(Refusal::Replayed));
+        assert!(states.redeem_here(&state, "deploy", &reordered).is_ok());
+        assert_eq!(
+            states.redeem_here(&state, "deploy", &a),
+            Err(Refusal::Replayed)
+        );
     }
 
     #[test]
@@ -189,20 +256,20 @@ mod tests {
         let states = RequestStates::new("demo", None).expect("states");
         let a = JsonObject::new();
         assert!(matches!(
-            states.redeem("rs1.forged", "t", &a),
+            states.redeem_here("rs1.forged", "t", &a),
             Err(Refusal::Invalid(_))
         ));
         let mut state = states.seal("t", &a).expect("seal");
         let last = state.pop().expect("non-empty");
         state.push(if last == 'A' { 'B' } else { 'A' });
         assert!(matches!(
-            states.redeem(&state, "t", &a),
+            states.redeem_here(&state, "t", &a),
             Err(Refusal::Invalid(_))
         ));
         let other = RequestStates::new("demo", None).expect("states");
         let foreign = other.seal("t", &a).expect("seal");
         assert!(matches!(
-            states.redeem(&foreign, "t", &a),
+            states.redeem_here(&foreign, "t", &a),
             Err(Refusal::Invalid(_))
         ));
     }
@@ -214,7 +281,20 @@ mod tests {
         let two = RequestStates::new("demo", Some(key)).expect("states");
         let a = JsonObject::new();
         let state = one.seal("t", &a).expect("seal");
-        assert_eq!(two.redeem(&state, "t", &a), Ok(()));
+        assert!(two.redeem_here(&state, "t", &a).is_ok());
         assert!(RequestStates::new("demo", Some(b"short".to_vec())).is_err());
+    }
+
+    #[test]
+    fn a_state_expires() {
+        let mut states = RequestStates::new("demo", None).expect("states");
+        states.ttl = Duration::from_millis(50);
+        let a = JsonObject::new();
+        let state = states.seal("t", &a).expect("seal");
+        std::thread::sleep(Duration::from_millis(120));
+        match states.redeem_here(&state, "t", &a) {
+            Err(Refusal::Invalid(detail)) => assert!(detail.contains("expired"), "{detail}"),
+            other => panic!("an expired state was not refused: {other:?}"),
+        }
     }
 }

@@ -156,6 +156,10 @@ impl ServerState {
             (ConfirmMode::Auto, Reach::None) => {
                 "elicitation unsupported, confirm-tagged tools run ungated"
             }
+            (_, Reach::Stranded | Reach::Unknown) => {
+                "this stateless server cannot ask a legacy client, confirm-tagged tools will be \
+                 refused"
+            }
         };
         tracing::info!(client = %name, "Client \"{name}\" connected: {summary}");
     }
@@ -171,11 +175,18 @@ pub(crate) fn server_version(app: &AppSpec) -> String {
 }
 
 /// The client's self-declared name, or `unknown`: from the request's `_meta` in the 2026-07-28
-/// era, from `initialize` in a legacy session. A session-less legacy HTTP request carries no
-/// name (rmcp fills in a placeholder, which is not the client's).
+/// era, from `initialize` in a legacy session or the stateless server's record of it
+/// ([`crate::intake`]). Without either, a session-less legacy HTTP request carries no name
+/// (rmcp fills in a placeholder, which is not the client's).
 pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
     let name = if confirm::is_modern(context) {
         context.meta.client_info().map(|info| info.name)
+    } else if let Some(declared) = confirm::declared(context) {
+        // A stateless server's record of the client's initialize.
+        match declared {
+            crate::intake::Declared::Known(record) => Some(record.name.clone()),
+            crate::intake::Declared::Unknown => None,
+        }
     } else if context
         .extensions
         .get::<http::request::Parts>()

@@ -4,7 +4,7 @@
 //! `<workspace root>/target/fisk-apps`. Binaries land in its `bin/` directory
 //! (see [`bin_dir`]). Next to them, `<name>.stamp` holds a sha256 over what the
 //! binary was built from (go.mod, go.sum and every `*.go` file of the app; for
-//! `nats`, its module version), and a build is skipped when the stamp matches
+//! `nats` and `nats-server`, the module version), and a build is skipped when the stamp matches
 //! and the binary exists. Every build holds an exclusive lock on
 //! `<name>.lock`, so parallel test threads and processes build each app once.
 
@@ -18,6 +18,10 @@ use sha2::{Digest, Sha256};
 
 /// The natscli module and version that [`App::Nats`] is installed from.
 pub const NATS_MODULE: &str = "github.com/nats-io/natscli/nats@v0.5.0";
+
+/// The NATS server module and version that [`App::NatsServer`] is installed from: the server
+/// the natscli tests drive (not a fisk application).
+pub const NATS_SERVER_MODULE: &str = "github.com/nats-io/nats-server/v2@v2.15.3";
 
 /// Bumped when the way binaries are built changes, so every stamp goes stale.
 const STAMP_FORMAT: &str = "fiskgen-tests apps v1";
@@ -38,16 +42,20 @@ pub enum App {
     OldFisk,
     /// The real `nats` CLI, installed from [`NATS_MODULE`] (fisk v0.9.1).
     Nats,
+    /// A real `nats-server` (with JetStream), installed from [`NATS_SERVER_MODULE`], for the
+    /// natscli tests to talk to.
+    NatsServer,
 }
 
 impl App {
     /// Every application, in declaration order.
-    pub const ALL: [App; 5] = [
+    pub const ALL: [App; 6] = [
         App::Demo,
         App::DemoV2,
         App::Fixture,
         App::OldFisk,
         App::Nats,
+        App::NatsServer,
     ];
 
     /// The file name of the application's binary.
@@ -58,17 +66,28 @@ impl App {
             App::Fixture => "fixture",
             App::OldFisk => "oldfisk",
             App::Nats => "nats",
+            App::NatsServer => "nats-server",
+        }
+    }
+
+    /// The module (with version) the binary is installed from with `go install`, for the
+    /// applications that are not built from a directory of this repository.
+    pub fn module(self) -> Option<&'static str> {
+        match self {
+            App::Nats => Some(NATS_MODULE),
+            App::NatsServer => Some(NATS_SERVER_MODULE),
+            _ => None,
         }
     }
 
     /// The directory holding the application's Go module, or `None` for
-    /// [`App::Nats`], which is installed from the module proxy.
+    /// [`App::Nats`] and [`App::NatsServer`], which are installed from the module proxy.
     pub fn source_dir(self) -> Option<PathBuf> {
         let rel = match self {
             App::Demo | App::DemoV2 => "examples/demo",
             App::Fixture => "tests/apps/fixture",
             App::OldFisk => "tests/apps/oldfisk",
-            App::Nats => return None,
+            App::Nats | App::NatsServer => return None,
         };
         Some(workspace_root().join(rel))
     }
@@ -170,11 +189,14 @@ pub fn path_in(cache: &Path, app: App) -> Result<PathBuf> {
             run_go(cmd, &format!("go build in {}", dir.display()))?;
         }
         None => {
+            let module = app
+                .module()
+                .with_context(|| format!("{name} has neither a source directory nor a module"))?;
             let mut cmd = go_command();
-            cmd.args(["install", "-trimpath", "-buildvcs=false", NATS_MODULE])
+            cmd.args(["install", "-trimpath", "-buildvcs=false", module])
                 .env("GOBIN", &scratch)
                 .current_dir(cache);
-            run_go(cmd, &format!("go install {NATS_MODULE}"))?;
+            run_go(cmd, &format!("go install {module}"))?;
         }
     }
     fs::rename(&built, &binary)
@@ -193,7 +215,7 @@ pub fn fingerprint(app: App) -> Result<String> {
     hash.update(app.binary_name().as_bytes());
     hash.update([0]);
     match app.source_dir() {
-        None => hash.update(NATS_MODULE.as_bytes()),
+        None => hash.update(app.module().unwrap_or_default().as_bytes()),
         Some(dir) => {
             let mut files = Vec::new();
             collect_sources(&dir, &dir, &mut files)?;

@@ -77,44 +77,19 @@ pub(crate) struct Opened {
     pub(crate) metadata: Metadata,
 }
 
+/// Refuses `requested` unless it resolves below `roots`, without opening anything: run before
+/// a gated call asks for approval, so a path outside the roots is refused at once instead of
+/// after the user approved it. [`open`] checks again (the file system may change meanwhile).
+pub(crate) fn confine(requested: &str, roots: &Roots, cwd: &Path) -> Result<(), String> {
+    locate(requested, roots, cwd, &go_quote(requested)).map(drop)
+}
+
 /// Opens `requested` for reading if it resolves to a regular file below `roots`; the error is
 /// the text a client sees (without the tool name).
 pub(crate) fn open(requested: &str, roots: &Roots, cwd: &Path) -> Result<Opened, String> {
     let shown = go_quote(requested);
-    if requested.is_empty() {
-        return Err("the path is empty".into());
-    }
-    if requested.contains('\0') {
-        return Err(format!("the path {shown} contains a NUL character"));
-    }
-    if roots.canonical.is_empty() {
-        return Err(format!(
-            "none of the allowed directories exists ({})",
-            roots.describe()
-        ));
-    }
-    let outside = || {
-        format!(
-            "{shown} is outside the allowed directories ({}); paths are checked after resolving \
-             \"..\" and symbolic links",
-            roots.describe()
-        )
-    };
-    let joined = normalize(&cwd.join(requested));
-    let lexically_inside = roots
-        .lexical
-        .iter()
-        .chain(&roots.canonical)
-        .any(|root| joined.starts_with(root));
-    let canonical = match std::fs::canonicalize(&joined) {
-        Ok(canonical) => canonical,
-        // Never say whether something outside exists.
-        Err(_) if !lexically_inside => return Err(outside()),
-        Err(error) => return Err(describe_io(&shown, &error)),
-    };
-    if !roots.contains(&canonical) {
-        return Err(outside());
-    }
+    let canonical = locate(requested, roots, cwd, &shown)?;
+    let outside = || outside(&shown, roots);
     let before = std::fs::symlink_metadata(&canonical).map_err(|e| describe_io(&shown, &e))?;
     regular(&shown, &before)?;
     let file = OpenOptions::new()
@@ -133,6 +108,48 @@ pub(crate) fn open(requested: &str, roots: &Roots, cwd: &Path) -> Result<Opened,
         return Err(outside());
     }
     Ok(Opened { file, metadata })
+}
+
+/// `"<path>" is outside the allowed directories (...)`.
+fn outside(shown: &str, roots: &Roots) -> String {
+    format!(
+        "{shown} is outside the allowed directories ({}); paths are checked after resolving \
+         \"..\" and symbolic links",
+        roots.describe()
+    )
+}
+
+/// The canonical path of `requested` if it lies below `roots`.
+fn locate(requested: &str, roots: &Roots, cwd: &Path, shown: &str) -> Result<PathBuf, String> {
+    if requested.is_empty() {
+        return Err("the path is empty".into());
+    }
+    if requested.contains('\0') {
+        return Err(format!("the path {shown} contains a NUL character"));
+    }
+    if roots.canonical.is_empty() {
+        return Err(format!(
+            "none of the allowed directories exists ({})",
+            roots.describe()
+        ));
+    }
+    let outside = || outside(shown, roots);
+    let joined = normalize(&cwd.join(requested));
+    let lexically_inside = roots
+        .lexical
+        .iter()
+        .chain(&roots.canonical)
+        .any(|root| joined.starts_with(root));
+    let canonical = match std::fs::canonicalize(&joined) {
+        Ok(canonical) => canonical,
+        // Never say whether something outside exists.
+        Err(_) if !lexically_inside => return Err(outside()),
+        Err(error) => return Err(describe_io(shown, &error)),
+    };
+    if !roots.contains(&canonical) {
+        return Err(outside());
+    }
+    Ok(canonical)
 }
 
 /// Refuses anything but a regular file, naming what it is.

@@ -130,6 +130,22 @@ impl Builtins {
         result.map_err(|error| format!("{}: {error}", builtin.name()))
     }
 
+    /// Refuses a call whose file lies outside the roots, before the confirmation gate asks
+    /// anyone (blocking: it resolves the path); the error is the client's text.
+    pub(crate) fn confine(&self, builtin: &Builtin, prepared: &Prepared) -> Result<(), String> {
+        let (access, path) = match (builtin, prepared) {
+            (Builtin::ReadFile(access), Prepared::ReadFile(args)) => (access, args.path.as_str()),
+            (Builtin::Base64Encode(access), Prepared::Base64(args)) => match &args.path {
+                Some(path) => (access, path.as_str()),
+                None => return Ok(()),
+            },
+            _ => return Ok(()),
+        };
+        let roots = files::Roots::resolve(access, &self.cwd);
+        files::confine(path, &roots, &self.cwd)
+            .map_err(|error| format!("{}: {error}", builtin.name()))
+    }
+
     fn knowledge(&self) -> Result<&Knowledge, String> {
         self.knowledge
             .as_ref()

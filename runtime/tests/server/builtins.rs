@@ -352,6 +352,27 @@ async fn gated(era: Era) {
     assert_eq!(declining.asked(), 1);
     let _ = client.cancel().await;
     assert!(server.wait_log("outcome=\"declined\""));
+
+    // A path outside the roots is refused before anyone is asked to approve reading it.
+    let approving = TestClient::new(Answer::Approve);
+    let client = connect(&server, era, approving.clone()).await;
+    for path in ["/etc/hostname", "../notes.txt"] {
+        let result = call(&client, "read_file", json!({"path": path})).await;
+        assert!(
+            error_text(&result).starts_with(&format!(
+                "read_file: \"{path}\" is outside the allowed directories"
+            )),
+            "{}",
+            error_text(&result)
+        );
+    }
+    assert_eq!(
+        approving.asked(),
+        0,
+        "the user was asked about a path outside the roots"
+    );
+    let _ = client.cancel().await;
+    assert!(server.wait_log("Refused before asking: read_file /etc/hostname"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

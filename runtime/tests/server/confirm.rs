@@ -11,13 +11,22 @@ use crate::support::*;
 const DECLINED: &str = "Not approved: the user declined to run \"deploy -- prod\". This was their \
                         decision, not an error; do not retry, ask how they want to proceed.";
 const DISMISSED: &str = "Approval not completed: the user dismissed the approval prompt for \
-                         \"deploy -- prod\" without deciding. The command did not run; you may \
-                         ask again if it is still needed.";
+                         \"deploy -- prod\" without deciding. The command did not run. The \
+                         dismissal is the user's answer, not an error; do not retry, ask how \
+                         they want to proceed.";
 const CHOSE_NOT: &str = "Not approved: the user reviewed \"deploy -- prod\" and chose not to run \
                          it. This was their decision, not an error; do not retry.";
 const CANNOT_ASK: &str = "Not approved: running \"deploy -- prod\" requires approval, but this \
                           client cannot be asked (it does not support elicitation). The command \
-                          did not run.";
+                          did not run. This answer is final for this call, not a transient \
+                          error; do not retry, tell the user the command needs their approval.";
+/// The closing sentence of every refusal that is not the user's own decision.
+const FINAL: &str = "The command did not run. This answer is final for this call, not a \
+                     transient error; do not retry, tell the user the command needs their \
+                     approval.";
+const STRANDED: &str = "Not approved: running \"deploy -- prod\" requires approval, and this \
+                        client supports elicitation, but this server is stateless and cannot \
+                        send a request to a client of a 2025 protocol version, so it cannot ask.";
 const PROMPT: &str = "fake wants to run a command that requires your approval.\n\nCommand: \
                       deploy -- prod\nGated by: ai:confirm\n\nApprove to run it now, or refuse \
                       to skip it.";
@@ -145,7 +154,7 @@ async fn a_failing_legacy_prompt_fails_closed() {
         "{}",
         text(&result)
     );
-    assert!(text(&result).ends_with(". The command did not run."));
+    assert!(text(&result).ends_with(FINAL), "{}", text(&result));
 }
 
 async fn always_and_never(era: Era) {
@@ -180,19 +189,76 @@ async fn modern_always_and_never() {
     always_and_never(Era::Modern).await;
 }
 
+/// A legacy client that declared elicitation cannot be asked by a stateless server: refused,
+/// never run ungated, in `auto` and `always`. One that declared none keeps `auto`'s meaning
+/// (ungated, with the warning). The server tells them apart through the record its
+/// `initialize` answer returned in `Mcp-Session-Id`, which any replica can read.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn stateless_legacy_clients_cannot_be_asked() {
+async fn a_stateless_server_refuses_a_legacy_client_that_expects_to_be_asked() {
     let server = Server::args(&["--stateless"]);
     let (result, asked) = deploy(&server, Era::Legacy, Answer::Approve).await;
-    assert!(ran(&result), "{}", text(&result));
+    assert!(is_error(&result), "ran ungated: {}", text(&result));
+    assert!(text(&result).starts_with(STRANDED), "{}", text(&result));
+    assert!(text(&result).contains(FINAL), "{}", text(&result));
     assert_eq!(asked, 0);
-    assert!(server.wait_log("ungated: gated by ai:confirm"));
-    // Session-less requests carry no client name.
+    assert!(!server.log().contains("Ran deploy"), "{}", server.log());
+    // The record carries the client's name into the session-less requests.
+    assert!(server.wait_log("Client \"test-client\" connected: elicitation supported, but"));
     assert!(
-        server.log().contains("client=\"unknown\""),
+        server.log().contains("client=\"test-client\""),
         "{}",
         server.log()
     );
+
+    // No elicitation declared: `auto` runs it ungated, with the warning.
+    let (result, asked) = deploy(&server, Era::Legacy, Answer::Unable).await;
+    assert!(ran(&result), "{}", text(&result));
+    assert_eq!(asked, 0);
+    assert!(server.wait_log("ungated: gated by ai:confirm"));
+
+    // 2026-07-28 clients are asked as on any server.
+    let (result, asked) = deploy(&server, Era::Modern, Answer::Approve).await;
+    assert!(ran(&result), "{}", text(&result));
+    assert_eq!(asked, 1);
+    drop(server);
+
+    let server = Server::args(&["--stateless", "--confirm", "always"]);
+    let (result, _) = deploy(&server, Era::Legacy, Answer::Approve).await;
+    assert!(text(&result).starts_with(STRANDED), "{}", text(&result));
+    let (result, _) = deploy(&server, Era::Legacy, Answer::Unable).await;
+    assert_eq!(text(&result), CANNOT_ASK);
+}
+
+/// A legacy request to a stateless server without the record of its client's `initialize`
+/// (here: none, or one from elsewhere) cannot tell whether the client expects to be asked:
+/// refused. The banner names who is asked, refused and run ungated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_server_refuses_a_legacy_request_without_its_record() {
+    let server = Server::args(&["--stateless"]);
+    let log = server.log();
+    for line in [
+        "\n  asked: 2026-07-28 clients that declare elicitation",
+        "\n  refused: 2025-era clients that declare elicitation or whose initialize is unknown",
+        "\n  run ungated, with a warning: clients that declare no elicitation",
+    ] {
+        assert!(log.contains(line), "no {line:?} in\n{log}");
+    }
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy","arguments":{"target":"prod"}}}"#;
+    for session in [None, Some("4f1c6a1e-0000-4000-8000-000000000000")] {
+        let mut headers = vec![("MCP-Protocol-Version", "2025-06-18")];
+        if let Some(session) = session {
+            headers.push(("Mcp-Session-Id", session));
+        }
+        let (status, _, body) = post(server.addr, &headers, call);
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("\"isError\":true"), "{body}");
+        assert!(
+            body.contains("this stateless server does not know whether this client can be asked"),
+            "{body}"
+        );
+        assert!(body.contains(FINAL), "{body}");
+    }
+    assert!(!server.log().contains("Ran deploy"), "{}", server.log());
 }
 
 fn approval(approve: bool) -> BTreeMap<String, Value> {

@@ -327,3 +327,41 @@ async fn a_queued_call_waits_at_most_the_tool_timeout() {
     }
     let _ = client.cancel().await;
 }
+
+/// A hostile 300 KB argument that the kernel refuses (E2BIG): the tool error and every log
+/// line quote about 1 KiB of the command line (head and tail around a marker), never all of
+/// it, and the error says why it could not start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_argument_is_quoted_capped_in_the_error_and_the_log() {
+    let server = Server::start();
+    let client = legacy(&server.url, TestClient::new(Answer::Unable)).await;
+    let huge = format!("{}END", "x".repeat(300_000));
+    let result = call(&client, "echo", json!({"name": huge})).await;
+    assert!(is_error(&result));
+    let message = text(&result);
+    assert!(
+        message.len() < 2048,
+        "{} bytes: {message:.300}",
+        message.len()
+    );
+    assert!(
+        message.starts_with("running command \"echo --name=xxxx"),
+        "{message}"
+    );
+    assert!(message.contains(" bytes not shown]… "), "{message}");
+    assert!(message.contains("xxxxEND\": cannot start "), "{message}");
+    assert!(message.contains("Argument list too long"), "{message}");
+    assert!(
+        message.contains("(the command line is 300015 bytes;"),
+        "{message}"
+    );
+    assert!(server.wait_log("Could not start echo --name=xxxx"));
+    let log = server.log();
+    let longest = log.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 4096, "a log line of {longest} bytes");
+    assert!(
+        !log.contains(&"x".repeat(2000)),
+        "the argument was logged whole"
+    );
+    let _ = client.cancel().await;
+}

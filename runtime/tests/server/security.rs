@@ -205,3 +205,61 @@ fn live_sessions_are_capped() {
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"echo\""), "{body}");
 }
+
+/// A body nested deeper than serde_json's 128 levels, malformed JSON, and JSON that is not a
+/// JSON-RPC message get HTTP 400 with the JSON-RPC parse (-32700) or invalid-request (-32600)
+/// error, with sessions and without; the server keeps serving.
+#[test]
+fn malformed_and_too_deep_bodies_get_json_rpc_errors() {
+    for args in [&[][..], &["--stateless"][..]] {
+        let server = Server::args(args);
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"a":{}1{}}}}}}}"#,
+            "[".repeat(150),
+            "]".repeat(150)
+        );
+        let cases = [
+            (
+                deep.as_str(),
+                -32700,
+                "recursion limit exceeded",
+                serde_json::Value::Null,
+            ),
+            (
+                r#"{"jsonrpc": "2.0", "id": "#,
+                -32700,
+                "not valid JSON: EOF",
+                serde_json::Value::Null,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":7,"hello":1}"#,
+                -32600,
+                "not a JSON-RPC 2.0 request or notification",
+                json!(7),
+            ),
+            (
+                "[]",
+                -32600,
+                "a batch (JSON arrays are not accepted",
+                serde_json::Value::Null,
+            ),
+        ];
+        for (body, code, message, id) in cases {
+            let (status, head, answer) = post(server.addr, &[], body);
+            assert_eq!(status, 400, "{args:?} {body:.80}: {head}\n{answer}");
+            assert!(
+                head.to_ascii_lowercase()
+                    .contains("content-type: application/json"),
+                "{head}"
+            );
+            let answer: serde_json::Value = serde_json::from_str(&answer).expect("a JSON body");
+            assert_eq!(answer["jsonrpc"], "2.0");
+            assert_eq!(answer["id"], id, "{answer}");
+            assert_eq!(answer["error"]["code"], code, "{answer}");
+            let text = answer["error"]["message"].as_str().unwrap_or_default();
+            assert!(text.contains(message), "{args:?}: {text}");
+        }
+        let (status, _, _) = post(server.addr, &[], INITIALIZE);
+        assert_eq!(status, 200, "{args:?}: the server stopped serving");
+    }
+}

@@ -12,7 +12,8 @@ Scenarios:
   read_file    small file whole, large file cut with the marker, offset/length paging, UTF-8
                windows, binary content refused pointing to base64_encode, invalid arguments
   confinement  "..", absolute paths and symlinks out of the root, a FIFO (bounded), a
-               directory, a missing file: each refused with a clear error; a link inside is fine
+               directory, a missing file: each refused with a clear error; a link inside is fine.
+               Paths outside the root and missing files are refused before the user is asked.
   base64       text, files under data/, the size cap (exact and one over), files outside data/
   confirm      read_file gated: `--answer approve` reads, `--answer decline` refuses
   knowledge    knowledge_search ranking, citations, top_k, statuses; knowledge_read; _list
@@ -332,7 +333,7 @@ async def confinement(args: argparse.Namespace) -> None:
         ]
         for path in escapes:
             text = await refused(c, "read_file", f"read_file {path}", path=path)
-            traces.append(f"read_file {path}")
+            # Refused before asking: no prompt, so no trace.
             check(text == outside_error("read_file", path, root), f"read_file {path!r}: {text!r}")
             check(secret not in text, f"read_file {path!r} leaked the file: {text!r}")
             print(f"refused: {text}")
@@ -346,7 +347,6 @@ async def confinement(args: argparse.Namespace) -> None:
             print(f"refused: {text}")
 
         missing = await refused(c, "read_file", "missing file", path="missing.txt")
-        traces.append("read_file missing.txt")
         check(missing == 'read_file: "missing.txt" does not exist', f"read_file missing.txt: {missing!r}")
         print(f"refused: {missing}")
 
@@ -357,7 +357,8 @@ async def confinement(args: argparse.Namespace) -> None:
             traces.append(f"read_file {path}")
             check(allowed["content"] == notes, f"read_file {path!r}: {allowed!r}")
         print("allowed: a link inside, a .. inside, an absolute path inside")
-    # Every call was approved first: refusals come from running the approved call.
+    # A path that does not resolve inside the root is refused before the user is asked; the
+    # others were approved first, and their refusals come from running the approved call.
     check_prompts(prompts, traces)
 
 

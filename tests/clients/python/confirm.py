@@ -14,8 +14,12 @@ and checks the outcome `--expect` names, with the reference's texts (fisk-ai-mcp
   declined   "Not approved: the user declined to run <cmd>. ..."
   dismissed  "Approval not completed: the user dismissed the approval prompt for <cmd> ..."
   rejected   "Not approved: the user reviewed <cmd> and chose not to run it. ..."
-  failed     "Not approved: requesting approval to run <cmd> failed: <why>. The command did not run."
+  failed     "Not approved: requesting approval to run <cmd> failed: <why>. The command did not run. ..."
   refused    "Not approved: running <cmd> requires approval, but this client cannot be asked ..."
+  stranded   "Not approved: running <cmd> requires approval, and this client supports elicitation,
+             but this server is stateless ..." (a legacy client of a stateless server)
+
+Every refusal that is not the user's own decision ends with FINAL: it tells the model not to retry.
 
 `--asked yes|no` says whether the prompt must have been shown; when shown, its text and
 schema are checked too. Every denial must leave the store as it was.
@@ -47,6 +51,13 @@ def go_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# The closing sentences of every refusal that is not the user's own decision.
+FINAL = (
+    "The command did not run. This answer is final for this call, not a transient error; "
+    "do not retry, tell the user the command needs their approval."
+)
+
+
 def denial_text(expect: str, cmd: str) -> str | None:
     """The exact text of a denial, or None for `failed` (whose reason varies)."""
     q = go_quote(cmd)
@@ -54,11 +65,16 @@ def denial_text(expect: str, cmd: str) -> str | None:
         "declined": f"Not approved: the user declined to run {q}. This was their decision, not an error; "
         "do not retry, ask how they want to proceed.",
         "dismissed": f"Approval not completed: the user dismissed the approval prompt for {q} without "
-        "deciding. The command did not run; you may ask again if it is still needed.",
+        "deciding. The command did not run. The dismissal is the user's answer, not an error; do not "
+        "retry, ask how they want to proceed.",
         "rejected": f"Not approved: the user reviewed {q} and chose not to run it. This was their decision, "
         "not an error; do not retry.",
         "refused": f"Not approved: running {q} requires approval, but this client cannot be asked (it does "
-        "not support elicitation). The command did not run.",
+        f"not support elicitation). {FINAL}",
+        "stranded": f"Not approved: running {q} requires approval, and this client supports elicitation, "
+        "but this server is stateless and cannot send a request to a client of a 2025 protocol version, "
+        f"so it cannot ask. {FINAL} (To approve such commands, connect with protocol 2026-07-28 or to a "
+        "server with sessions.)",
     }.get(expect)
 
 
@@ -131,7 +147,7 @@ async def main(args: argparse.Namespace) -> None:
     else:
         prefix = f"Not approved: requesting approval to run {go_quote(cmd)} failed: "
         check(text.startswith(prefix), f"text {text!r} does not start with {prefix!r}")
-        check(text.endswith(". The command did not run."), f"text {text!r} lacks the closing sentence")
+        check(text.endswith(f". {FINAL}"), f"text {text!r} lacks the closing sentences")
     check(read_store(args.store) == before, f"the store changed although {args.tool} was denied")
     check(task_id in task_ids(args.store), f"task {task_id} is gone although {args.tool} was denied")
 
@@ -139,7 +155,7 @@ async def main(args: argparse.Namespace) -> None:
 if __name__ == "__main__":
     p = parser(__doc__)
     p.add_argument("--answer", required=True, choices=sorted([*ANSWERS, "none"]))
-    p.add_argument("--expect", required=True, choices=["ran", "declined", "dismissed", "rejected", "failed", "refused"])
+    p.add_argument("--expect", required=True, choices=["ran", "declined", "dismissed", "rejected", "failed", "refused", "stranded"])
     p.add_argument("--asked", required=True, choices=["yes", "no"])
     p.add_argument("--tool", default="task_delete", choices=["task_delete", "task_add", "task_list"])
     run(main, p.parse_args())

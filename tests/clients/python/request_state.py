@@ -100,7 +100,11 @@ def refused(result: dict[str, Any], what: str, store_before: bytes, store: str) 
     check("structuredContent" not in result, f"{what}: refused, but with a command result: {result!r}")
     text = result["content"][0]["text"]
     check(
-        text.startswith("Not approved: requesting approval to run ") and text.endswith(". The command did not run."),
+        text.startswith("Not approved: requesting approval to run ")
+        and text.endswith(
+            ". The command did not run. This answer is final for this call, not a transient error; "
+            "do not retry, tell the user the command needs their approval."
+        ),
         f"{what}: unexpected refusal text {text!r}",
     )
     with open(store, "rb") as f:

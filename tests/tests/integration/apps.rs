@@ -321,8 +321,8 @@ fn modified(path: &Path) -> Result<std::time::SystemTime> {
     Ok(std::fs::metadata(path)?.modified()?)
 }
 
+/// natscli is in the default test run (installed once, about 80 s cold, then cached).
 #[test]
-#[ignore = "installs natscli v0.5.0 from the module proxy (about 80 s cold)"]
 fn nats_introspects() -> Result<()> {
     let (doc, _) = introspect(App::Nats)?;
     assert_eq!(doc["name"], "nats");

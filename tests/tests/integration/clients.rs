@@ -88,6 +88,20 @@ impl Server {
         env: &[(&str, &str)],
     ) -> Result<Server> {
         let app = apps::path(App::Demo)?;
+        let store = cwd.join("tasks.json");
+        let env = [("TASKS_STORE", store.as_os_str())];
+        Server::spawn_app(binary, cwd, &app, &env, extra)
+    }
+
+    /// Starts `binary` with `--port 0`, running `app` with `env` added, and `extra` flags in
+    /// `cwd`; waits (bounded) for the endpoint it announces.
+    pub(super) fn spawn_app(
+        binary: &Path,
+        cwd: &Path,
+        app: &Path,
+        env: &[(&str, &std::ffi::OsStr)],
+        extra: &[&str],
+    ) -> Result<Server> {
         let mut child = Command::new(binary)
             .args([
                 "--port",
@@ -96,13 +110,13 @@ impl Server {
                 "127.0.0.1",
                 "--application-path",
             ])
-            .arg(&app)
+            .arg(app)
             .args(extra)
             .current_dir(cwd)
-            .env("TASKS_STORE", cwd.join("tasks.json"))
             .env_remove("FISK_AI_MCP_PORT")
             .env_remove("FISK_AI_MCP_ADDRESS")
             .env_remove("FISKGEN_MCP_STATE_KEY")
+            .env_remove("FISKGEN_MCP_APPROVAL_STORE")
             .env_remove("RUST_LOG")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
@@ -374,7 +388,7 @@ pub(super) fn node_tool(tool: &str, home: &Path) -> Result<Command> {
     Ok(cmd)
 }
 
-fn strings(parts: &[&str]) -> Vec<String> {
+pub(super) fn strings(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|s| s.to_string()).collect()
 }
 
@@ -632,6 +646,36 @@ fn confirm_legacy_elicitation_error_fails() -> Result<()> {
     let server = shared_server()?;
     let (run, _) = confirm(&server, "legacy", "error", "failed", true, "task_delete")?;
     run.has("failed: ")?.has("the approval dialog crashed")?;
+    Ok(())
+}
+
+/// Fail closed: on a stateless server, the Python SDK in legacy mode with an elicitation
+/// callback (so it declares elicitation) expects to be asked and cannot be: its gated call is
+/// refused with the authoritative text, never run ungated. Without a callback it declares
+/// none and `auto` runs the call ungated, with the warning; in 2026-07-28 mode it is asked.
+#[test]
+fn confirm_stateless_legacy_client_that_declares_elicitation_is_refused() -> Result<()> {
+    let server = Server::start(&["--stateless"])?;
+    let (run, store) = confirm(
+        &server,
+        "legacy",
+        "approve",
+        "stranded",
+        false,
+        "task_delete",
+    )?;
+    run.has("but this server is stateless and cannot send a request")?;
+    server.wait_for_line(&[
+        &format!("task delete --store={store} --force -- 1"),
+        "outcome=\"refused\"",
+    ])?;
+    server.wait_for_line(&["connected: elicitation supported, but this stateless server"])?;
+    let (_, store) = confirm(&server, "legacy", "none", "ran", false, "task_delete")?;
+    server.wait_for_line(&[
+        &format!("running \"task delete --store={store} --force -- 1\" ungated"),
+        "ai:confirm",
+    ])?;
+    confirm(&server, "2026-07-28", "approve", "ran", true, "task_delete")?;
     Ok(())
 }
 

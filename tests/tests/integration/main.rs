@@ -20,7 +20,15 @@ mod connect;
 mod drift;
 /// The generated crates of the demo and the fixture match their goldens, byte for byte.
 mod golden;
+/// The real natscli against a real nats-server, over MCP: read freely, removed only when
+/// approved.
+mod nats;
+/// Two stateless replicas behind a real nginx: confirmations across replicas, replays refused,
+/// legacy clients answered as documented.
+mod nginx;
 /// Every command the README shows is mapped to a test that runs it (docs/readme-commands.md).
 mod readme;
+/// Stateless replicas: one approval runs a command once on the whole deployment.
+mod replicas;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;
