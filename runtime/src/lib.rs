@@ -18,7 +18,6 @@ mod call;
 mod cli;
 mod cmdline;
 mod confirm;
-mod duration;
 mod exec;
 mod http;
 mod logging;
@@ -30,6 +29,9 @@ mod sessions;
 mod stdio;
 mod tools;
 mod verify;
+
+/// Go durations, from the contract fiskgen shares with this crate.
+use fiskgen_contract::duration;
 
 /// A JSON object, as MCP carries tool arguments.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;

@@ -8,6 +8,8 @@
 use std::path::Path;
 use std::time::Duration;
 
+use fiskgen_contract::defaults;
+
 use super::lists::{read_filter, read_harness_tools, read_remote_agents, read_remote_tools};
 use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
@@ -19,11 +21,11 @@ use super::yaml::{Node, Pos};
 use super::{Config, Harness, McpConfig, Problem, ToolFilter};
 
 /// `max_concurrent_tools` when unset or 0.
-const DEFAULT_CONCURRENCY: u32 = 2;
+const DEFAULT_CONCURRENCY: u32 = defaults::MAX_CONCURRENT_TOOLS;
 /// The largest `max_concurrent_tools`.
-pub(super) const MAX_CONCURRENCY: i64 = 1024;
+pub(super) const MAX_CONCURRENCY: i64 = defaults::MAX_CONCURRENCY_LIMIT as i64;
 /// `tool_timeout` when unset or 0, and `embeddings.timeout` when unset.
-pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub(super) const DEFAULT_TIMEOUT: Duration = defaults::TOOL_TIMEOUT;
 /// `harness.knowledge.top_k` when unset or not positive.
 const DEFAULT_TOP_K: i64 = 5;
 /// `harness.knowledge.max_injected_tokens` when unset or not positive.

@@ -1,5 +1,6 @@
 //! Running a fisk application's `--fisk-introspect` safely, or reading a saved document, into
-//! the lenient [`crate::model`] types.
+//! the lenient [`crate::model`] types: the one runner and the one document parser that fiskgen
+//! (at build time) and every generated server (`verify`, the start-up check) use.
 //!
 //! Running the application is the only place where fiskgen executes foreign code at build time,
 //! so it is bounded on every side: no shell, exactly one argument, stdin closed, a timeout after
@@ -31,16 +32,22 @@ use nix::sys::signal::{self, Signal};
 use nix::unistd::Pid;
 use serde_json::Value;
 
-use crate::model;
+use crate::{canonical, defaults, model};
 
 /// The only argument an application is started with.
 pub const INTROSPECT_FLAG: &str = "--fisk-introspect";
 
 /// How long an application may take to print its model, as in Fisk AI.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_TIMEOUT: Duration = defaults::INTROSPECT_TIMEOUT;
 
 /// The most stdout bytes read from an application, as in Fisk AI (16 MiB).
-pub const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
+pub const DEFAULT_MAX_BYTES: usize = defaults::INTROSPECT_MAX_BYTES;
+
+/// The program that lowers the application's scheduling priority for [`Options::low_priority`],
+/// where it is installed (POSIX `nice`, from coreutils or busybox).
+const NICE_PROGRAMS: &[&str] = &["/usr/bin/nice", "/bin/nice"];
+/// The niceness added for [`Options::low_priority`].
+const LOW_PRIORITY_NICENESS: &str = "10";
 
 /// The oldest fisk that precomputes the per-command schemas fiskgen serves.
 pub const MINIMUM_FISK_VERSION: &str = "v0.9.0";
@@ -95,15 +102,42 @@ const STDERR_LINGER: Duration = Duration::from_millis(250);
 const REAP_GRACE: Duration = Duration::from_millis(250);
 
 /// Limits and environment for running an application's introspection.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Options {
     /// How long the application may take to print its model and exit (default 30 s).
     pub timeout: Duration,
     /// The most bytes read from its stdout (default 16 MiB); more is an error.
     pub max_bytes: usize,
     /// Operator-named variables removed from its environment, in addition to
-    /// [`PROVIDER_CREDENTIAL_VARS`] (see [`crate::config::Config::credential_env_names`]).
+    /// [`PROVIDER_CREDENTIAL_VARS`] (fiskgen: the config's credential variables; a server: its
+    /// `scrub_env` and its own secrets).
     pub scrub_env: Vec<String>,
+    /// Run the application at a lower scheduling priority (niceness +10, through `nice` when it
+    /// is installed), so a background check never competes with the work it runs beside.
+    pub low_priority: bool,
+    /// Told the application's process group while it runs, so its owner (a server) can kill it
+    /// at shutdown instead of waiting for the timeout.
+    pub groups: Option<Arc<dyn GroupRegistry>>,
+}
+
+/// Keeps track of the process groups of running children (a server's registry, which kills
+/// them all when the server stops).
+pub trait GroupRegistry: Send + Sync {
+    /// The application started as the leader of `group`; the registration lasts until the
+    /// returned value is dropped, which the runner does once the group is killed and reaped.
+    fn join(&self, group: i32) -> Box<dyn Send>;
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Options")
+            .field("timeout", &self.timeout)
+            .field("max_bytes", &self.max_bytes)
+            .field("scrub_env", &self.scrub_env)
+            .field("low_priority", &self.low_priority)
+            .field("groups", &self.groups.is_some())
+            .finish()
+    }
 }
 
 impl Default for Options {
@@ -112,6 +146,8 @@ impl Default for Options {
             timeout: DEFAULT_TIMEOUT,
             max_bytes: DEFAULT_MAX_BYTES,
             scrub_env: Vec::new(),
+            low_priority: false,
+            groups: None,
         }
     }
 }
@@ -122,6 +158,9 @@ impl Default for Options {
 pub struct Introspection {
     /// The document exactly as parsed (key order kept); save it with [`to_pretty_json`].
     pub document: Value,
+    /// SHA-256 (hex) of the exact bytes the application printed, when it was run (`None` for a
+    /// saved file): what a server compares first, before parsing anything.
+    pub output_digest: Option<String>,
     /// The typed view of the same document.
     pub model: model::Application,
     /// Where the document came from.
@@ -455,21 +494,30 @@ fn check_executable(path: &Path) -> Result<(), IntrospectError> {
 /// started outlives the call. The call returns promptly after the deadline even if a process
 /// that escaped the group holds the pipes open: the threads reading them are never joined.
 pub fn run(app: &Path, options: &Options) -> Result<Introspection, IntrospectError> {
-    run_with_env(app, options, std::env::vars_os())
+    let stdout = capture(app, options)?;
+    parse(&stdout, Origin::App(app.to_path_buf()))
 }
 
-/// [`run`] with an explicit parent environment.
-fn run_with_env<I>(
+/// [`run`] without the parsing: what the application printed on stdout, once it exited
+/// successfully within the limits. A server digests these bytes first and parses them only
+/// when the digest differs from the one it was built with.
+pub fn capture(app: &Path, options: &Options) -> Result<Vec<u8>, IntrospectError> {
+    capture_with_env(app, options, std::env::vars_os())
+}
+
+/// [`capture`] with an explicit parent environment.
+fn capture_with_env<I>(
     app: &Path,
     options: &Options,
     parent_env: I,
-) -> Result<Introspection, IntrospectError>
+) -> Result<Vec<u8>, IntrospectError>
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
     let program = program_path(app);
     check_executable(&program)?;
-    let mut command = introspect_command(&program, child_env(parent_env, &options.scrub_env));
+    let env = child_env(parent_env, &options.scrub_env);
+    let mut command = introspect_command(&program, env, options.low_priority);
     tracing::debug!(app = %app.display(), timeout = ?options.timeout, "introspecting");
     let started = Instant::now();
     let child = command.spawn().map_err(|error| spawn_error(app, error))?;
@@ -488,7 +536,21 @@ where
             "the application wrote to stderr while printing its model; the model may be incomplete"
         );
     }
-    parse(&captured.stdout, Origin::App(app.to_path_buf()))
+    Ok(captured.stdout)
+}
+
+/// [`run`] with an explicit parent environment.
+#[cfg(test)]
+fn run_with_env<I>(
+    app: &Path,
+    options: &Options,
+    parent_env: I,
+) -> Result<Introspection, IntrospectError>
+where
+    I: IntoIterator<Item = (OsString, OsString)>,
+{
+    let stdout = capture_with_env(app, options, parent_env)?;
+    parse(&stdout, Origin::App(app.to_path_buf()))
 }
 
 /// The path to execute: a bare relative name means the file in the current directory, never a
@@ -522,9 +584,22 @@ where
     env
 }
 
-/// The command that runs the introspection (nothing is started yet).
-fn introspect_command(program: &Path, env: Vec<(OsString, OsString)>) -> Command {
-    let mut command = Command::new(program);
+/// The command that runs the introspection (nothing is started yet); at a lower priority
+/// through `nice` when asked and `nice` is installed (it execs the application in place, so the
+/// process and its group stay the same).
+fn introspect_command(program: &Path, env: Vec<(OsString, OsString)>, low_priority: bool) -> Command {
+    let nice = NICE_PROGRAMS
+        .iter()
+        .map(Path::new)
+        .find(|nice| low_priority && is_executable_file(nice));
+    let mut command = match nice {
+        Some(nice) => {
+            let mut command = Command::new(nice);
+            command.arg("-n").arg(LOW_PRIORITY_NICENESS).arg("--").arg(program);
+            command
+        }
+        None => Command::new(program),
+    };
     command
         .arg(INTROSPECT_FLAG)
         .env_clear()
@@ -592,6 +667,11 @@ enum Failure {
 fn supervise(child: Child, app: &Path, options: &Options) -> Result<Captured, IntrospectError> {
     // `pid_t` is an `i32` that std widened to `u32`; the child leads its own group.
     let group = Pid::from_raw(child.id() as i32);
+    // Dropped (ending the registration) only once the group was killed and the child reaped.
+    let _registration = options
+        .groups
+        .as_ref()
+        .map(|groups| groups.join(group.as_raw()));
     let deadline = Instant::now().checked_add(options.timeout);
     let (events, receiver) = mpsc::channel();
     let stderr = Arc::new(Mutex::new(Tail::new(STDERR_KEEP_BYTES)));
@@ -971,8 +1051,13 @@ pub fn parse(bytes: &[u8], origin: Origin) -> Result<Introspection, IntrospectEr
             app,
         });
     }
+    let output_digest = match origin {
+        Origin::App(_) => Some(canonical::digest(bytes)),
+        Origin::File(_) => None,
+    };
     Ok(Introspection {
         document,
+        output_digest,
         model,
         origin,
     })
@@ -1180,28 +1265,9 @@ fn first_without_schema<'a>(
 }
 
 /// Stable pretty form for saving: sorted keys (bytewise, as Go sorts map keys), 2-space indent,
-/// trailing newline. Sorting is done here, so the result does not depend on serde_json's
-/// `preserve_order` feature.
+/// trailing newline (see [`canonical::to_pretty_json`]).
 pub fn to_pretty_json(document: &Value) -> String {
-    format!("{:#}\n", sorted(document))
-}
-
-/// A copy of `value` with every object's keys in sorted order.
-fn sorted(value: &Value) -> Value {
-    match value {
-        Value::Object(object) => {
-            let mut entries: Vec<_> = object.iter().collect();
-            entries.sort_by_key(|&(key, _)| key);
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(key, value)| (key.clone(), sorted(value)))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-        other => other.clone(),
-    }
+    canonical::to_pretty_json(document)
 }
 
 #[cfg(test)]
