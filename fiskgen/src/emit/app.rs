@@ -166,7 +166,8 @@ fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
 /// The serving rules and the per-command fingerprints the drift verdict compares against
 /// (`docs/drift.md`): the server keeps these instead of the document.
 fn surface(rules: &Rules, surface: &Surface) -> TokenStream {
-    let stages = rules.stages.iter().map(|stage| {
+    // A stage with an empty filter keeps everything: leaving it out changes nothing.
+    let stages = rules.stages.iter().filter(|stage| !stage.filter.is_empty()).map(|stage| {
         let label = &stage.label;
         let include = stage.include;
         let tools = stage.filter.tools.iter().map(|pattern| pattern.as_str());
