@@ -362,7 +362,10 @@ mod tests {
         }
         for bad in ["", "1", "s", "1d", "1 s", ".s", "1.5", "abc", "+"] {
             let error = parse(bad).expect_err(bad);
-            assert!(error.starts_with(&format!("invalid duration {bad:?}: ")), "{error}");
+            assert!(
+                error.starts_with(&format!("invalid duration {bad:?}: ")),
+                "{error}"
+            );
         }
         assert_eq!(
             parse("-1s"),

@@ -587,7 +587,11 @@ where
 /// The command that runs the introspection (nothing is started yet); at a lower priority
 /// through `nice` when asked and `nice` is installed (it execs the application in place, so the
 /// process and its group stay the same).
-fn introspect_command(program: &Path, env: Vec<(OsString, OsString)>, low_priority: bool) -> Command {
+fn introspect_command(
+    program: &Path,
+    env: Vec<(OsString, OsString)>,
+    low_priority: bool,
+) -> Command {
     let nice = NICE_PROGRAMS
         .iter()
         .map(Path::new)
@@ -595,7 +599,11 @@ fn introspect_command(program: &Path, env: Vec<(OsString, OsString)>, low_priori
     let mut command = match nice {
         Some(nice) => {
             let mut command = Command::new(nice);
-            command.arg("-n").arg(LOW_PRIORITY_NICENESS).arg("--").arg(program);
+            command
+                .arg("-n")
+                .arg(LOW_PRIORITY_NICENESS)
+                .arg("--")
+                .arg(program);
             command
         }
         None => Command::new(program),

@@ -103,7 +103,10 @@ impl Rules {
         }
         let name = tool_name(path);
         let served = is_valid_tool_name(&name)
-            && self.stages.iter().all(|stage| stage.keeps(&name, Some(tags)));
+            && self
+                .stages
+                .iter()
+                .all(|stage| stage.keeps(&name, Some(tags)));
         served.then_some(name)
     }
 }
@@ -360,7 +363,11 @@ pub fn compare(built: &Surface, current: &Surface) -> Verdict {
             show(&current.version)
         ));
     }
-    let paths: BTreeSet<&String> = built.commands.keys().chain(current.commands.keys()).collect();
+    let paths: BTreeSet<&String> = built
+        .commands
+        .keys()
+        .chain(current.commands.keys())
+        .collect();
     for path in paths {
         let (old, new) = (built.commands.get(path), current.commands.get(path));
         let served = |tool: &String| Served {
@@ -394,7 +401,9 @@ pub fn compare(built: &Surface, current: &Surface) -> Verdict {
                         (Some(old), Some(new)) if old != new => "changed",
                         _ => continue,
                     };
-                    verdict.unserved.push(format!("{path} (not served): {what}"));
+                    verdict
+                        .unserved
+                        .push(format!("{path} (not served): {what}"));
                 }
             }
         }
@@ -458,19 +467,19 @@ mod tests {
 
     fn document() -> Value {
         json!({"name": "tasks", "version": "1.0.0",
-            "flags": [{"name": "db", "help": "the database", "required": false}],
-            "commands": [
-                {"name": "task", "help": "tasks", "commands": [
-                    {"name": "add", "help": "add one", "tags": ["impact:rw"],
-                     "flags": [{"name": "priority", "help": "p", "completions": ["low"]}],
-                     "restricted_schema": {"type": "object", "properties": {
-                         "priority": {"type": "string", "description": "p"},
-                         "description": {"type": "string"}}}},
-                    {"name": "list", "help": "list them"}
-                ]},
-                {"name": "purge", "help": "gone", "tags": ["ai:deny"]},
-                {"name": "debug", "hidden": true, "commands": [{"name": "dump"}]}
-            ]})
+        "flags": [{"name": "db", "help": "the database", "required": false}],
+        "commands": [
+            {"name": "task", "help": "tasks", "commands": [
+                {"name": "add", "help": "add one", "tags": ["impact:rw"],
+                 "flags": [{"name": "priority", "help": "p", "completions": ["low"]}],
+                 "restricted_schema": {"type": "object", "properties": {
+                     "priority": {"type": "string", "description": "p"},
+                     "description": {"type": "string"}}}},
+                {"name": "list", "help": "list them"}
+            ]},
+            {"name": "purge", "help": "gone", "tags": ["ai:deny"]},
+            {"name": "debug", "hidden": true, "commands": [{"name": "dump"}]}
+        ]})
     }
 
     fn rules() -> Rules {
@@ -528,7 +537,10 @@ mod tests {
         assert_eq!(verdict.exit_code(), 0);
         assert_eq!(
             verdict.unserved,
-            ["debug dump (not served): changed", "purge (not served): changed"]
+            [
+                "debug dump (not served): changed",
+                "purge (not served): changed"
+            ]
         );
         let report = verdict.render(|_| Vec::new());
         assert!(
@@ -541,7 +553,11 @@ mod tests {
     fn help_texts_of_served_commands_are_not_drift() {
         let built = Surface::of(&document(), &rules());
         let mut reworded = document();
-        edit(&mut reworded, "/commands/0/commands/0/help", json!("add a task"));
+        edit(
+            &mut reworded,
+            "/commands/0/commands/0/help",
+            json!("add a task"),
+        );
         edit(
             &mut reworded,
             "/commands/0/commands/0/restricted_schema/properties/priority/description",

@@ -30,12 +30,8 @@ pub struct Outcome {
 impl Outcome {
     /// The verdict as `<binary> verify` prints it, with the details of each changed tool.
     pub fn render(&self) -> String {
-        self.verdict.render(|served| {
-            self.details
-                .get(&served.tool)
-                .cloned()
-                .unwrap_or_default()
-        })
+        self.verdict
+            .render(|served| self.details.get(&served.tool).cloned().unwrap_or_default())
     }
 }
 

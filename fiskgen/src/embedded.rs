@@ -86,10 +86,20 @@ mod tests {
             "{runtime}"
         );
         let contract = manifest("contract/Cargo.toml");
-        assert!(contract.contains("name = \"fiskgen-contract\""), "{contract}");
+        assert!(
+            contract.contains("name = \"fiskgen-contract\""),
+            "{contract}"
+        );
         assert!(!contract.contains("workspace = true"), "{contract}");
-        for file in ["runtime/src/lib.rs", "contract/src/lib.rs", "contract/src/surface.rs"] {
-            assert!(RUNTIME_FILES.iter().any(|(path, _)| *path == file), "{file}");
+        for file in [
+            "runtime/src/lib.rs",
+            "contract/src/lib.rs",
+            "contract/src/surface.rs",
+        ] {
+            assert!(
+                RUNTIME_FILES.iter().any(|(path, _)| *path == file),
+                "{file}"
+            );
         }
         assert!(LOCKFILE.contains("name = \"fiskgen-contract\""));
         assert!(LOCKFILE.contains("name = \"fiskgen-runtime\""));

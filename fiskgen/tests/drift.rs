@@ -97,8 +97,18 @@ fn check_and_verify_agree_when_only_an_unserved_command_changes() {
     let check = check(&app);
     let verify = verify(&app);
     let (check_out, verify_out) = (text(&check.stdout), text(&verify.stdout));
-    assert_eq!(check.status.code(), Some(0), "{check_out}{}", text(&check.stderr));
-    assert_eq!(verify.status.code(), Some(0), "{verify_out}{}", text(&verify.stderr));
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{check_out}{}",
+        text(&check.stderr)
+    );
+    assert_eq!(
+        verify.status.code(),
+        Some(0),
+        "{verify_out}{}",
+        text(&verify.stderr)
+    );
     for report in [&check_out, &verify_out] {
         assert!(
             report.contains("Not drift:\n  store purge (not served): changed\n"),
@@ -129,8 +139,18 @@ fn check_and_verify_agree_when_a_served_command_changes() {
     let check = check(&app);
     let verify = verify(&app);
     let (check_out, verify_out) = (text(&check.stdout), text(&verify.stdout));
-    assert_eq!(check.status.code(), Some(1), "{check_out}{}", text(&check.stderr));
-    assert_eq!(verify.status.code(), Some(1), "{verify_out}{}", text(&verify.stderr));
+    assert_eq!(
+        check.status.code(),
+        Some(1),
+        "{check_out}{}",
+        text(&check.stderr)
+    );
+    assert_eq!(
+        verify.status.code(),
+        Some(1),
+        "{verify_out}{}",
+        text(&verify.stderr)
+    );
     for report in [&check_out, &verify_out] {
         assert!(report.contains("~ task_list\n"), "{report}");
         assert!(!report.contains("~ task_add"), "{report}");
@@ -154,8 +174,18 @@ fn check_and_verify_agree_that_reworded_help_is_not_drift() {
     let check = check(&app);
     let verify = verify(&app);
     let (check_out, verify_out) = (text(&check.stdout), text(&verify.stdout));
-    assert_eq!(check.status.code(), Some(0), "{check_out}{}", text(&check.stderr));
-    assert_eq!(verify.status.code(), Some(0), "{verify_out}{}", text(&verify.stderr));
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{check_out}{}",
+        text(&check.stderr)
+    );
+    assert_eq!(
+        verify.status.code(),
+        Some(0),
+        "{verify_out}{}",
+        text(&verify.stderr)
+    );
     for report in [&check_out, &verify_out] {
         assert!(
             report.contains("  task_add: only help texts changed\n"),

@@ -338,8 +338,7 @@ fn serve(
     let program = resolve_program(app, cli.application_path.as_deref());
     // `--strict-app` awaits the check and a changed application stops the start; otherwise it
     // runs in the background once serving started (below) and a change is logged.
-    if let (Some(application), Some(program), true) = (&app.application, &program, cli.strict_app)
-    {
+    if let (Some(application), Some(program), true) = (&app.application, &program, cli.strict_app) {
         verify::strict(application, program, &scrub_list(app))?;
     }
     let max_concurrent = cli

@@ -93,9 +93,8 @@ fn rules(application: &ApplicationSpec) -> Result<Rules, String> {
             .tools
             .iter()
             .map(|pattern| {
-                surface::pattern(pattern).map_err(|error| {
-                    format!("the compiled-in {} pattern: {error}", stage.label)
-                })
+                surface::pattern(pattern)
+                    .map_err(|error| format!("the compiled-in {} pattern: {error}", stage.label))
             })
             .collect::<Result<_, _>>()?;
         stages.push(Stage {

@@ -167,20 +167,24 @@ fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
 /// (`docs/drift.md`): the server keeps these instead of the document.
 fn surface(rules: &Rules, surface: &Surface) -> TokenStream {
     // A stage with an empty filter keeps everything: leaving it out changes nothing.
-    let stages = rules.stages.iter().filter(|stage| !stage.filter.is_empty()).map(|stage| {
-        let label = &stage.label;
-        let include = stage.include;
-        let tools = stage.filter.tools.iter().map(|pattern| pattern.as_str());
-        let tags = &stage.filter.tags;
-        quote! {
-            rt::FilterSpec {
-                label: #label,
-                include: #include,
-                tools: &[#(#tools),*],
-                tags: &[#(#tags),*],
+    let stages = rules
+        .stages
+        .iter()
+        .filter(|stage| !stage.filter.is_empty())
+        .map(|stage| {
+            let label = &stage.label;
+            let include = stage.include;
+            let tools = stage.filter.tools.iter().map(|pattern| pattern.as_str());
+            let tags = &stage.filter.tags;
+            quote! {
+                rt::FilterSpec {
+                    label: #label,
+                    include: #include,
+                    tools: &[#(#tools),*],
+                    tags: &[#(#tags),*],
+                }
             }
-        }
-    });
+        });
     let global_flags = &rules.global_flags;
     let commands = surface.commands.iter().map(|(path, print)| {
         let tool = option_str(print.tool.as_deref());

@@ -266,7 +266,10 @@ fn wait_for_pid(file: &Path, limit: Duration) -> Result<i32> {
 /// A process's nice value (field 19 of /proc/<pid>/stat).
 fn niceness(pid: i32) -> Result<i64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    let fields = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+    let fields = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest)
+        .unwrap_or_default();
     fields
         .split_whitespace()
         .nth(16)
