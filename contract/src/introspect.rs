@@ -1336,6 +1336,85 @@ mod tests {
         }
     }
 
+    /// Records the groups it is told about, and how many registrations ended.
+    #[derive(Default)]
+    struct Recorder {
+        joined: Mutex<Vec<i32>>,
+        ended: Arc<Mutex<usize>>,
+    }
+
+    struct Registration(Arc<Mutex<usize>>);
+
+    impl Drop for Registration {
+        fn drop(&mut self) {
+            *lock(&self.0) += 1;
+        }
+    }
+
+    impl GroupRegistry for Recorder {
+        fn join(&self, group: i32) -> Box<dyn Send> {
+            lock(&self.joined).push(group);
+            Box::new(Registration(Arc::clone(&self.ended)))
+        }
+    }
+
+    #[test]
+    fn a_background_run_is_niced_and_its_group_registered_while_it_runs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = script(
+            dir.path(),
+            "niced",
+            &format!(
+                "echo $$ > \"$(dirname \"$0\")/pid\"\nawk '{{print $19}}' /proc/$$/stat > \
+                 \"$(dirname \"$0\")/nice\"\necho '{VALID}'"
+            ),
+        );
+        let recorder = Arc::new(Recorder::default());
+        let options = Options {
+            low_priority: true,
+            groups: Some(Arc::clone(&recorder) as Arc<dyn GroupRegistry>),
+            ..Options::default()
+        };
+        let output = capture(&app, &options).expect("runs");
+        let introspection = parse(&output, Origin::App(app.clone())).expect("parses");
+        assert_eq!(
+            introspection.output_digest.as_deref(),
+            Some(canonical::digest(&output).as_str())
+        );
+        let pid: i32 = fs::read_to_string(dir.path().join("pid"))
+            .expect("pid")
+            .trim()
+            .parse()
+            .expect("a pid");
+        assert_eq!(
+            *lock(&recorder.joined),
+            [pid],
+            "the application leads its group"
+        );
+        assert_eq!(
+            *lock(&recorder.ended),
+            1,
+            "the registration ended with the run"
+        );
+        if NICE_PROGRAMS
+            .iter()
+            .any(|nice| is_executable_file(Path::new(nice)))
+        {
+            let nice = |text: &str| text.trim().parse::<i64>().expect("a nice value");
+            let own = fs::read_to_string("/proc/self/stat").expect("own stat");
+            let own = own
+                .rsplit_once(')')
+                .map(|(_, rest)| rest)
+                .unwrap_or_default();
+            let own = nice(own.split_whitespace().nth(16).unwrap_or_default());
+            let child = nice(&fs::read_to_string(dir.path().join("nice")).expect("nice"));
+            assert_eq!(child, (own + nice(LOW_PRIORITY_NICENESS)).min(19));
+        }
+        // A saved document has no output digest.
+        let saved = parse(VALID.as_bytes(), Origin::File(dir.path().join("m.json")));
+        assert_eq!(saved.expect("parses").output_digest, None);
+    }
+
     #[test]
     fn defaults_match_the_reference() {
         let options = Options::default();

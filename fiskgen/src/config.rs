@@ -10,7 +10,8 @@
 //! Layout: `yaml` turns the text into a tree whose nodes know their line and column; `reader`
 //! walks mappings against key tables and reads typed values; `schema` holds the key tables (one
 //! per level of the file, the single list of valid keys), `values` and `lists` read single
-//! keys and nested blocks, `checks` applies the rules that span several keys. Go durations, the
+//! keys and nested blocks, `checks` applies the rules that span several keys; all of them fill the
+//! `draft` (which knows none of them, so the modules import in one direction). Go durations, the
 //! defaults and the identity rule come from `fiskgen-contract`, which generated servers share;
 //! `suggest` finds the nearest name for "did you mean".
 
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 mod checks;
+mod draft;
 mod lists;
 mod reader;
 mod schema;

@@ -1,8 +1,8 @@
 //! The rules that span several keys, run once the whole file has been read (so that key order
 //! in the file never matters).
 
+use super::draft::{AUTH_HELP, DEFAULT_TIMEOUT, Draft};
 use super::reader::Reader;
-use super::schema::{AUTH_HELP, DEFAULT_TIMEOUT, Draft};
 use super::{AuthConfig, EmbeddingsConfig};
 
 /// The identity when there is neither an explicit one nor an application (fiskgen's default;

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::draft::{Draft, MAX_CONCURRENCY};
 use super::reader::{Reader, Text, Value};
-use super::schema::{Draft, MAX_CONCURRENCY};
 use super::yaml::{Kind, Pos};
 use fiskgen_contract::duration;
 

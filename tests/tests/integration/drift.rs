@@ -224,7 +224,12 @@ fn stopping_the_server_kills_a_hanging_background_check() -> Result<()> {
     list_tools(&mut session)?;
     let pid = wait_for_pid(&pid_file, Duration::from_secs(20))?;
     if Path::new("/usr/bin/nice").exists() || Path::new("/bin/nice").exists() {
-        assert_eq!(niceness(pid)?, 10, "the check runs at a lower priority");
+        let own = niceness(i32::try_from(std::process::id())?)?;
+        assert_eq!(
+            niceness(pid)?,
+            (own + 10).min(19),
+            "the check runs at a lower priority"
+        );
     }
 
     // Closing stdin stops a stdio server.
