@@ -8,7 +8,7 @@
 //! `ms`, `s`, `m`, `h`, or a bare `0`. No spaces, no `d`, no bare numbers other than `0`, and a
 //! result that must fit in a signed 64-bit count of nanoseconds. Fractions are scaled the way Go
 //! scales them (through `f64`), so `1.5h`, `.5s` and `1h30m` mean what they mean to `fisk mcp`.
-//! [`parse`] is the same for limits, which must not be negative; [`format`] is Go's
+//! [`parse`] is the same for limits, which must not be negative; [`format()`] is Go's
 //! `Duration.String`, so an operator reads back the notation they configured.
 
 use std::fmt;

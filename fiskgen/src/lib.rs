@@ -14,7 +14,7 @@
 //! [`select`] applies every serving rule to produce the [`ir`], the exact set of tools a server
 //! serves. [`info`] renders that set for people and scripts. [`params`] types every command's
 //! parameters, [`emit`] turns the served set into a Rust crate (names from [`ident`], files
-//! through [`format`], written by [`write`]), and [`builder`] compiles it with [`cargo`] into
+//! through [`format`](mod@format), written by [`write`](mod@write)), and [`builder`] compiles it with [`cargo`] into
 //! the shared target directory under [`cache`].
 
 pub mod builder;

@@ -1,7 +1,7 @@
 //! The emitters: a [`Plan`] becomes the files of a Rust crate that links `fiskgen-runtime`.
 //!
 //! Rust comes from `quote!` and goes through [`crate::format`]; `Cargo.toml` and the README
-//! are plain formatted text ([`files`]): two small files whose values need TOML and Markdown
+//! are plain formatted text (`files.rs`): two small files whose values need TOML and Markdown
 //! escaping that a template engine would not do for us either. Output is a sorted map from
 //! relative path to contents, byte-identical for the same inputs: no timestamps, no paths of
 //! the build machine (the application path is the configured string), everything in a fixed
