@@ -296,6 +296,73 @@ mod tests {
     use std::time::Instant;
 
     use super::*;
+    use crate::spec::{CommandPrint, ServingSpec};
+
+    /// An executable script that prints `output` for `--fisk-introspect`. A child shell writes
+    /// it, so this process never holds a writable descriptor of it (ETXTBSY).
+    fn app(dir: &Path, output: &str) -> PathBuf {
+        let path = dir.join("app");
+        let status = std::process::Command::new("/bin/sh")
+            .args(["-c", "printf '%s\\n' \"$2\" > \"$1\" && chmod 755 \"$1\""])
+            .arg("sh")
+            .arg(&path)
+            .arg(format!("#!/bin/sh\nprintf '%s' '{output}'"))
+            .status()
+            .expect("run /bin/sh");
+        assert!(status.success());
+        path
+    }
+
+    fn spec(output_digest: Option<&'static str>) -> ApplicationSpec {
+        static COMMANDS: &[CommandPrint] = &[];
+        ApplicationSpec {
+            path: "app",
+            name: "demo",
+            version: None,
+            fingerprint: "",
+            output_digest,
+            serving: ServingSpec {
+                stages: &[],
+                global_flags: &[],
+            },
+            commands: COMMANDS,
+        }
+    }
+
+    #[test]
+    fn output_with_the_compiled_in_digest_is_never_parsed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Not a fisk document at all: parsing it would fail.
+        let output = "the same bytes as at build time";
+        let program = app(dir.path(), output);
+        let digest: &'static str = Box::leak(canonical::digest(output.as_bytes()).into_boxed_str());
+        let options = options(&[]);
+        assert!(matches!(
+            check(&spec(Some(digest)), &program, &options),
+            Ok(Check::Same)
+        ));
+        // Another digest: the output is parsed, and refused.
+        let error = check(&spec(None), &program, &options).expect_err("not a document");
+        assert!(
+            error.contains("is not a fisk introspection document"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_parsed_document_is_judged_by_the_shared_verdict() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let document =
+            r#"{"name":"demo","commands":[{"name":"ls","restricted_schema":{"type":"object"}}]}"#;
+        let program = app(dir.path(), document);
+        match check(&spec(None), &program, &options(&[])) {
+            Ok(Check::Changed(verdict)) => {
+                assert!(verdict.is_drift(), "{verdict:?}");
+                assert_eq!(verdict.added[0].tool, "ls");
+            }
+            other => panic!("expected drift, got {other:?}"),
+        }
+    }
 
     #[test]
     fn the_first_answer_wakes_the_background_check() {
