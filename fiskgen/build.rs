@@ -1,10 +1,14 @@
-//! Embeds the runtime crate's source and the workspace lockfile into fiskgen.
+//! Embeds the runtime crate's source, the contract crate's beside it, and the workspace lockfile
+//! into fiskgen.
 //!
 //! A generated crate must build on a machine that has only fiskgen, cargo and crates.io, so
-//! fiskgen carries the `fiskgen-runtime` it was built with: every file under `runtime/src`, the
-//! runtime's `build.rs` if it has one, and its `Cargo.toml` rewritten to stand alone (workspace
-//! inheritance resolved from the root manifest, dev-dependencies and extra targets dropped). The
-//! workspace `Cargo.lock` comes along so generated crates build with the tested versions.
+//! fiskgen carries the `fiskgen-runtime` it was built with and the `fiskgen-contract` that the
+//! runtime shares with fiskgen: for each, every file under `src`, its `build.rs` if it has one,
+//! and its `Cargo.toml` rewritten to stand alone (workspace inheritance resolved from the root
+//! manifest, dev-dependencies and extra targets dropped). They are written side by side as
+//! `runtime/` and `contract/`, so the runtime's dependency on the contract is the relative path
+//! `../contract`. The workspace `Cargo.lock` comes along so generated crates build with the
+//! tested versions.
 //!
 //! Output: `$OUT_DIR/embedded.rs`, included by `src/embedded.rs`. Files are listed in sorted
 //! order so the output (and the hash of it) does not depend on the directory walk.
@@ -30,38 +34,32 @@ fn run() -> Result<(), String> {
         .parent()
         .ok_or("fiskgen's manifest directory has no parent")?
         .to_path_buf();
-    let runtime = root.join("runtime");
-
-    for watched in [
-        "Cargo.toml",
-        "Cargo.lock",
-        "runtime/Cargo.toml",
-        "runtime/src",
-    ] {
+    for watched in ["Cargo.toml", "Cargo.lock"] {
         println!("cargo::rerun-if-changed={}", root.join(watched).display());
     }
-    println!(
-        "cargo::rerun-if-changed={}",
-        runtime.join("build.rs").display()
-    );
-
     let workspace = read_toml(&root.join("Cargo.toml"))?;
-    let package = read_toml(&runtime.join("Cargo.toml"))?;
-    let standalone = standalone_manifest(&package, &workspace)?;
-    let manifest_path = out_dir.join("runtime-Cargo.toml");
-    write(&manifest_path, &standalone)?;
-
     let mut files: BTreeMap<String, PathBuf> = BTreeMap::new();
-    files.insert("Cargo.toml".into(), manifest_path);
-    collect(&runtime.join("src"), "src", &mut files)?;
-    let build_script = runtime.join("build.rs");
-    if build_script.is_file() {
-        files.insert("build.rs".into(), build_script);
+    for name in EMBEDDED {
+        let dir = root.join(name);
+        for watched in ["Cargo.toml", "src", "build.rs"] {
+            println!("cargo::rerun-if-changed={}", dir.join(watched).display());
+        }
+        let package = read_toml(&dir.join("Cargo.toml"))?;
+        let standalone = standalone_manifest(&package, &workspace)?;
+        let manifest_path = out_dir.join(format!("{name}-Cargo.toml"));
+        write(&manifest_path, &standalone)?;
+        files.insert(format!("{name}/Cargo.toml"), manifest_path);
+        collect(&dir.join("src"), &format!("{name}/src"), &mut files)?;
+        let build_script = dir.join("build.rs");
+        if build_script.is_file() {
+            files.insert(format!("{name}/build.rs"), build_script);
+        }
     }
 
     let mut code = String::new();
     code.push_str(
-        "/// The runtime crate's files: path relative to the crate root, and contents.\n",
+        "/// The embedded crates' files (`runtime/...`, `contract/...`): path relative to the \
+         directory that holds both, and contents.\n",
     );
     code.push_str("pub(crate) const RUNTIME_FILES: &[(&str, &str)] = &[\n");
     for (relative, path) in &files {
@@ -81,6 +79,9 @@ fn run() -> Result<(), String> {
     write(&out_dir.join("embedded.rs"), &code)
 }
 
+/// The workspace crates embedded, by directory; each is also the directory it is written to.
+const EMBEDDED: [&str; 2] = ["runtime", "contract"];
+
 fn read_toml(path: &Path) -> Result<Table, String> {
     let text = fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
     text.parse::<Table>()
@@ -91,7 +92,7 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))
 }
 
-/// Every file below `dir`, keyed by its path relative to the runtime crate (`/`-separated).
+/// Every file below `dir`, keyed by `prefix/<path below dir>` (`/`-separated).
 fn collect(dir: &Path, prefix: &str, files: &mut BTreeMap<String, PathBuf>) -> Result<(), String> {
     let entries = fs::read_dir(dir).map_err(|e| format!("listing {}: {e}", dir.display()))?;
     for entry in entries {
@@ -172,9 +173,9 @@ fn standalone_manifest(package: &Table, workspace: &Table) -> Result<String, Str
             }
         }
     }
-    let text = toml::to_string(&out).map_err(|e| format!("writing the runtime manifest: {e}"))?;
+    let text = toml::to_string(&out).map_err(|e| format!("writing an embedded manifest: {e}"))?;
     Ok(format!(
-        "# The fiskgen-runtime crate as embedded in fiskgen (workspace inheritance resolved).\n\n{text}"
+        "# A crate as embedded in fiskgen (workspace inheritance resolved).\n\n{text}"
     ))
 }
 
@@ -209,11 +210,16 @@ fn dependency(name: &str, spec: &Value, ws_deps: &Table) -> Result<Value, String
             ));
         }
     };
-    if merged.contains_key("path") {
-        return Err(format!(
-            "the runtime depends on the workspace path dependency {name}; an embedded runtime \
-             can only depend on crates.io"
-        ));
+    if let Some(Value::String(path)) = merged.get("path") {
+        // An embedded crate is written beside the one that depends on it.
+        if !EMBEDDED.contains(&path.as_str()) {
+            return Err(format!(
+                "an embedded crate depends on the workspace path dependency {name} ({path}), \
+                 which is not embedded; embedded crates can only depend on crates.io and on \
+                 each other"
+            ));
+        }
+        merged.insert("path".into(), Value::String(format!("../{path}")));
     }
     for (key, value) in local {
         match key.as_str() {

@@ -1,17 +1,61 @@
-//! Drift between two served sets: what `fiskgen check` reports when an application changed
-//! since its server was generated.
+//! `fiskgen check`: has an application changed since its server was generated?
 //!
-//! Only what a server serves counts: a change in a command that is not served (filtered out,
-//! hidden, denied) is reported as such but is not drift.
+//! The verdict is the one every generated server gives (`<binary> verify`): both reduce the
+//! documents to their served surface and compare them with `fiskgen_contract::surface` (see
+//! `docs/drift.md`). Only what a server serves counts: a change in a command that is not
+//! served (filtered out, hidden, denied), or in help texts alone, is reported but is not
+//! drift. Having both documents and the config, `fiskgen check` also explains each changed
+//! tool ([`compare`]: parameters, tags, hints, confirmation).
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 
+use fiskgen_contract::surface::{self, Surface, Verdict};
 use serde_json::{Map, Value};
 
+use crate::config::Config;
+use crate::introspect::Introspection;
 use crate::ir::{self, Tool};
+use crate::select;
 
-/// The differences between a baseline served set and the current one.
+/// One baseline checked against the current application.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The shared verdict.
+    pub verdict: Verdict,
+    /// What changed in each tool of both served sets, by tool name (the details under `~`).
+    pub details: BTreeMap<String, Vec<String>>,
+}
+
+impl Outcome {
+    /// The verdict as `<binary> verify` prints it, with the details of each changed tool.
+    pub fn render(&self) -> String {
+        self.verdict
+            .render(|served| self.details.get(&served.tool).cloned().unwrap_or_default())
+    }
+}
+
+/// Judges the current introspection against a baseline, both served under `config`. The
+/// serving rules are the baseline server's, as a server built from it carries them.
+pub fn check(
+    config: &Config,
+    baseline: (&Introspection, &ir::Server),
+    current: (&Introspection, &ir::Server),
+) -> Outcome {
+    let rules = select::serving_rules(config, baseline.1);
+    let verdict = surface::compare(
+        &Surface::of(&baseline.0.document, &rules),
+        &Surface::of(&current.0.document, &rules),
+    );
+    let details = compare(baseline.1, current.1)
+        .changed
+        .into_iter()
+        .map(|change| (change.tool, change.changes))
+        .collect();
+    Outcome { verdict, details }
+}
+
+/// The differences between a baseline served set and the current one, tool by tool.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Drift {
     /// Tools served now that were not.
@@ -38,7 +82,7 @@ impl Drift {
     }
 }
 
-/// Compares the served sets of `baseline` and `current`.
+/// Compares the served sets of `baseline` and `current` (the details [`check`] prints).
 pub fn compare(baseline: &ir::Server, current: &ir::Server) -> Drift {
     let old: BTreeMap<&str, &Tool> = baseline
         .tools

@@ -10,23 +10,24 @@
 //! Layout: `yaml` turns the text into a tree whose nodes know their line and column; `reader`
 //! walks mappings against key tables and reads typed values; `schema` holds the key tables (one
 //! per level of the file, the single list of valid keys), `values` and `lists` read single
-//! keys and nested blocks, `checks` applies the rules that span several keys; `duration` is Go's
-//! `time.ParseDuration` and `suggest` finds the nearest name for "did you mean".
+//! keys and nested blocks, `checks` applies the rules that span several keys; all of them fill the
+//! `draft` (which knows none of them, so the modules import in one direction). Go durations, the
+//! defaults and the identity rule come from `fiskgen-contract`, which generated servers share;
+//! `suggest` finds the nearest name for "did you mean".
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use regex::Regex;
-
 pub use auth::{
     AuthConfig, HeaderAuthConfig, JWT_ALGORITHMS, JwksConfig, OAuthConfig, SecretSource,
 };
 
 mod auth;
+mod auth_draft;
 mod checks;
-mod duration;
+mod draft;
 mod lists;
 mod reader;
 mod schema;
@@ -181,21 +182,9 @@ pub struct Config {
 }
 
 /// A tool filter: a tool matches when any pattern finds a match anywhere in its name, or when
-/// any tag equals one of its tags (`""` matches untagged tools).
-#[derive(Debug, Clone, Default)]
-pub struct ToolFilter {
-    /// Compiled, unanchored regular expressions over tool names.
-    pub tools: Vec<Regex>,
-    /// Exact tags.
-    pub tags: Vec<String>,
-}
-
-impl ToolFilter {
-    /// A filter with neither patterns nor tags is ignored.
-    pub fn is_empty(&self) -> bool {
-        self.tools.is_empty() && self.tags.is_empty()
-    }
-}
+/// any tag equals one of its tags (`""` matches untagged tools). The type the drift verdict
+/// shares with generated servers.
+pub use fiskgen_contract::surface::Filter as ToolFilter;
 
 /// `harness`: confirmation tags, built-in tools and knowledge, and the agent-only switches whose
 /// tools are never served but deserve a note.

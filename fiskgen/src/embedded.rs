@@ -1,8 +1,10 @@
-//! The runtime source and lockfile fiskgen carries (see `build.rs`), and writing them out.
+//! The runtime and contract sources and the lockfile fiskgen carries (see `build.rs`), and
+//! writing them out.
 //!
 //! Generated crates depend on `fiskgen-runtime = "=<version>"`, which is not fetched from
-//! crates.io: `fiskgen build` writes the embedded runtime to
-//! `<cache>/runtime/<version>-<hash>/` once and patches the dependency to that directory.
+//! crates.io: `fiskgen build` writes the embedded crates to
+//! `<cache>/runtime/<version>-<hash>/{runtime,contract}/` once and patches the dependency to
+//! the `runtime` directory (which finds the contract at `../contract`).
 
 use std::fs;
 use std::io;
@@ -13,8 +15,8 @@ use sha2::{Digest, Sha256};
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
 /// `<version>-<first 12 hex digits of the SHA-256 of the embedded files>`: changes whenever
-/// the runtime source does, so two fiskgen builds never share a directory with different
-/// contents.
+/// the runtime or contract source does, so two fiskgen builds never share a directory with
+/// different contents.
 pub fn runtime_id() -> String {
     let mut hash = Sha256::new();
     for (path, contents) in RUNTIME_FILES {
@@ -23,22 +25,19 @@ pub fn runtime_id() -> String {
         hash.update((contents.len() as u64).to_le_bytes());
         hash.update(contents.as_bytes());
     }
-    let hex: String = hash
-        .finalize()
-        .iter()
-        .take(6)
-        .map(|byte| format!("{byte:02x}"))
-        .collect();
+    let digest = hash.finalize();
+    let hex = fiskgen_contract::canonical::hex(&digest[..6]);
     format!("{}-{hex}", env!("CARGO_PKG_VERSION"))
 }
 
-/// Writes the embedded runtime below `cache` (unless an earlier run did) and returns its
-/// directory. The files are written to a scratch directory first and moved into place, so a
-/// concurrent or interrupted run never leaves a half-written runtime behind.
+/// Writes the embedded crates below `cache` (unless an earlier run did) and returns the
+/// runtime's directory. The files are written to a scratch directory first and moved into
+/// place, so a concurrent or interrupted run never leaves a half-written runtime behind.
 pub fn write_runtime(cache: &Path) -> io::Result<PathBuf> {
     let parent = cache.join("runtime");
-    let dir = parent.join(runtime_id());
-    if dir.join("Cargo.toml").is_file() {
+    let top = parent.join(runtime_id());
+    let dir = top.join("runtime");
+    if dir.join("Cargo.toml").is_file() && top.join("contract/Cargo.toml").is_file() {
         return Ok(dir);
     }
     fs::create_dir_all(&parent)?;
@@ -53,7 +52,7 @@ pub fn write_runtime(cache: &Path) -> io::Result<PathBuf> {
         }
         fs::write(&path, contents)?;
     }
-    match fs::rename(&scratch, &dir) {
+    match fs::rename(&scratch, &top) {
         Ok(()) => Ok(dir),
         // Another fiskgen won the race; its copy is identical.
         Err(_) if dir.join("Cargo.toml").is_file() => {
@@ -70,18 +69,39 @@ mod tests {
 
     #[test]
     fn the_runtime_is_embedded_standalone() {
-        let manifest = RUNTIME_FILES
-            .iter()
-            .find(|(path, _)| *path == "Cargo.toml")
-            .map(|(_, text)| *text)
-            .unwrap_or_default();
+        let manifest = |wanted: &str| {
+            RUNTIME_FILES
+                .iter()
+                .find(|(path, _)| *path == wanted)
+                .map(|(_, text)| *text)
+                .unwrap_or_default()
+        };
+        let runtime = manifest("runtime/Cargo.toml");
+        assert!(runtime.contains("name = \"fiskgen-runtime\""), "{runtime}");
+        assert!(!runtime.contains("workspace = true"), "{runtime}");
+        assert!(!runtime.contains("[dev-dependencies]"), "{runtime}");
+        // The contract is found beside the runtime, at the version the lockfile names.
         assert!(
-            manifest.contains("name = \"fiskgen-runtime\""),
-            "{manifest}"
+            runtime.contains("path = \"../contract\"") && runtime.contains("version = \"=0.1.0\""),
+            "{runtime}"
         );
-        assert!(!manifest.contains("workspace = true"), "{manifest}");
-        assert!(!manifest.contains("[dev-dependencies]"), "{manifest}");
-        assert!(RUNTIME_FILES.iter().any(|(path, _)| *path == "src/lib.rs"));
+        let contract = manifest("contract/Cargo.toml");
+        assert!(
+            contract.contains("name = \"fiskgen-contract\""),
+            "{contract}"
+        );
+        assert!(!contract.contains("workspace = true"), "{contract}");
+        for file in [
+            "runtime/src/lib.rs",
+            "contract/src/lib.rs",
+            "contract/src/surface.rs",
+        ] {
+            assert!(
+                RUNTIME_FILES.iter().any(|(path, _)| *path == file),
+                "{file}"
+            );
+        }
+        assert!(LOCKFILE.contains("name = \"fiskgen-contract\""));
         assert!(LOCKFILE.contains("name = \"fiskgen-runtime\""));
         assert!(runtime_id().starts_with(env!("CARGO_PKG_VERSION")));
     }
@@ -91,6 +111,7 @@ mod tests {
         let cache = tempfile::tempdir()?;
         let dir = write_runtime(cache.path())?;
         assert!(dir.join("src/lib.rs").is_file());
+        assert!(dir.join("../contract/src/lib.rs").is_file());
         let again = write_runtime(cache.path())?;
         assert_eq!(dir, again);
         Ok(())

@@ -97,10 +97,26 @@ fn doc_lines(text: &str) -> Vec<String> {
             if line.is_empty() {
                 line
             } else {
-                format!(" {line}")
+                format!(" {}", escape_html(&line))
             }
         })
         .collect()
+}
+
+/// `line` with every `<` outside a code span escaped (`\<`), so an application's help text
+/// (`free-form <angle>`) reads as text to rustdoc, not as an unclosed HTML tag.
+fn escape_html(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut in_code = false;
+    for character in line.chars() {
+        match character {
+            '`' => in_code = !in_code,
+            '<' if !in_code => out.push('\\'),
+            _ => {}
+        }
+        out.push(character);
+    }
+    out
 }
 
 /// A raw string literal holding `text` (`r#"..."#` with enough hashes).
@@ -118,6 +134,15 @@ pub fn raw_string(text: &str) -> Literal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn angle_brackets_outside_code_are_escaped_for_rustdoc() {
+        assert_eq!(
+            escape_html("team <a&b> and `<identity>-mcp`"),
+            "team \\<a&b> and `<identity>-mcp`"
+        );
+        assert_eq!(doc_lines("a <b>"), [" a \\<b>"]);
+    }
 
     #[test]
     fn files_are_parsed_printed_and_headed() {

@@ -9,11 +9,12 @@
 //! ```
 //!
 //! [`config`] reads the Fisk AI config format strictly, [`introspect`] runs the application's
-//! `--fisk-introspect` safely (or reads a saved document) into a lenient [`model`], and
+//! `--fisk-introspect` safely (or reads a saved document) into a lenient [`model`] (both from
+//! `fiskgen-contract`, which the generated servers share), and
 //! [`select`] applies every serving rule to produce the [`ir`], the exact set of tools a server
 //! serves. [`info`] renders that set for people and scripts. [`params`] types every command's
 //! parameters, [`emit`] turns the served set into a Rust crate (names from [`ident`], files
-//! through [`format`], written by [`write`]), and [`builder`] compiles it with [`cargo`] into
+//! through [`format`](mod@format), written by [`write`](mod@write)), and [`builder`] compiles it with [`cargo`] into
 //! the shared target directory under [`cache`].
 
 pub mod builder;
@@ -27,13 +28,13 @@ pub mod emit;
 pub mod format;
 pub mod ident;
 pub mod info;
-pub mod introspect;
 pub mod ir;
-pub mod model;
 pub mod params;
 pub mod select;
 mod suggest;
 pub mod write;
+
+pub use fiskgen_contract::{introspect, model};
 
 use std::path::{Path, PathBuf};
 

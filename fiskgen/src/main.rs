@@ -116,7 +116,7 @@ fn build(args: BuildArgs) -> Result<()> {
     }
     let server = &built.plan.server;
     let mcp = built.plan.config.mcp.clone().unwrap_or_default();
-    let port = mcp.port.unwrap_or(8080);
+    let port = mcp.port.unwrap_or(fiskgen_contract::defaults::PORT);
     let shown = if built.binary.is_relative() && built.binary.components().count() == 1 {
         format!("./{}", built.binary.display())
     } else {
@@ -218,14 +218,23 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
     for baseline in &baselines {
         let saved = introspect::read(baseline)?;
         let saved_server = fiskgen::select_for(&config, Some(&saved))?;
-        let drift = check::compare(&saved_server, &current_server);
+        // The verdict `<binary> verify` gives for the same two documents.
+        let outcome = check::check(
+            &config,
+            (&saved, &saved_server),
+            (&current, &current_server),
+        );
         let name = baseline.display();
-        if !drift.is_empty() {
+        if outcome.verdict.is_drift() {
             drifted = true;
-            report.push_str(&format!("{name}: the served tools changed:\n{drift}\n"));
-        } else if saved.document != current.document {
             report.push_str(&format!(
-                "{name}: the application changed, but nothing the server serves did\n"
+                "{name}: the served tools changed:\n{}",
+                outcome.render()
+            ));
+        } else if !outcome.verdict.is_empty() || saved.document != current.document {
+            report.push_str(&format!(
+                "{name}: the application changed, but nothing the server serves did\n{}",
+                outcome.render()
             ));
         } else {
             report.push_str(&format!("{name}: up to date\n"));

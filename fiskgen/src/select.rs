@@ -11,17 +11,17 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use fiskgen_contract::surface::{self, Rules, Stage};
+
 use crate::config::{Config, Hint, ToolFilter};
 use crate::ir::{self, Builtin, CommandTool, Confirm, GlobalFlag, HintName, Tool, ToolKind};
 use crate::model;
 use crate::suggest::nearest;
 
-/// The reserved tag that keeps a command from ever being served.
-pub const DENY_TAG: &str = "ai:deny";
+pub use fiskgen_contract::surface::{DENY_TAG, MAX_TOOL_NAME, is_valid_tool_name};
+
 /// The reserved tag that always gates a command behind the user's approval.
 pub const CONFIRM_TAG: &str = "ai:confirm";
-/// Longest tool name MCP allows.
-pub const MAX_TOOL_NAME: usize = 128;
 /// Tool names longer than this are rejected by some clients.
 pub const LONG_TOOL_NAME: usize = 64;
 
@@ -225,7 +225,7 @@ impl Selection {
         globals: &[&model::Flag],
     ) -> Option<Tool> {
         let title = path.join(" ");
-        let name = path.join("_");
+        let name = surface::tool_name(path);
         let Some(schema) = &command.restricted_schema else {
             self.problems.push(format!(
                 "command \"{title}\" has no precomputed schema; rebuild the application with \
@@ -273,7 +273,7 @@ impl Selection {
             ));
         }
         for stage in filter_stages(config) {
-            tools.retain(|tool| stage.keeps(tool));
+            tools.retain(|tool| keeps(&stage, tool));
         }
         tools
     }
@@ -323,7 +323,7 @@ impl Selection {
         let mut served = Vec::new();
         for (builtin, confirm) in enabled {
             let tool = builtin_tool(builtin, confirm);
-            match stages.iter().find(|stage| !stage.keeps(&tool)) {
+            match stages.iter().find(|stage| !keeps(stage, &tool)) {
                 Some(stage) => self.notes.push(format!(
                     "built-in \"{}\" is enabled but not served: {} filters it out",
                     tool.name, stage.label
@@ -396,64 +396,39 @@ impl Selection {
     }
 }
 
-/// One include or exclude step of the filter pipeline.
-struct FilterStage<'c> {
-    label: &'static str,
-    filter: &'c ToolFilter,
-    include: bool,
-}
-
-impl FilterStage<'_> {
-    fn keeps(&self, tool: &Tool) -> bool {
-        self.filter.is_empty() || matches(self.filter, tool) == self.include
-    }
-}
-
-fn filter_stages(config: &Config) -> [FilterStage<'_>; 4] {
-    [
-        FilterStage {
-            label: "include",
-            filter: &config.include,
-            include: true,
-        },
-        FilterStage {
-            label: "exclude",
-            filter: &config.exclude,
-            include: false,
-        },
-        FilterStage {
-            label: "expose.agent.tools.include",
-            filter: &config.expose_include,
-            include: true,
-        },
-        FilterStage {
-            label: "expose.agent.tools.exclude",
-            filter: &config.expose_exclude,
-            include: false,
-        },
+/// The filter pipeline of a config, in order: `include`, `exclude`, then the
+/// `expose.agent.tools` narrowing.
+pub fn filter_stages(config: &Config) -> Vec<Stage> {
+    let stage = |label: &str, filter: &ToolFilter, include: bool| Stage {
+        label: label.to_string(),
+        include,
+        filter: filter.clone(),
+    };
+    vec![
+        stage("include", &config.include, true),
+        stage("exclude", &config.exclude, false),
+        stage("expose.agent.tools.include", &config.expose_include, true),
+        stage("expose.agent.tools.exclude", &config.expose_exclude, false),
     ]
 }
 
-/// A tool matches when a pattern finds its name, or (commands only) a tag equals one of its
-/// tags; `""` matches untagged commands. Built-ins carry no tags and match by name alone.
-fn matches(filter: &ToolFilter, tool: &Tool) -> bool {
-    if filter
-        .tools
-        .iter()
-        .any(|pattern| pattern.is_match(&tool.name))
-    {
-        return true;
+/// The serving rules a server built from `config` carries, for the drift verdict: its filter
+/// stages and the global flags its tools take.
+pub fn serving_rules(config: &Config, server: &ir::Server) -> Rules {
+    Rules {
+        stages: filter_stages(config),
+        global_flags: server
+            .global_flags
+            .iter()
+            .map(|flag| flag.name.clone())
+            .collect(),
     }
-    if !matches!(tool.kind, ToolKind::Command(_)) {
-        return false;
-    }
-    filter.tags.iter().any(|wanted| {
-        if wanted.is_empty() {
-            tool.tags.is_empty()
-        } else {
-            tool.tags.contains(wanted)
-        }
-    })
+}
+
+/// Whether a stage keeps a tool: commands match by name or tag, built-ins by name alone.
+fn keeps(stage: &Stage, tool: &Tool) -> bool {
+    let tags = matches!(tool.kind, ToolKind::Command(_)).then_some(tool.tags.as_slice());
+    stage.keeps(&tool.name, tags)
 }
 
 fn builtin_tool(builtin: Builtin, confirm: bool) -> Tool {
@@ -480,14 +455,6 @@ fn describe_origin(tool: &Tool) -> String {
         ToolKind::Command(_) => format!("command \"{}\"", tool.title),
         ToolKind::Builtin { .. } => format!("built-in \"{}\"", tool.name),
     }
-}
-
-/// Whether a tool name is what MCP allows: 1 to 128 characters of `A-Za-z0-9_.-`.
-pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=MAX_TOOL_NAME).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 /// fisk's own flags, stripped by introspection or never meant for clients.

@@ -11,8 +11,11 @@ use fiskgen::config;
 use fiskgen::introspect::{self, Origin};
 use fiskgen_runtime::argv::{Argv, Positional};
 
+/// A fuzz target: returns normally for every input, or the input is a finding.
+pub type Target = fn(&[u8]);
+
 /// Every target, by the name of its corpus directory and fuzz binary.
-pub const TARGETS: [(&str, fn(&[u8])); 3] = [
+pub const TARGETS: [(&str, Target); 3] = [
     ("config_reader", config_reader),
     ("introspection_document", introspection_document),
     ("argv_values", argv_values),

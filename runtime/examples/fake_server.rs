@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use fiskgen_runtime::__private::{
     AppSpec, ApplicationSpec, Argv, AuthSource, AuthSpec, ConfirmMode, Hints, InvalidArguments,
-    JsonObject, Positional, Run, Settings, ToolSpec, parse_arguments, serde,
+    JsonObject, Positional, Run, ServingSpec, Settings, ToolSpec, parse_arguments, serde,
 };
 
 #[derive(serde::Deserialize)]
@@ -278,7 +278,12 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
             name: "fakeapp",
             version: Some("1.2.3"),
             fingerprint: "0000000000000000000000000000000000000000000000000000000000000000",
-            model: "{}",
+            output_digest: None,
+            serving: ServingSpec {
+                stages: &[],
+                global_flags: &[],
+            },
+            commands: &[],
         }),
         instructions: Some("A fake application for tests."),
         tools: TOOLS,

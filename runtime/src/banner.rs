@@ -94,7 +94,7 @@ fn served(app: &AppSpec, version: &str, place: &str, notes: &[String]) -> String
 
 /// How the server is reached, for the confirmation lines: who can be asked depends on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Transport {
+pub(crate) enum Reach {
     /// `--stdio`.
     Stdio,
     /// HTTP with legacy sessions (and 2026-07-28 requests).
@@ -111,7 +111,7 @@ pub(crate) fn confirm_note(
     app: &AppSpec,
     mode: ConfirmMode,
     from_flag: bool,
-    transport: Transport,
+    transport: Reach,
 ) -> Option<String> {
     let gated = app
         .tools
@@ -144,7 +144,7 @@ pub(crate) fn confirm_note(
 /// as the gate, docs/runtime.md "Confirmation").
 pub(crate) fn who_is_asked(
     mode: ConfirmMode,
-    transport: Transport,
+    transport: Reach,
 ) -> Vec<(&'static str, &'static str)> {
     const DECLARING: &str = "clients that declare elicitation (2025 sessions: elicitation/create; \
                              2026-07-28: an input-required result)";
@@ -157,18 +157,18 @@ pub(crate) fn who_is_asked(
         return lines;
     }
     let asked = match transport {
-        Transport::Stateless => {
+        Reach::Stateless => {
             "2026-07-28 clients that declare elicitation (an input-required result)"
         }
-        Transport::Stdio | Transport::Sessions => DECLARING,
+        Reach::Stdio | Reach::Sessions => DECLARING,
     };
     lines.push(("asked", asked));
     match (mode, transport) {
-        (ConfirmMode::Always, Transport::Stateless) => {
+        (ConfirmMode::Always, Reach::Stateless) => {
             lines.push(("refused", "every other client"));
         }
         (ConfirmMode::Always, _) => lines.push(("refused", NOT_DECLARING)),
-        (_, Transport::Stateless) => {
+        (_, Reach::Stateless) => {
             lines.push(("refused", STRANDED));
             lines.push(("run ungated, with a warning", NOT_DECLARING));
         }
@@ -196,7 +196,7 @@ mod tests {
 
     #[test]
     fn the_confirmation_lines_name_who_is_asked_refused_and_ungated() {
-        let stateless = who_is_asked(ConfirmMode::Auto, Transport::Stateless);
+        let stateless = who_is_asked(ConfirmMode::Auto, Reach::Stateless);
         assert_eq!(
             stateless.iter().map(|(who, _)| *who).collect::<Vec<_>>(),
             ["asked", "refused", "run ungated, with a warning"]
@@ -206,18 +206,15 @@ mod tests {
                 .1
                 .contains("2025-era clients that declare elicitation")
         );
-        let sessions = who_is_asked(ConfirmMode::Auto, Transport::Sessions);
+        let sessions = who_is_asked(ConfirmMode::Auto, Reach::Sessions);
         assert_eq!(sessions.len(), 2);
         assert!(sessions[0].1.contains("elicitation/create"));
-        let always = who_is_asked(ConfirmMode::Always, Transport::Stdio);
+        let always = who_is_asked(ConfirmMode::Always, Reach::Stdio);
         assert_eq!(
             always[1],
             ("refused", "clients that declare no elicitation")
         );
-        assert_eq!(
-            who_is_asked(ConfirmMode::Never, Transport::Stateless).len(),
-            1
-        );
+        assert_eq!(who_is_asked(ConfirmMode::Never, Reach::Stateless).len(), 1);
     }
 
     #[test]

@@ -29,18 +29,14 @@ use crate::narrow::NarrowArgs;
 use crate::request_state::{RequestStates, STATE_KEY_VAR};
 use crate::security;
 use crate::server::{Handler, Limits, ServerState, server_version};
-use crate::spec::{AppSpec, ApplicationSpec, AuthSource, ConfirmMode, Run};
+use crate::spec::{AppSpec, AuthSource, ConfirmMode, Run};
 use crate::tools::{self, Catalog};
-use crate::verify::{self, Check};
+use crate::verify;
 
-/// Environment variable for the port.
-const PORT_VAR: &str = "FISK_AI_MCP_PORT";
-/// Environment variable for the address.
-const ADDRESS_VAR: &str = "FISK_AI_MCP_ADDRESS";
-/// Port when nothing sets one.
-const DEFAULT_PORT: u16 = 8080;
-/// Address when nothing sets one: loopback, so nothing is exposed by accident.
-const DEFAULT_ADDRESS: &str = "127.0.0.1";
+// The environment variables for port and address, and the defaults when nothing sets them.
+use fiskgen_contract::defaults::{
+    ADDRESS as DEFAULT_ADDRESS, ADDRESS_VAR, PORT as DEFAULT_PORT, PORT_VAR,
+};
 /// How long shutdown waits for connections and calls to finish before it stops anyway.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
@@ -254,7 +250,11 @@ pub fn main_with_notes(app: &'static AppSpec, notes: &'static [&'static str]) ->
             )
         }
         Some(Sub::Version { json }) => print_version(app, json),
-        Some(Sub::Verify) => run_verify(app, cli.application_path.as_deref()),
+        Some(Sub::Verify) => verify::run(
+            app,
+            resolve_program(app, cli.application_path.as_deref()).as_deref(),
+            &scrub_list(app),
+        ),
         Some(Sub::Knowledge { command }) => {
             let Some(spec) = knowledge else {
                 eprintln!("error: this server serves no knowledge tools");
@@ -403,17 +403,19 @@ fn serve(app: &'static AppSpec, cli: Cli, generator_notes: Vec<String>) -> Resul
             confirm,
             cli.confirm.is_some(),
             if cli.stdio {
-                banner::Transport::Stdio
+                banner::Reach::Stdio
             } else if cli.stateless || settings.stateless {
-                banner::Transport::Stateless
+                banner::Reach::Stateless
             } else {
-                banner::Transport::Sessions
+                banner::Reach::Sessions
             },
         ),
     );
     let program = resolve_program(app, cli.application_path.as_deref());
-    if let (Some(application), Some(program)) = (&app.application, &program) {
-        check_application(app, application, program, cli.strict_app)?;
+    // `--strict-app` awaits the check and a changed application stops the start; otherwise it
+    // runs in the background once serving started (below) and a change is logged.
+    if let (Some(application), Some(program), true) = (&app.application, &program, cli.strict_app) {
+        verify::strict(application, program, &scrub_list(app))?;
     }
     let max_concurrent = cli
         .max_concurrent_tools
@@ -453,6 +455,11 @@ fn serve(app: &'static AppSpec, cli: Cli, generator_notes: Vec<String>) -> Resul
         builtins,
         shutdown.clone(),
     ));
+
+    if let (Some(application), Some(program), false) = (&app.application, &program, cli.strict_app)
+    {
+        verify::in_background(app, application, program.clone(), scrub_list(app), &state);
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -687,107 +694,6 @@ fn scrub_list(app: &AppSpec) -> Vec<String> {
         scrub.push(name.into());
     }
     scrub
-}
-
-/// Is the application on disk still the one the server was built for? With `--strict-app` the
-/// answer is awaited and a changed application stops the start; otherwise the check runs in the
-/// background (never delaying readiness) and a change is logged as a warning.
-fn check_application(
-    app: &'static AppSpec,
-    application: &'static ApplicationSpec,
-    program: &Path,
-    strict: bool,
-) -> Result<(), String> {
-    let identity = app.identity;
-    let scrub = scrub_list(app);
-    if strict {
-        return match verify::check(application, program, &scrub)? {
-            Check::Changed(drift) => Err(format!(
-                "--strict-app: {} changed since this server was built:\n  {}\nregenerate it with \
-                 `fiskgen build`",
-                program.display(),
-                drift.structural.join("\n  ")
-            )),
-            Check::Same | Check::HelpOnly(_) => Ok(()),
-        };
-    }
-    let program = program.to_path_buf();
-    std::thread::spawn(move || match verify::check(application, &program, &scrub) {
-        Ok(Check::Changed(drift)) => tracing::warn!(
-            "{} changed since this server was built ({} changes, e.g. {}): the served tools may \
-             not match it; `{identity}-mcp verify` lists the changes, `fiskgen build` regenerates \
-             the server",
-            program.display(),
-            drift.structural.len(),
-            drift.structural.first().map_or("", String::as_str)
-        ),
-        Ok(Check::HelpOnly(drift)) => {
-            tracing::debug!(
-                changes = drift.help.len(),
-                "only help texts of the application changed"
-            );
-        }
-        Ok(Check::Same) => {
-            tracing::debug!("the application matches what this server was built from")
-        }
-        Err(error) => {
-            tracing::warn!("could not check the application against this server: {error}")
-        }
-    });
-    Ok(())
-}
-
-/// `<binary> verify`.
-fn run_verify(app: &'static AppSpec, flag: Option<&Path>) -> ExitCode {
-    let Some(application) = &app.application else {
-        eprintln!("error: this server wraps no application");
-        return ExitCode::from(2);
-    };
-    let Some(program) = resolve_program(app, flag) else {
-        eprintln!("error: no application path");
-        return ExitCode::from(2);
-    };
-    let built = format!(
-        "{} {}",
-        application.name,
-        application.version.unwrap_or("(no version)")
-    );
-    match verify::check(application, &program, &scrub_list(app)) {
-        Ok(Check::Same) => {
-            println!(
-                "{}: matches the {built} this server was built from",
-                program.display()
-            );
-            ExitCode::SUCCESS
-        }
-        Ok(Check::HelpOnly(drift)) => {
-            println!(
-                "{}: only help texts changed since {built} (descriptions may differ):\n  {}",
-                program.display(),
-                drift.help.join("\n  ")
-            );
-            ExitCode::SUCCESS
-        }
-        Ok(Check::Changed(drift)) => {
-            println!(
-                "{}: changed since the {built} this server was built from:\n  {}",
-                program.display(),
-                drift
-                    .structural
-                    .iter()
-                    .chain(&drift.help)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join("\n  ")
-            );
-            println!("\nRegenerate the server with `fiskgen build`.");
-            ExitCode::FAILURE
-        }
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::from(2)
-        }
-    }
 }
 
 fn resolve_program(app: &AppSpec, flag: Option<&Path>) -> Option<PathBuf> {

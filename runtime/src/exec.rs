@@ -78,7 +78,7 @@ impl ProcessGroups {
         self.live.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn register(&self, group: i32) -> GroupGuard {
+    pub(crate) fn register(&self, group: i32) -> GroupGuard {
         self.lock().insert(group);
         GroupGuard {
             group,
@@ -89,7 +89,7 @@ impl ProcessGroups {
 }
 
 /// Kills a command's process group when dropped, unless already done.
-struct GroupGuard {
+pub(crate) struct GroupGuard {
     group: i32,
     groups: ProcessGroups,
     armed: bool,

@@ -23,7 +23,6 @@ mod clients;
 mod cmdline;
 mod confirm;
 mod connect;
-mod duration;
 mod exec;
 mod http;
 mod intake;
@@ -38,6 +37,9 @@ mod sessions;
 mod stdio;
 mod tools;
 mod verify;
+
+/// Go durations, from the contract fiskgen shares with this crate.
+use fiskgen_contract::duration;
 
 /// A JSON object, as MCP carries tool arguments.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;

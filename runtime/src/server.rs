@@ -27,6 +27,7 @@ use crate::exec::ProcessGroups;
 use crate::logging::label;
 use crate::spec::{AppSpec, ConfirmMode};
 use crate::tools::Catalog;
+use crate::verify::FirstAnswer;
 
 /// How many distinct 2026-era clients get a "connected" log line (they have no `initialize`,
 /// so the line is written on their first request); beyond this, no more lines.
@@ -55,6 +56,9 @@ pub(crate) struct ServerState {
     pub(crate) groups: ProcessGroups,
     /// Cancelled when the server shuts down.
     pub(crate) shutdown: CancellationToken,
+    /// Set once a request has been answered; the background check of the application waits
+    /// for it (see `verify.rs`).
+    pub(crate) first_answer: FirstAnswer,
     /// What `initialize` and `server/discover` say about us.
     info: ServerConfig,
     /// 2026-era clients already logged.
@@ -119,6 +123,7 @@ impl ServerState {
             builtins: Arc::new(builtins),
             groups: ProcessGroups::default(),
             shutdown,
+            first_answer: FirstAnswer::default(),
             info,
             noted: Mutex::new(HashSet::new()),
         }
@@ -231,9 +236,9 @@ impl ServerHandler for Handler {
             // Everything fits in one page, so no cursor was ever issued.
             return Err(ErrorData::invalid_params("invalid cursor", None));
         }
-        Ok(ListToolsResult::with_all_items(
-            self.state.catalog.tools.clone(),
-        ))
+        let result = ListToolsResult::with_all_items(self.state.catalog.tools.clone());
+        self.state.first_answer.mark();
+        Ok(result)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -249,10 +254,11 @@ impl ServerHandler for Handler {
         let tool = request.name.to_string();
         // A panic must still answer the request: rmcp sends nothing for a panicked handler,
         // and the client would wait for its own timeout.
-        match AssertUnwindSafe(crate::call::call(&self.state, request, context))
+        let outcome = AssertUnwindSafe(crate::call::call(&self.state, request, context))
             .catch_unwind()
-            .await
-        {
+            .await;
+        self.state.first_answer.mark();
+        match outcome {
             Ok(response) => response,
             Err(panic) => {
                 let message = panic
@@ -276,6 +282,7 @@ impl ServerHandler for Handler {
         let mut info = self.get_info();
         // Deprecated in 2026-07-28, and `logging/setLevel` is gone: nothing to declare.
         info.capabilities.logging = None;
+        self.state.first_answer.mark();
         Ok(DiscoverResult::from_server_info(
             ServerHandler::supported_protocol_versions(self).into_owned(),
             info,
@@ -344,5 +351,7 @@ impl ServerHandler for Handler {
             name
         };
         self.state.log_connected(&name, reach);
+        // `initialize` has been answered.
+        self.state.first_answer.mark();
     }
 }

@@ -34,8 +34,50 @@ pub struct ApplicationSpec {
     pub version: Option<&'static str>,
     /// SHA-256 of the canonical introspection document (sorted keys, no whitespace).
     pub fingerprint: &'static str,
-    /// The introspection document itself (JSON), so `verify` can say what changed.
-    pub model: &'static str,
+    /// SHA-256 of the exact bytes the application printed when the server was generated from
+    /// it (`None` when generated from a saved model): checks compare this before parsing.
+    pub output_digest: Option<&'static str>,
+    /// What decides which commands are served, so a check can tell whether a new command
+    /// would be.
+    pub serving: ServingSpec,
+    /// Every command of the document the server was built from, reduced to fingerprints (the
+    /// served surface; see `docs/drift.md`). The document itself is not kept.
+    pub commands: &'static [CommandPrint],
+}
+
+/// The serving rules of the config a server was generated from.
+#[derive(Debug, Clone, Copy)]
+pub struct ServingSpec {
+    /// The filter stages, in order (`include`, `exclude`, `expose.agent.tools.*`).
+    pub stages: &'static [FilterSpec],
+    /// The application flags exposed on every tool, by name.
+    pub global_flags: &'static [&'static str],
+}
+
+/// One include or exclude stage.
+#[derive(Debug)]
+pub struct FilterSpec {
+    /// The config key.
+    pub label: &'static str,
+    /// Whether matching tools are kept (include) or dropped (exclude).
+    pub include: bool,
+    /// Unanchored regular expressions over tool names.
+    pub tools: &'static [&'static str],
+    /// Exact tags (`""` matches untagged commands).
+    pub tags: &'static [&'static str],
+}
+
+/// One command of the built document, reduced to fingerprints.
+#[derive(Debug)]
+pub struct CommandPrint {
+    /// The space-joined command path.
+    pub path: &'static str,
+    /// The tool it is served as, if served.
+    pub tool: Option<&'static str>,
+    /// Fingerprint of what shapes the tool and its argument handling.
+    pub structure: &'static str,
+    /// Fingerprint of its help texts.
+    pub help: &'static str,
 }
 
 /// Build-time settings of the server (`expose.agent.mcp`).

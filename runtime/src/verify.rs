@@ -1,427 +1,382 @@
-//! Is the application on disk still the one this server was generated from?
+//! Is the application on disk still the one this server was built from?
 //!
-//! `<binary> verify` re-introspects the application and, on a mismatch, lists what changed
-//! (commands, flags, args, their types and tags). At start the server runs the same comparison
-//! in the background and logs a warning; `--strict-app` makes a mismatch fatal.
+//! `<binary> verify`, `--strict-app` and the background check at start all run the
+//! application's introspection with the shared runner and judge it with the shared verdict
+//! (`fiskgen_contract::surface`), the one `fiskgen check` gives: see `docs/drift.md`. The server
+//! keeps the per-command fingerprints of the document it was built from, never the document.
+//!
+//! The background check is cheap: it digests what the application printed and stops there
+//! when the digest is the one compiled in; only on a mismatch is the output parsed and
+//! compared, and nothing is kept afterwards. It starts once the first request has been
+//! answered (or after [`START_DELAY`]), runs the application at a lower priority, and the
+//! application's process group joins the server's, so shutdown kills it.
 
-use std::collections::BTreeMap;
-use std::io::Read;
-use std::os::unix::process::CommandExt;
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
-use serde_json::Value;
-use sha2::{Digest, Sha256};
+use fiskgen_contract::introspect::{self, GroupRegistry, Options, Origin};
+use fiskgen_contract::surface::{self, Filter, Print, Rules, Stage, Surface, Verdict};
+use fiskgen_contract::{canonical, defaults};
 
-use crate::exec;
-use crate::spec::ApplicationSpec;
+use crate::exec::ProcessGroups;
+use crate::server::ServerState;
+use crate::spec::{AppSpec, ApplicationSpec};
 
-/// Longest an application may take to print its model.
-pub(crate) const INTROSPECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// Most bytes of model accepted (as fiskgen does).
-const MAX_MODEL_BYTES: u64 = 16 * 1024 * 1024;
-
-/// SHA-256 (hex) of the document's canonical JSON (sorted keys, no whitespace), the same
-/// fingerprint fiskgen compiles in.
-pub(crate) fn fingerprint(document: &Value) -> String {
-    let canonical = serde_json::to_string(document).unwrap_or_default();
-    Sha256::digest(canonical.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
-}
-
-/// Runs `<app> --fisk-introspect` (no shell, scrubbed environment, own process group, bounded
-/// in time and size) and parses the document it prints (the last line starting with `{`).
-pub(crate) fn introspect(app: &Path, scrub: &[String], timeout: Duration) -> Result<Value, String> {
-    let env = exec::child_env(std::env::vars_os(), scrub);
-    let mut child = Command::new(app)
-        .arg("--fisk-introspect")
-        .env_clear()
-        .envs(env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map_err(|error| format!("cannot run {}: {error}", app.display()))?;
-    let group = Pid::from_raw(i32::try_from(child.id()).unwrap_or(0));
-    let Some(stdout) = child.stdout.take() else {
-        return Err("no stdout pipe".to_string());
-    };
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let result = stdout
-            .take(MAX_MODEL_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map(|_| bytes);
-        let _ = sender.send(result);
-    });
-    let read = receiver.recv_timeout(timeout);
-    let _ = killpg(group, Signal::SIGKILL);
-    let status = child
-        .wait()
-        .map_err(|error| format!("waiting for {}: {error}", app.display()))?;
-    let bytes = match read {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(error)) => return Err(format!("reading from {}: {error}", app.display())),
-        Err(_) => {
-            return Err(format!(
-                "introspecting {} timed out after {}s",
-                app.display(),
-                timeout.as_secs()
-            ));
-        }
-    };
-    if bytes.len() as u64 > MAX_MODEL_BYTES {
-        return Err(format!(
-            "{} printed more than {MAX_MODEL_BYTES} bytes",
-            app.display()
-        ));
-    }
-    let text = String::from_utf8_lossy(&bytes);
-    let line = text
-        .lines()
-        .rev()
-        .find(|line| line.trim_start().starts_with('{'));
-    match line.map(serde_json::from_str::<Value>) {
-        Some(Ok(document)) if document.is_object() => Ok(document),
-        _ if !status.success() => Err(format!("introspecting {} failed: {status}", app.display())),
-        _ => Err(format!(
-            "{} printed no fisk introspection document",
-            app.display()
-        )),
-    }
-}
-
-/// What changed between two introspection documents, one line per change.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Drift {
-    /// Commands, flags, args, types, tags: what changes the tools.
-    pub(crate) structural: Vec<String>,
-    /// Help texts only (natscli embeds the current time in three of them).
-    pub(crate) help: Vec<String>,
-}
-
-/// Compares the document the server was built from with the application's current one.
-pub(crate) fn diff(old: &Value, new: &Value) -> Drift {
-    let mut drift = Drift::default();
-    for field in ["name", "version"] {
-        if old.get(field) != new.get(field) {
-            drift.structural.push(format!(
-                "application {field}: {} -> {}",
-                show(old.get(field)),
-                show(new.get(field))
-            ));
-        }
-    }
-    compare_items(
-        "global flag",
-        &items(old, "flags"),
-        &items(new, "flags"),
-        &mut drift.structural,
-    );
-    let (old_commands, new_commands) = (commands(old), commands(new));
-    for (path, command) in &new_commands {
-        match old_commands.get(path) {
-            None => drift.structural.push(format!("command added: {path}")),
-            Some(before) => compare_command(path, before, command, &mut drift),
-        }
-    }
-    for path in old_commands
-        .keys()
-        .filter(|path| !new_commands.contains_key(*path))
-    {
-        drift.structural.push(format!("command removed: {path}"));
-    }
-    drift
-}
-
-fn compare_command(path: &str, old: &Value, new: &Value, drift: &mut Drift) {
-    for field in ["tags", "hidden"] {
-        if old.get(field) != new.get(field) {
-            drift.structural.push(format!(
-                "{path}: {field} {} -> {}",
-                show(old.get(field)),
-                show(new.get(field))
-            ));
-        }
-    }
-    if old.get("help") != new.get("help") || old.get("help_long") != new.get("help_long") {
-        drift.help.push(format!("{path}: help changed"));
-    }
-    let mut item_changes = Vec::new();
-    compare_items(
-        "flag",
-        &items(old, "flags"),
-        &items(new, "flags"),
-        &mut item_changes,
-    );
-    compare_items(
-        "argument",
-        &items(old, "args"),
-        &items(new, "args"),
-        &mut item_changes,
-    );
-    drift.structural.extend(
-        item_changes
-            .into_iter()
-            .map(|change| format!("{path}: {change}")),
-    );
-    for kind in ["flags", "args"] {
-        let (before, after) = (help_texts(old, kind), help_texts(new, kind));
-        for (name, help) in &after {
-            if before.get(name).is_some_and(|old_help| old_help != help) {
-                drift.help.push(format!("{path}: help of {name} changed"));
-            }
-        }
-    }
-    let property = |doc: &Value| {
-        doc.pointer("/schema/properties")
-            .cloned()
-            .unwrap_or(Value::Null)
-    };
-    let (old_schema, new_schema) = (property(old), property(new));
-    if let (Some(old_props), Some(new_props)) = (old_schema.as_object(), new_schema.as_object()) {
-        for (name, schema) in new_props {
-            let Some(before) = old_props.get(name) else {
-                continue;
-            };
-            let (before, after) = (without_description(before), without_description(schema));
-            if before != after {
-                drift.structural.push(format!(
-                    "{path}: type of {name}: {} -> {}",
-                    show(Some(&before)),
-                    show(Some(&after))
-                ));
-            }
-        }
-    }
-}
-
-/// A property schema without its `description` (the help text, compared separately).
-fn without_description(schema: &Value) -> Value {
-    let mut schema = schema.clone();
-    if let Some(object) = schema.as_object_mut() {
-        object.remove("description");
-    }
-    schema
-}
-
-/// The help text of each flag or arg, by name.
-fn help_texts(node: &Value, key: &str) -> BTreeMap<String, Value> {
-    let list = node
-        .get(key)
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    list.into_iter()
-        .filter_map(|item| {
-            Some((
-                item.get("name")?.as_str()?.to_string(),
-                item.get("help")?.clone(),
-            ))
-        })
-        .collect()
-}
-
-/// Flags or args by name, without their help text (help changes are reported per command).
-fn items(node: &Value, key: &str) -> BTreeMap<String, Value> {
-    let list = node
-        .get(key)
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    list.into_iter()
-        .filter_map(|mut item| {
-            let name = item.get("name")?.as_str()?.to_string();
-            item.as_object_mut().map(|object| object.remove("help"));
-            Some((name, item))
-        })
-        .collect()
-}
-
-fn compare_items(
-    kind: &str,
-    old: &BTreeMap<String, Value>,
-    new: &BTreeMap<String, Value>,
-    changes: &mut Vec<String>,
-) {
-    let dashes = if kind.contains("flag") { "--" } else { "" };
-    for (name, item) in new {
-        match old.get(name) {
-            None => changes.push(format!("{kind} added: {dashes}{name}")),
-            Some(before) if before != item => {
-                for (key, was, is) in changed_keys(before, item) {
-                    changes.push(format!(
-                        "{kind} changed: {dashes}{name}: {key} {} -> {}",
-                        show(was),
-                        show(is)
-                    ));
-                }
-            }
-            Some(_) => {}
-        }
-    }
-    for name in old.keys().filter(|name| !new.contains_key(*name)) {
-        changes.push(format!("{kind} removed: {dashes}{name}"));
-    }
-}
-
-/// One key of two objects whose values differ: the key, the old value, the new value.
-type ChangedKey<'a> = (&'a str, Option<&'a Value>, Option<&'a Value>);
-
-/// The keys of two objects whose values differ, with both values.
-fn changed_keys<'a>(old: &'a Value, new: &'a Value) -> Vec<ChangedKey<'a>> {
-    let keys = |value: &'a Value| {
-        value
-            .as_object()
-            .into_iter()
-            .flat_map(|object| object.keys())
-    };
-    let mut names: Vec<&str> = keys(old).chain(keys(new)).map(String::as_str).collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-        .into_iter()
-        .map(|key| (key, old.get(key), new.get(key)))
-        .filter(|(_, was, is)| was != is)
-        .collect()
-}
-
-/// Every command by its space-joined path, groups and hidden ones included.
-fn commands(document: &Value) -> BTreeMap<String, &Value> {
-    fn walk<'a>(node: &'a Value, prefix: &str, out: &mut BTreeMap<String, &'a Value>) {
-        for command in node
-            .get("commands")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(name) = command.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            let path = if prefix.is_empty() {
-                name.to_string()
-            } else {
-                format!("{prefix} {name}")
-            };
-            walk(command, &path, out);
-            out.insert(path, command);
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(document, "", &mut out);
-    out
-}
-
-fn show(value: Option<&Value>) -> String {
-    match value {
-        None | Some(Value::Null) => "(none)".to_string(),
-        Some(Value::String(text)) => text.clone(),
-        Some(other) => other.to_string(),
-    }
-}
+/// How long the background check waits for the first answered request before it starts
+/// anyway.
+pub(crate) const START_DELAY: Duration = Duration::from_secs(2);
 
 /// The outcome of comparing the application on disk with the one the server was built from.
+#[derive(Debug)]
 pub(crate) enum Check {
-    /// The same document.
+    /// The same document (or one that differs in nothing the verdict looks at).
     Same,
-    /// Only help texts changed.
-    HelpOnly(Drift),
-    /// Commands, flags, args, types or tags changed.
-    Changed(Drift),
+    /// Something changed: drift or not, as the verdict says.
+    Changed(Verdict),
 }
 
-/// Re-introspects `program` and compares it with the model compiled into the server.
+/// Runs the application's introspection and judges it against what the server was built from.
+/// The output is parsed only when its digest differs from the compiled-in one.
 pub(crate) fn check(
     application: &ApplicationSpec,
     program: &Path,
-    scrub: &[String],
+    options: &Options,
 ) -> Result<Check, String> {
-    let current = introspect(program, scrub, INTROSPECT_TIMEOUT)?;
-    if fingerprint(&current) == application.fingerprint {
+    let output = introspect::capture(program, options).map_err(|error| error.to_string())?;
+    if application.output_digest == Some(canonical::digest(&output).as_str()) {
         return Ok(Check::Same);
     }
-    let built: Value = serde_json::from_str(application.model)
-        .map_err(|error| format!("the model compiled into this server does not parse: {error}"))?;
-    let drift = diff(&built, &current);
-    Ok(if drift.structural.is_empty() {
-        Check::HelpOnly(drift)
+    let current = introspect::parse(&output, Origin::App(program.to_path_buf()))
+        .map_err(|error| error.to_string())?;
+    drop(output);
+    if canonical::fingerprint(&current.document) == application.fingerprint {
+        return Ok(Check::Same);
+    }
+    let current = Surface::of(&current.document, &rules(application)?);
+    let verdict = surface::compare(&built_surface(application), &current);
+    Ok(if verdict.is_empty() {
+        Check::Same
     } else {
-        Check::Changed(drift)
+        Check::Changed(verdict)
     })
+}
+
+/// The surface compiled into the server.
+fn built_surface(application: &ApplicationSpec) -> Surface {
+    Surface {
+        name: application.name.to_string(),
+        version: application.version.map(str::to_string),
+        commands: application
+            .commands
+            .iter()
+            .map(|command| {
+                let print = Print {
+                    tool: command.tool.map(str::to_string),
+                    structure: command.structure.to_string(),
+                    help: command.help.to_string(),
+                };
+                (command.path.to_string(), print)
+            })
+            .collect(),
+    }
+}
+
+/// The compiled-in serving rules, with their patterns compiled again (fiskgen compiled them
+/// with the same regex crate, so they do).
+fn rules(application: &ApplicationSpec) -> Result<Rules, String> {
+    let serving = &application.serving;
+    let mut stages = Vec::with_capacity(serving.stages.len());
+    for stage in serving.stages {
+        let tools = stage
+            .tools
+            .iter()
+            .map(|pattern| {
+                surface::pattern(pattern)
+                    .map_err(|error| format!("the compiled-in {} pattern: {error}", stage.label))
+            })
+            .collect::<Result<_, _>>()?;
+        stages.push(Stage {
+            label: stage.label.to_string(),
+            include: stage.include,
+            filter: Filter {
+                tools,
+                tags: stage.tags.iter().map(|tag| tag.to_string()).collect(),
+            },
+        });
+    }
+    Ok(Rules {
+        stages,
+        global_flags: serving.global_flags.iter().map(|f| f.to_string()).collect(),
+    })
+}
+
+/// The runner's options for this server: its scrub list, the default limits.
+fn options(scrub: &[String]) -> Options {
+    Options {
+        timeout: defaults::INTROSPECT_TIMEOUT,
+        scrub_env: scrub.to_vec(),
+        ..Options::default()
+    }
+}
+
+/// `<application> <version>` as built.
+fn built(application: &ApplicationSpec) -> String {
+    format!(
+        "{} {}",
+        application.name,
+        application.version.unwrap_or("(no version)")
+    )
+}
+
+/// `<binary> verify`: 0 when nothing served changed (what did change is listed), 1 on drift,
+/// 2 on error; the same verdict and exit status as `fiskgen check`.
+pub(crate) fn run(app: &AppSpec, program: Option<&Path>, scrub: &[String]) -> ExitCode {
+    let Some(application) = &app.application else {
+        eprintln!("error: this server wraps no application");
+        return ExitCode::from(2);
+    };
+    let Some(program) = program else {
+        eprintln!("error: no application path");
+        return ExitCode::from(2);
+    };
+    let built = built(application);
+    match check(application, program, &options(scrub)) {
+        Ok(Check::Same) => {
+            println!(
+                "{}: matches the {built} this server was built from",
+                program.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(Check::Changed(verdict)) if !verdict.is_drift() => {
+            print!(
+                "{}: nothing this server serves changed since the {built} it was built from\n{}",
+                program.display(),
+                verdict.render(|_| Vec::new())
+            );
+            ExitCode::from(verdict.exit_code())
+        }
+        Ok(Check::Changed(verdict)) => {
+            print!(
+                "{}: the served tools changed since the {built} this server was built from:\n{}",
+                program.display(),
+                verdict.render(|_| Vec::new())
+            );
+            println!("\nRegenerate the server with `fiskgen build`.");
+            ExitCode::from(verdict.exit_code())
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `--strict-app`: checked before serving; drift stops the start.
+pub(crate) fn strict(
+    application: &ApplicationSpec,
+    program: &Path,
+    scrub: &[String],
+) -> Result<(), String> {
+    match check(application, program, &options(scrub))? {
+        Check::Changed(verdict) if verdict.is_drift() => Err(format!(
+            "--strict-app: {} changed since this server was built:\n{}regenerate it with \
+             `fiskgen build`",
+            program.display(),
+            verdict.render(|_| Vec::new())
+        )),
+        Check::Same | Check::Changed(_) => Ok(()),
+    }
+}
+
+/// Set once the server has answered its first request; the background check waits for it.
+#[derive(Debug, Default)]
+pub(crate) struct FirstAnswer {
+    answered: Mutex<bool>,
+    signal: Condvar,
+}
+
+impl FirstAnswer {
+    /// Records that a request was answered.
+    pub(crate) fn mark(&self) {
+        let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        if !*answered {
+            *answered = true;
+            self.signal.notify_all();
+        }
+    }
+
+    /// Waits until a request was answered or `limit` passed.
+    fn wait(&self, limit: Duration) {
+        let answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = self
+            .signal
+            .wait_timeout_while(answered, limit, |answered| !*answered);
+    }
+}
+
+/// The application's process group joins the server's, so shutdown kills it.
+impl GroupRegistry for ProcessGroups {
+    fn join(&self, group: i32) -> Box<dyn Send> {
+        Box::new(self.register(group))
+    }
+}
+
+/// Starts the background check: after the first answered request (or [`START_DELAY`]), at a
+/// low priority, its child in the server's process groups. A change is logged as a warning.
+pub(crate) fn in_background(
+    app: &'static AppSpec,
+    application: &'static ApplicationSpec,
+    program: PathBuf,
+    scrub: Vec<String>,
+    state: &Arc<ServerState>,
+) {
+    let state = Arc::clone(state);
+    let identity = app.identity;
+    let spawned = std::thread::Builder::new()
+        .name("app-check".into())
+        .spawn(move || {
+            state.first_answer.wait(START_DELAY);
+            if state.shutdown.is_cancelled() {
+                return;
+            }
+            let options = Options {
+                low_priority: true,
+                groups: Some(Arc::new(state.groups.clone())),
+                ..options(&scrub)
+            };
+            let outcome = check(application, &program, &options);
+            if state.shutdown.is_cancelled() {
+                return;
+            }
+            log(identity, &program, outcome);
+        });
+    if let Err(error) = spawned {
+        tracing::warn!("could not start the check of the application: {error}");
+    }
+}
+
+/// Logs the background check's outcome.
+fn log(identity: &str, program: &Path, outcome: Result<Check, String>) {
+    match outcome {
+        Ok(Check::Changed(verdict)) if verdict.is_drift() => {
+            let tools: Vec<&str> = verdict
+                .added
+                .iter()
+                .chain(&verdict.removed)
+                .chain(&verdict.changed)
+                .map(|served| served.tool.as_str())
+                .collect();
+            tracing::warn!(
+                "{} changed since this server was built ({} tools affected: {}): the served \
+                 tools may not match it; `{identity}-mcp verify` lists the changes, `fiskgen \
+                 build` regenerates the server",
+                program.display(),
+                tools.len(),
+                tools.join(", ")
+            );
+        }
+        Ok(Check::Changed(verdict)) => tracing::debug!(
+            changes = verdict.unserved.len() + verdict.reworded.len(),
+            "the application changed, but nothing this server serves did"
+        ),
+        Ok(Check::Same) => {
+            tracing::debug!("the application matches what this server was built from")
+        }
+        Err(error) => {
+            tracing::warn!("could not check the application against this server: {error}")
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use std::time::Instant;
 
     use super::*;
+    use crate::spec::{CommandPrint, ServingSpec};
 
-    #[test]
-    fn diff_names_commands_flags_args_types_and_tags() {
-        let old = json!({"name": "tasks", "version": "1.0.0", "commands": [
-            {"name": "task", "commands": [
-                {"name": "add", "tags": ["impact:rw"], "flags": [{"name": "priority", "help": "p", "completions": ["low"]}],
-                 "schema": {"properties": {"priority": {"type": "string", "enum": ["low"]}}}},
-                {"name": "gone", "help": "x"}
-            ]}
-        ]});
-        let new = json!({"name": "tasks", "version": "1.1.0", "commands": [
-            {"name": "task", "commands": [
-                {"name": "add", "tags": ["impact:rw", "ai:confirm"], "flags": [{"name": "priority", "help": "p", "completions": ["low", "urgent"]}, {"name": "due"}],
-                 "args": [{"name": "title"}],
-                 "schema": {"properties": {"priority": {"type": "string", "enum": ["low", "urgent"]}}}},
-                {"name": "archive", "help": "y"}
-            ]}
-        ]});
-        let changes = diff(&old, &new).structural;
-        for expected in [
-            "application version: 1.0.0 -> 1.1.0",
-            "command added: task archive",
-            "command removed: task gone",
-            "task add: tags [\"impact:rw\"] -> [\"impact:rw\",\"ai:confirm\"]",
-            "task add: flag added: --due",
-            "task add: argument added: title",
-        ] {
-            assert!(
-                changes.iter().any(|c| c == expected),
-                "missing {expected:?} in {changes:#?}"
-            );
+    /// An executable script that prints `output` for `--fisk-introspect`. A child shell writes
+    /// it, so this process never holds a writable descriptor of it (ETXTBSY).
+    fn app(dir: &Path, output: &str) -> PathBuf {
+        let path = dir.join("app");
+        let status = std::process::Command::new("/bin/sh")
+            .args(["-c", "printf '%s\\n' \"$2\" > \"$1\" && chmod 755 \"$1\""])
+            .arg("sh")
+            .arg(&path)
+            .arg(format!("#!/bin/sh\nprintf '%s' '{output}'"))
+            .status()
+            .expect("run /bin/sh");
+        assert!(status.success());
+        path
+    }
+
+    fn spec(output_digest: Option<&'static str>) -> ApplicationSpec {
+        static COMMANDS: &[CommandPrint] = &[];
+        ApplicationSpec {
+            path: "app",
+            name: "demo",
+            version: None,
+            fingerprint: "",
+            output_digest,
+            serving: ServingSpec {
+                stages: &[],
+                global_flags: &[],
+            },
+            commands: COMMANDS,
         }
-        assert!(
-            changes
-                .iter()
-                .any(|c| c.starts_with("task add: flag changed: --priority")),
-            "{changes:#?}"
-        );
-        assert!(
-            changes
-                .iter()
-                .any(|c| c.starts_with("task add: type of priority")),
-            "{changes:#?}"
-        );
-        assert_eq!(diff(&old, &old), Drift::default());
-        let mut reworded = new.clone();
-        reworded["commands"][0]["commands"][0]["flags"][0]["help"] = json!("priority, reworded");
-        let drift = diff(&new, &reworded);
-        assert!(drift.structural.is_empty(), "{drift:?}");
-        assert_eq!(drift.help, ["task add: help of priority changed"]);
     }
 
     #[test]
-    fn fingerprint_ignores_key_order_and_whitespace() {
-        let a: Value =
-            serde_json::from_str(r#"{"b": 1, "a": {"y": [1, 2], "x": "s"}}"#).expect("json");
-        let b: Value =
-            serde_json::from_str("{\"a\":{\"x\":\"s\",\"y\":[1,2]},\"b\":1}").expect("json");
-        assert_eq!(fingerprint(&a), fingerprint(&b));
-        assert_ne!(fingerprint(&a), fingerprint(&json!({"b": 2})));
+    fn output_with_the_compiled_in_digest_is_never_parsed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Not a fisk document at all: parsing it would fail.
+        let output = "the same bytes as at build time";
+        let program = app(dir.path(), output);
+        let digest: &'static str = Box::leak(canonical::digest(output.as_bytes()).into_boxed_str());
+        let options = options(&[]);
+        assert!(matches!(
+            check(&spec(Some(digest)), &program, &options),
+            Ok(Check::Same)
+        ));
+        // Another digest: the output is parsed, and refused.
+        let error = check(&spec(None), &program, &options).expect_err("not a document");
+        assert!(
+            error.contains("is not a fisk introspection document"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_parsed_document_is_judged_by_the_shared_verdict() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let document =
+            r#"{"name":"demo","commands":[{"name":"ls","restricted_schema":{"type":"object"}}]}"#;
+        let program = app(dir.path(), document);
+        match check(&spec(None), &program, &options(&[])) {
+            Ok(Check::Changed(verdict)) => {
+                assert!(verdict.is_drift(), "{verdict:?}");
+                assert_eq!(verdict.added[0].tool, "ls");
+            }
+            other => panic!("expected drift, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_first_answer_wakes_the_background_check() {
+        let first = Arc::new(FirstAnswer::default());
+        let waiting = Arc::clone(&first);
+        let started = Instant::now();
+        let waiter = std::thread::spawn(move || waiting.wait(Duration::from_secs(30)));
+        std::thread::sleep(Duration::from_millis(50));
+        first.mark();
+        waiter.join().expect("waiter");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        // Without an answer it gives up after the delay.
+        let started = Instant::now();
+        FirstAnswer::default().wait(Duration::from_millis(50));
+        assert!(started.elapsed() >= Duration::from_millis(50));
     }
 }

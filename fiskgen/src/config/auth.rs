@@ -5,8 +5,9 @@
 
 use std::time::Duration;
 
+use super::auth_draft::{AuthDraft, HeaderDraft, OAuthDraft};
+use super::draft::Draft;
 use super::reader::{Field, Reader, Section, Value};
-use super::schema::Draft;
 use super::values::{env_name, normalized, read_duration, required_string};
 use super::yaml::Pos;
 
@@ -100,55 +101,10 @@ impl AuthConfig {
     }
 }
 
-/// `auth` as written; each `Some` when present (inner `None`: reported invalid).
-#[derive(Debug, Default)]
-pub(super) struct AuthDraft {
-    pub(super) pos: Pos,
-    token_env: Option<Option<String>>,
-    token_file: Option<Option<String>>,
-    header: Option<HeaderDraft>,
-    oauth: Option<OAuthDraft>,
-}
-
-#[derive(Debug, Default)]
-struct HeaderDraft {
-    pos: Pos,
-    name: Option<String>,
-    name_invalid: bool,
-    value_env: Option<Option<String>>,
-    value_file: Option<Option<String>>,
-}
-
-#[derive(Debug, Default)]
-struct OAuthDraft {
-    pos: Pos,
-    resource: Option<String>,
-    authorization_servers: Vec<String>,
-    jwks_file: Option<Option<String>>,
-    jwks_url: Option<Option<String>>,
-    jwks_refresh: Option<Duration>,
-    algorithms: Option<Vec<String>>,
-    token_types: Option<Vec<String>>,
-    scopes: Vec<String>,
-    method_scopes: Vec<(String, Vec<String>)>,
-    leeway: Option<Duration>,
-    invalid: bool,
-}
-
 /// Shown with `auth` problems: what the block is for and why it holds no token.
 pub(super) const AUTH_HELP: &str = "the token itself never goes in the config file: set \
      token_env to the name of the environment variable that holds it, or token_file to a file \
      that contains it; or use header or oauth (see docs/config.md)";
-
-impl AuthDraft {
-    /// The block whose key is at `pos`.
-    pub(super) fn at(pos: Pos) -> Self {
-        AuthDraft {
-            pos,
-            ..Default::default()
-        }
-    }
-}
 
 fn auth(d: &mut Draft) -> &mut AuthDraft {
     d.auth.get_or_insert_with(AuthDraft::default)

@@ -2,9 +2,8 @@
 //! in the file never matters).
 
 use super::EmbeddingsConfig;
+use super::draft::{DEFAULT_TIMEOUT, Draft};
 use super::reader::Reader;
-use super::schema::{DEFAULT_TIMEOUT, Draft};
-use super::values::is_identity;
 
 /// The identity when there is neither an explicit one nor an application (fiskgen's default;
 /// Fisk AI's code uses `fisk-ai`).
@@ -34,12 +33,8 @@ impl Draft {
             ),
             (None, None) => (DEFAULT_IDENTITY.to_string(), "identity", None, false),
         };
-        if !is_identity(&identity) {
-            let message = format!(
-                "identity {identity:?} is invalid: it must contain only letters, digits, '-' or \
-                 '_' (it names the MCP server and the {identity}-mcp binary)"
-            );
-            let problem = r.problem(key, pos.unwrap_or_default(), message);
+        if let Err(error) = fiskgen_contract::identity::check(&identity) {
+            let problem = r.problem(key, pos.unwrap_or_default(), error.to_string());
             if derived {
                 problem.help = Some(
                     "the identity defaults to the base name of application_path; set an explicit \

@@ -4,8 +4,8 @@
 
 use regex::Regex;
 
+use super::draft::Draft;
 use super::reader::{Field, Reader, Section, Text, Value, join};
-use super::schema::Draft;
 use super::values::{is_identity, normalized};
 use super::yaml::{Kind, Pos};
 use super::{BuiltinToolConfig, HARNESS_TOOLS, ToolFilter};

@@ -1,14 +1,17 @@
 //! The config format: one key table per level of the file, and how each key is read.
 //!
-//! Reading fills a [`Draft`]: the [`Config`] being built plus what the checks that span
-//! several keys need (positions, blocks that must be complete). [`read`] walks the document
+//! Reading fills a [`Draft`] (`draft.rs`): the [`Config`] being built plus what the checks that
+//! span several keys need (positions, blocks that must be complete). [`read`] walks the document
 //! against [`TOP`], then runs those checks (`checks.rs`). How single values are read lives in
 //! `values.rs`, blocks with key tables of their own (filters, list entries) in `lists.rs`.
 
 use std::path::Path;
-use std::time::Duration;
 
-use super::auth::{AUTH, AuthDraft};
+use fiskgen_contract::defaults;
+
+use super::auth::AUTH;
+use super::auth_draft::AuthDraft;
+use super::draft::{DEFAULT_TIMEOUT, Draft, EmbeddingsDraft};
 use super::lists::{read_filter, read_harness_tools, read_remote_agents, read_remote_tools};
 use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
@@ -16,15 +19,11 @@ use super::values::{
     read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
     read_options, read_port, read_tool_timeout, validate_bool, validate_string,
 };
-use super::yaml::{Node, Pos};
-use super::{Config, Harness, McpConfig, Problem, ToolFilter};
+use super::yaml::Node;
+use super::{Config, McpConfig, Problem};
 
 /// `max_concurrent_tools` when unset or 0.
-const DEFAULT_CONCURRENCY: u32 = 2;
-/// The largest `max_concurrent_tools`.
-pub(super) const MAX_CONCURRENCY: i64 = 1024;
-/// `tool_timeout` when unset or 0, and `embeddings.timeout` when unset.
-pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+const DEFAULT_CONCURRENCY: u32 = defaults::MAX_CONCURRENT_TOOLS;
 /// `harness.knowledge.top_k` when unset or not positive.
 const DEFAULT_TOP_K: i64 = 5;
 /// `harness.knowledge.max_injected_tokens` when unset or not positive.
@@ -47,74 +46,6 @@ pub(super) fn read(root: Option<&Node>, source: &Path) -> (Config, Vec<Problem>)
         ));
     }
     (config, problems)
-}
-
-/// The config being read, and what the cross-key checks need.
-pub(super) struct Draft {
-    /// The config so far.
-    pub(super) config: Config,
-    /// An explicit, non-empty `identity` and where it is.
-    pub(super) identity: Option<(String, Pos)>,
-    /// Where `application_path` is.
-    pub(super) application_path: Option<Pos>,
-    /// Where the `global_flags` key is.
-    pub(super) global_flags: Option<Pos>,
-    /// Where the `expose.agent.mcp.builtins` key is.
-    pub(super) builtins: Option<Pos>,
-    /// `expose.agent.mcp.auth`, when present.
-    pub(super) auth: Option<AuthDraft>,
-    /// `harness.knowledge.embeddings`, when present.
-    pub(super) embeddings: Option<EmbeddingsDraft>,
-}
-
-/// `harness.knowledge.embeddings` as written; `base_url` and `model` are checked at the end.
-#[derive(Debug, Default)]
-pub(super) struct EmbeddingsDraft {
-    pub(super) pos: Pos,
-    pub(super) base_url: Option<String>,
-    pub(super) model: Option<String>,
-    pub(super) api_key_env: Option<String>,
-    pub(super) timeout: Option<Duration>,
-    pub(super) query_prefix: String,
-    pub(super) document_prefix: String,
-}
-
-impl Draft {
-    fn new(source: &Path) -> Self {
-        let config = Config {
-            source: source.to_path_buf(),
-            identity: String::new(),
-            identity_explicit: false,
-            application_path: None,
-            global_flags: Vec::new(),
-            include: ToolFilter::default(),
-            exclude: ToolFilter::default(),
-            expose_include: ToolFilter::default(),
-            expose_exclude: ToolFilter::default(),
-            harness: Harness::default(),
-            mcp: None,
-            notes: Vec::new(),
-        };
-        Draft {
-            config,
-            identity: None,
-            application_path: None,
-            global_flags: None,
-            builtins: None,
-            auth: None,
-            embeddings: None,
-        }
-    }
-
-    /// `expose.agent.mcp`, created by entering the block.
-    fn mcp(&mut self) -> &mut McpConfig {
-        self.config.mcp.get_or_insert_with(McpConfig::default)
-    }
-
-    /// `harness.knowledge.embeddings`, created by entering the block.
-    pub(super) fn embeddings(&mut self) -> &mut EmbeddingsDraft {
-        self.embeddings.get_or_insert_with(EmbeddingsDraft::default)
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ fn mcp(config: &Config) -> &McpConfig {
 }
 
 fn patterns(filter: &ToolFilter) -> Vec<&str> {
-    filter.tools.iter().map(Regex::as_str).collect()
+    filter.tools.iter().map(regex::Regex::as_str).collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -476,6 +476,51 @@ fn identity_defaults_and_pattern() {
     let p = problem("identity: \"my agent\"\n");
     assert_eq!((p.path.as_str(), p.line, p.column), ("identity", 1, 11));
     assert!(p.help.is_none());
+}
+
+#[test]
+fn identities_the_generator_would_refuse_are_config_errors_with_a_position() {
+    // The generator's rule (a Cargo package name) is the config's rule: no identity passes the
+    // config check and then fails in generate.
+    for (yaml, column) in [
+        ("identity: 1app\n", 11),
+        ("identity: -app\n", 11),
+        ("identity: _app\n", 11),
+        ("identity: \"9\"\n", 11),
+    ] {
+        let p = problem(yaml);
+        let line = yaml.lines().count();
+        assert_eq!(
+            (p.path.as_str(), p.line, p.column),
+            ("identity", line, column),
+            "{yaml}"
+        );
+        assert!(
+            p.message.contains("must start with a letter"),
+            "{}",
+            p.message
+        );
+    }
+    let p = problem("application_path: /opt/1password\n");
+    assert_eq!(
+        (p.path.as_str(), p.line, p.column),
+        ("application_path", 1, 19)
+    );
+    assert!(
+        p.message
+            .starts_with("identity \"1password\" is invalid: it must start with a letter")
+    );
+    assert!(
+        p.help
+            .is_some_and(|help| help.contains("set an explicit identity"))
+    );
+    let error = parse("identity: 1app\n", Path::new("app.yaml")).expect_err("invalid");
+    assert!(
+        error.to_string().starts_with(
+            "app.yaml:1:11: identity \"1app\" is invalid: it must start with a letter"
+        ),
+        "{error}"
+    );
 }
 
 #[test]

@@ -4,10 +4,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::draft::{Draft, MAX_CONCURRENCY};
 use super::reader::{Reader, Text, Value};
-use super::schema::{Draft, MAX_CONCURRENCY};
 use super::yaml::{Kind, Pos};
-use super::{ConfirmMode, HARNESS_TOOLS, Hint, KNOWLEDGE_TOOLS, duration};
+use fiskgen_contract::duration;
+
+use super::{ConfirmMode, HARNESS_TOOLS, Hint, KNOWLEDGE_TOOLS};
 use crate::suggest::nearest;
 
 /// `a, b and c`.
@@ -114,7 +116,7 @@ pub(super) fn read_env_names(r: &mut Reader, v: Value<'_>) -> Vec<String> {
 /// unparseable (reported as `invalid <path> "<text>": <why>`).
 pub(super) fn read_duration(r: &mut Reader, v: Value<'_>) -> Option<(String, i64)> {
     let raw = r.string(v).filter(|raw| !raw.is_empty())?;
-    match duration::parse(&raw) {
+    match duration::parse_nanos(&raw) {
         Ok(nanos) => Some((raw, nanos)),
         Err(error) => {
             r.invalid(v, format!("invalid {} {raw:?}: {error}", v.path));

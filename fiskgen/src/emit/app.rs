@@ -7,20 +7,20 @@ use std::time::Duration;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+use fiskgen_contract::canonical;
+use fiskgen_contract::surface::{Rules, Surface};
+
 use crate::config::{Config, ConfirmMode, McpConfig};
 use crate::format::{doc, inner_doc};
-use crate::introspect::PROVIDER_CREDENTIAL_VARS;
-use crate::ir;
+use crate::introspect::{Introspection, PROVIDER_CREDENTIAL_VARS};
+use crate::{ir, select};
 
-/// Default listen port when `expose.agent.mcp.port` is unset.
-pub(crate) const DEFAULT_PORT: u16 = 8080;
-/// Default bind address when `expose.agent.mcp.address` is unset.
-pub(crate) const DEFAULT_ADDRESS: &str = "127.0.0.1";
+pub(crate) use fiskgen_contract::defaults::{ADDRESS as DEFAULT_ADDRESS, PORT as DEFAULT_PORT};
 
 pub(super) fn main_rs(
     config: &Config,
     server: &ir::Server,
-    fingerprint: Option<&str>,
+    introspection: Option<&Introspection>,
 ) -> TokenStream {
     let identity = &server.identity;
     let version = env!("CARGO_PKG_VERSION");
@@ -41,23 +41,29 @@ pub(super) fn main_rs(
          handler per command. Regenerate instead of editing."
     ));
 
-    let application = match &server.application {
-        Some(app) => {
+    let mut surface_items = TokenStream::new();
+    let application = match (&server.application, introspection) {
+        (Some(app), Some(introspection)) => {
             let path = &app.configured_path;
             let name = &app.name;
             let app_version = option_str(app.version.as_deref());
-            let fingerprint = fingerprint.unwrap_or_default();
+            let fingerprint = canonical::fingerprint(&introspection.document);
+            let output_digest = option_str(introspection.output_digest.as_deref());
+            let rules = select::serving_rules(config, server);
+            surface_items = surface(&rules, &Surface::of(&introspection.document, &rules));
             quote! {
                 Some(rt::ApplicationSpec {
                     path: #path,
                     name: #name,
                     version: #app_version,
                     fingerprint: #fingerprint,
-                    model: include_str!("../model.json"),
+                    output_digest: #output_digest,
+                    serving: SERVING,
+                    commands: COMMANDS,
                 })
             }
         }
-        None => quote! { None },
+        _ => quote! { None },
     };
     let default_mcp = McpConfig::default();
     let mcp = config.mcp.as_ref().unwrap_or(&default_mcp);
@@ -108,6 +114,8 @@ pub(super) fn main_rs(
             settings: #settings,
         };
 
+        #surface_items
+
         #main_fn
     }
 }
@@ -151,6 +159,59 @@ fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
             stateless: #stateless,
             scrub_env: &[#(#scrub_env),*],
         }
+    }
+}
+
+/// The serving rules and the per-command fingerprints the drift verdict compares against
+/// (`docs/drift.md`): the server keeps these instead of the document.
+fn surface(rules: &Rules, surface: &Surface) -> TokenStream {
+    // A stage with an empty filter keeps everything: leaving it out changes nothing.
+    let stages = rules
+        .stages
+        .iter()
+        .filter(|stage| !stage.filter.is_empty())
+        .map(|stage| {
+            let label = &stage.label;
+            let include = stage.include;
+            let tools = stage.filter.tools.iter().map(|pattern| pattern.as_str());
+            let tags = &stage.filter.tags;
+            quote! {
+                rt::FilterSpec {
+                    label: #label,
+                    include: #include,
+                    tools: &[#(#tools),*],
+                    tags: &[#(#tags),*],
+                }
+            }
+        });
+    let global_flags = &rules.global_flags;
+    let commands = surface.commands.iter().map(|(path, print)| {
+        let tool = option_str(print.tool.as_deref());
+        let structure = &print.structure;
+        let help = &print.help;
+        quote! {
+            rt::CommandPrint {
+                path: #path,
+                tool: #tool,
+                structure: #structure,
+                help: #help,
+            }
+        }
+    });
+    let serving_doc = doc("Which commands are served: what a check applies to a new document.");
+    let commands_doc = doc(
+        "Every command of the introspection this server was built from, reduced to fingerprints \
+         (the served surface that `verify` compares).",
+    );
+    quote! {
+        #serving_doc
+        const SERVING: rt::ServingSpec = rt::ServingSpec {
+            stages: &[#(#stages),*],
+            global_flags: &[#(#global_flags),*],
+        };
+
+        #commands_doc
+        const COMMANDS: &[rt::CommandPrint] = &[#(#commands),*];
     }
 }
 

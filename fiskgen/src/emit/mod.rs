@@ -23,10 +23,9 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::fmt;
 
+use fiskgen_contract::{canonical, identity};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::ident::{self, Case, Namespace, PRELUDE_TYPES};
 use crate::ir::{self, ToolKind};
@@ -66,12 +65,10 @@ pub struct GeneratedCrate {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GenerateError {
-    /// The identity cannot name a package and binary.
-    #[error(
-        "identity {0:?} cannot name a binary: use letters, digits, `-` and `_`, starting with a \
-         letter (set `identity:` in the config)"
-    )]
-    Identity(String),
+    /// The identity cannot name a package and binary (the config reader refuses it first, with
+    /// its position; this guards plans built another way).
+    #[error("{0}; set `identity:` in the config")]
+    Identity(#[from] identity::IdentityError),
     /// A command's schema cannot be typed.
     #[error(transparent)]
     Params(#[from] ParamsError),
@@ -104,7 +101,7 @@ pub enum GenerateError {
 /// Generates the crate for a plan.
 pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, GenerateError> {
     let server = &plan.server;
-    check_identity(&server.identity)?;
+    identity::check(&server.identity)?;
 
     let mut items = Vec::new();
     let mut warnings = Vec::new();
@@ -187,11 +184,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         rust_file("src/tools/mod.rs", &registry)?,
     );
 
-    let fingerprint = plan
-        .introspection
-        .as_ref()
-        .map(|introspection| fingerprint(&introspection.document));
-    let main = app::main_rs(&plan.config, server, fingerprint.as_deref());
+    let main = app::main_rs(&plan.config, server, plan.introspection.as_ref());
     files.insert("src/main.rs".into(), rust_file("src/main.rs", &main)?);
 
     let package = format!("{}-mcp", server.identity);
@@ -219,19 +212,6 @@ fn rust_file(path: &str, tokens: &proc_macro2::TokenStream) -> Result<String, Ge
         file: path.to_string(),
         error,
     })
-}
-
-/// Package names and binary names take `[A-Za-z0-9_-]`, starting with a letter.
-fn check_identity(identity: &str) -> Result<(), GenerateError> {
-    let valid = identity.starts_with(|c: char| c.is_ascii_alphabetic())
-        && identity
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if valid {
-        Ok(())
-    } else {
-        Err(GenerateError::Identity(identity.to_string()))
-    }
 }
 
 /// The advertised schema's properties and `required` must match the struct's fields one to
@@ -281,77 +261,7 @@ fn check_fields(
     Ok(())
 }
 
-/// Compact JSON with every object's keys sorted: the advertised schema text, and the form the
-/// fingerprint hashes.
-pub fn canonical_json(value: &Value) -> String {
-    struct Canonical<'a>(&'a Value);
-    impl fmt::Display for Canonical<'_> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            match self.0 {
-                Value::Object(map) => {
-                    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                    entries.sort_by_key(|(key, _)| *key);
-                    f.write_str("{")?;
-                    for (index, (key, value)) in entries.into_iter().enumerate() {
-                        if index > 0 {
-                            f.write_str(",")?;
-                        }
-                        write!(f, "{}:{}", Value::String(key.clone()), Canonical(value))?;
-                    }
-                    f.write_str("}")
-                }
-                Value::Array(items) => {
-                    f.write_str("[")?;
-                    for (index, item) in items.iter().enumerate() {
-                        if index > 0 {
-                            f.write_str(",")?;
-                        }
-                        write!(f, "{}", Canonical(item))?;
-                    }
-                    f.write_str("]")
-                }
-                scalar => write!(f, "{scalar}"),
-            }
-        }
-    }
-    Canonical(value).to_string()
-}
-
 /// The advertised schema as compact JSON with sorted keys.
 pub(crate) fn schema_text(schema: &Map<String, Value>) -> String {
-    canonical_json(&Value::Object(schema.clone()))
-}
-
-/// SHA-256 (hex) of the canonical JSON of an introspection document.
-pub fn fingerprint(document: &Value) -> String {
-    Sha256::digest(canonical_json(document).as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn canonical_json_sorts_keys_at_every_level() {
-        let value = json!({"b": [{"z": 1, "a": "x<y"}], "a": 3.4028234663852886e38});
-        assert_eq!(
-            canonical_json(&value),
-            r#"{"a":3.4028234663852886e+38,"b":[{"a":"x<y","z":1}]}"#
-        );
-        assert_eq!(fingerprint(&json!({})).len(), 64);
-    }
-
-    #[test]
-    fn identities_must_name_a_binary() {
-        assert!(check_identity("nats").is_ok());
-        assert!(check_identity("my_app-2").is_ok());
-        for bad in ["", "1app", "my app", "a/b", "ü"] {
-            assert!(check_identity(bad).is_err(), "{bad}");
-        }
-    }
+    canonical::to_json(&Value::Object(schema.clone()))
 }

@@ -89,8 +89,12 @@ impl Server {
     ) -> Result<Server> {
         let app = apps::path(App::Demo)?;
         let store = cwd.join("tasks.json");
-        let env = [("TASKS_STORE", store.as_os_str())];
-        Server::spawn_app(binary, cwd, &app, &env, extra)
+        let mut all = vec![("TASKS_STORE", store.as_os_str())];
+        all.extend(
+            env.iter()
+                .map(|(name, value)| (*name, std::ffi::OsStr::new(*value))),
+        );
+        Server::spawn_app(binary, cwd, &app, &all, extra)
     }
 
     /// Starts `binary` with `--port 0`, running `app` with `env` added, and `extra` flags in

@@ -1,5 +1,6 @@
 //! The generated server checks the application it wraps: `verify`, `--strict-app`, and the
-//! background check at start, against the demo and its simulated upgrade (`tasks-v2`).
+//! background check at start, against the demo and its simulated upgrade (`tasks-v2`). The
+//! verdict is the one `fiskgen check` gives (fiskgen/tests/cli.rs runs both on one change).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -40,10 +41,11 @@ fn verify_lists_what_changed_after_an_upgrade() -> Result<()> {
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     let report = text(&output.stdout);
     for expected in [
-        "application version: 1.0.0 -> 1.1.0",
-        "command added: task archive",
-        "command removed: note search",
-        "task add: flag changed: --priority: completions",
+        "the served tools changed since the tasks 1.0.0 this server was built from",
+        "+ task_archive (new tool)",
+        "- note_search (no longer served)",
+        "~ task_add\n    command \"task add\" changed",
+        "Not drift:\n  application version: 1.0.0 -> 1.1.0",
         "Regenerate the server with `fiskgen build`",
     ] {
         assert!(
@@ -60,7 +62,7 @@ fn strict_app_refuses_to_start_for_a_changed_application() -> Result<()> {
     assert_eq!(output.status.code(), Some(1));
     let log = text(&output.stderr);
     assert!(
-        log.contains("--strict-app:") && log.contains("command added: task archive"),
+        log.contains("--strict-app:") && log.contains("+ task_archive (new tool)"),
         "{log}"
     );
     Ok(())
@@ -199,6 +201,99 @@ fn the_startup_check_never_delays_serving() -> Result<()> {
         started.elapsed()
     );
     Ok(())
+}
+
+#[test]
+fn stopping_the_server_kills_a_hanging_background_check() -> Result<()> {
+    // The application's introspection hangs; the check starts once tools/list was answered,
+    // at a lower priority, and the server's shutdown kills it instead of leaving it to its
+    // 30 s timeout.
+    let dir = tempfile::tempdir()?;
+    let demo = apps::path(App::Demo)?;
+    let pid_file = dir.path().join("introspect.pid");
+    let hanging = write_script(
+        dir.path(),
+        "hanging-tasks",
+        &format!(
+            "if [ \"$1\" = --fisk-introspect ]; then echo $$ > '{}'; exec sleep 60; fi\nexec '{}' \"$@\"",
+            pid_file.display(),
+            demo.display()
+        ),
+    )?;
+    let mut session = Session::start(&hanging, dir.path())?;
+    list_tools(&mut session)?;
+    let pid = wait_for_pid(&pid_file, Duration::from_secs(20))?;
+    if Path::new("/usr/bin/nice").exists() || Path::new("/bin/nice").exists() {
+        let own = niceness(i32::try_from(std::process::id())?)?;
+        assert_eq!(
+            niceness(pid)?,
+            (own + 10).min(19),
+            "the check runs at a lower priority"
+        );
+    }
+
+    // Closing stdin stops a stdio server.
+    drop(session.child.stdin.take());
+    let stopped = std::time::Instant::now();
+    let deadline = stopped + Duration::from_secs(15);
+    while session.child.try_wait()?.is_none() {
+        if std::time::Instant::now() > deadline {
+            bail!("the server did not stop within 15 s of stdin closing");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let gone_by = std::time::Instant::now() + Duration::from_secs(10);
+    while is_running(pid) {
+        if std::time::Instant::now() > gone_by {
+            bail!("the introspection child {pid} outlived the server");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
+/// The pid a script wrote, waiting at most `limit` for it.
+fn wait_for_pid(file: &Path, limit: Duration) -> Result<i32> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return Ok(pid);
+        }
+        if std::time::Instant::now() > deadline {
+            bail!("the background check did not start within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A process's nice value (field 19 of /proc/<pid>/stat).
+fn niceness(pid: i32) -> Result<i64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    let fields = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest)
+        .unwrap_or_default();
+    fields
+        .split_whitespace()
+        .nth(16)
+        .context("no nice field")?
+        .parse()
+        .context("nice field")
+}
+
+/// Whether `pid` is a live process (a zombie counts as gone).
+fn is_running(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next());
+            state != Some('Z')
+        }
+        Err(_) => false,
+    }
 }
 
 /// Writes an executable script through a child shell (no writable descriptor in this process,

@@ -23,7 +23,11 @@ static APP: rt::AppSpec = rt::AppSpec {
         name: "tasks",
         version: Some("1.0.0"),
         fingerprint: "a38a837150ec137913950182c97e804ca4fac2f5c369821fb63416f56d4d67a3",
-        model: include_str!("../model.json"),
+        output_digest: Some(
+            "753877ce9da2c19419ce3e4a8244b577f7187b32e0aa2075257d8df34b3a2f97",
+        ),
+        serving: SERVING,
+        commands: COMMANDS,
     }),
     instructions: Some("The demo's read-only commands, and files and notes to read."),
     tools: tools::TOOLS,
@@ -60,6 +64,96 @@ static APP: rt::AppSpec = rt::AppSpec {
         ],
     },
 };
+
+/// Which commands are served: what a check applies to a new document.
+const SERVING: rt::ServingSpec = rt::ServingSpec {
+    stages: &[
+        rt::FilterSpec {
+            label: "include",
+            include: true,
+            tools: &["^read_file$", "^base64_encode$", "^knowledge_"],
+            tags: &["ai:read_only"],
+        },
+    ],
+    global_flags: &["store", "trace"],
+};
+
+/// Every command of the introspection this server was built from, reduced to fingerprints
+/// (the served surface that `verify` compares).
+const COMMANDS: &[rt::CommandPrint] = &[
+    rt::CommandPrint {
+        path: "note",
+        tool: None,
+        structure: "5d0ec7eb5b8d5c0086173ed0bde8091012b4e0629cffb580d8f452c6987e2bea",
+        help: "e1dbd73ad370d8a3f81dc44761b34e2dbac7eb05d44ea4d7369b26aa9816d0b6",
+    },
+    rt::CommandPrint {
+        path: "note add",
+        tool: None,
+        structure: "157e7a4f5f4b3d4989345a472bd91f82cc517462b5fbc4cef755b19128c62ae8",
+        help: "9e5a9615adae49fd6f7107545874a822304b290a37d4cc877eb08bd257730095",
+    },
+    rt::CommandPrint {
+        path: "note search",
+        tool: Some("note_search"),
+        structure: "29c7a15bce4c6bf1d76a4ebca94880c7b10033f9b5ee1e528fa1a805195ace54",
+        help: "e5c8e13526b921d06ae40a86710dd0e299972e5bbcd3c01ed1039712d8380d9a",
+    },
+    rt::CommandPrint {
+        path: "store",
+        tool: None,
+        structure: "3fe74174cc22aeb2ebf9f79703cd9960332a05450fdcaee97f26c4cd0688b877",
+        help: "f7485823d087217cf61331e763e3663cece42986bf28dd0475837a35b1648351",
+    },
+    rt::CommandPrint {
+        path: "store export",
+        tool: Some("store_export"),
+        structure: "4a62d4d204b67d27884e2b6f64902089744b91c8c2cba38fe98ef04d0ccb0d20",
+        help: "87c01ea23a2f055fbbdb5a731e87f4012fa47dd559cd43a0e6b616ce112c9e43",
+    },
+    rt::CommandPrint {
+        path: "store purge",
+        tool: None,
+        structure: "a88c4ec7365f5225135d1da559576f5021ee4f7d79e9672270b887c53f570314",
+        help: "c2c4dd678c4fbef5b7ea5c4a9f7b25d4285c76d516ef80008037228a4bd58d1b",
+    },
+    rt::CommandPrint {
+        path: "task",
+        tool: None,
+        structure: "f8e02490da0c9534503eab7bc586949d8ce92d0d069818a9242716088dd4f434",
+        help: "cbcb2f0064ea9e4f4397747de214deff3c30ffefbec4d1465905ef61727877ee",
+    },
+    rt::CommandPrint {
+        path: "task add",
+        tool: None,
+        structure: "cd056e5c2eba4c125a943ef83f81af44182345cc9a537e9beb7ea0cd9ee9badb",
+        help: "3bc6f4fe3ffceed0fd91f3b21b6c6b29e61d89fd2732cf3fc43ce23712d58026",
+    },
+    rt::CommandPrint {
+        path: "task delete",
+        tool: None,
+        structure: "f7c891dc85f78927944d6ab0819d7ea4b30ed5dae12473afd92b3ff1e02af0bc",
+        help: "9e98c53c9435650d24493f063632752def92d326f553c6936baf9dafef0f42f5",
+    },
+    rt::CommandPrint {
+        path: "task done",
+        tool: None,
+        structure: "d9a42f9ef5ab57cf8efe4f63436c6547c23a4cdde426af213147e5675f330012",
+        help: "a2bcc3b7c4ef4334fc367ce07430709e7b9dfd2c37ba4abf01803c2c523333bf",
+    },
+    rt::CommandPrint {
+        path: "task list",
+        tool: Some("task_list"),
+        structure: "d6c70f485f9e80a20572d39fceef2cc65dee1352d8e4a087c02c2ac851645398",
+        help: "93af42552c839418f85d390d3923d190958aec3cea8620725415bdbcb124375a",
+    },
+    rt::CommandPrint {
+        path: "task show",
+        tool: Some("task_show"),
+        structure: "326d8860f561337779e5339a9f60c03622d520c693960ebad388be7f8c6071b3",
+        help: "b3c25720c1dbb0e7e57a8c93cae1f19f73d8d0140c0a4c673a88eb06397d0366",
+    },
+];
 
 /// What the operator should know about the served set, printed at start.
 static NOTES: &[&str] = &["1 command tagged ai:deny is never served: store_purge"];

@@ -23,7 +23,11 @@ static APP: rt::AppSpec = rt::AppSpec {
         name: "tasks",
         version: Some("1.0.0"),
         fingerprint: "a38a837150ec137913950182c97e804ca4fac2f5c369821fb63416f56d4d67a3",
-        model: include_str!("../model.json"),
+        output_digest: Some(
+            "753877ce9da2c19419ce3e4a8244b577f7187b32e0aa2075257d8df34b3a2f97",
+        ),
+        serving: SERVING,
+        commands: COMMANDS,
     }),
     instructions: Some(
         "Tools for a small task list. Use task_list before task_add to avoid duplicates.",
@@ -62,6 +66,89 @@ static APP: rt::AppSpec = rt::AppSpec {
         ],
     },
 };
+
+/// Which commands are served: what a check applies to a new document.
+const SERVING: rt::ServingSpec = rt::ServingSpec {
+    stages: &[],
+    global_flags: &["store", "trace"],
+};
+
+/// Every command of the introspection this server was built from, reduced to fingerprints
+/// (the served surface that `verify` compares).
+const COMMANDS: &[rt::CommandPrint] = &[
+    rt::CommandPrint {
+        path: "note",
+        tool: None,
+        structure: "5d0ec7eb5b8d5c0086173ed0bde8091012b4e0629cffb580d8f452c6987e2bea",
+        help: "e1dbd73ad370d8a3f81dc44761b34e2dbac7eb05d44ea4d7369b26aa9816d0b6",
+    },
+    rt::CommandPrint {
+        path: "note add",
+        tool: Some("note_add"),
+        structure: "709ed712a5be7733c6b5f38c540128dc9d2b8761fd679e579bcb176905a8697d",
+        help: "081f932810d35b3d8c0109e20734f5eb100448be25389d281d8a11de136b5a30",
+    },
+    rt::CommandPrint {
+        path: "note search",
+        tool: Some("note_search"),
+        structure: "29c7a15bce4c6bf1d76a4ebca94880c7b10033f9b5ee1e528fa1a805195ace54",
+        help: "e5c8e13526b921d06ae40a86710dd0e299972e5bbcd3c01ed1039712d8380d9a",
+    },
+    rt::CommandPrint {
+        path: "store",
+        tool: None,
+        structure: "3fe74174cc22aeb2ebf9f79703cd9960332a05450fdcaee97f26c4cd0688b877",
+        help: "f7485823d087217cf61331e763e3663cece42986bf28dd0475837a35b1648351",
+    },
+    rt::CommandPrint {
+        path: "store export",
+        tool: Some("store_export"),
+        structure: "4a62d4d204b67d27884e2b6f64902089744b91c8c2cba38fe98ef04d0ccb0d20",
+        help: "87c01ea23a2f055fbbdb5a731e87f4012fa47dd559cd43a0e6b616ce112c9e43",
+    },
+    rt::CommandPrint {
+        path: "store purge",
+        tool: None,
+        structure: "a88c4ec7365f5225135d1da559576f5021ee4f7d79e9672270b887c53f570314",
+        help: "c2c4dd678c4fbef5b7ea5c4a9f7b25d4285c76d516ef80008037228a4bd58d1b",
+    },
+    rt::CommandPrint {
+        path: "task",
+        tool: None,
+        structure: "f8e02490da0c9534503eab7bc586949d8ce92d0d069818a9242716088dd4f434",
+        help: "cbcb2f0064ea9e4f4397747de214deff3c30ffefbec4d1465905ef61727877ee",
+    },
+    rt::CommandPrint {
+        path: "task add",
+        tool: Some("task_add"),
+        structure: "7071cb0ed58d335787a19f4cad54cd6390189fe44fbc0f4981e4ad5d48ffb477",
+        help: "735f15918030b7ae071b96b8d8b6527e06901934402faec1916fa623853b72fd",
+    },
+    rt::CommandPrint {
+        path: "task delete",
+        tool: Some("task_delete"),
+        structure: "ed75ec9f87cb18033f2fc0e11976b2ba7d2b512155cb61ecbfe6d677c193382d",
+        help: "017f01f8736d822c874bc21e1066959e23762dd1e1139b443f976e9783afd7fa",
+    },
+    rt::CommandPrint {
+        path: "task done",
+        tool: Some("task_done"),
+        structure: "d4b974f932cf5d2ad879b025e844fc06b5323826aed193f02271d769b1115278",
+        help: "b2b021914230f7abf0ba9c6ed234e9808232923616da4b90b4974ceb5a9391de",
+    },
+    rt::CommandPrint {
+        path: "task list",
+        tool: Some("task_list"),
+        structure: "d6c70f485f9e80a20572d39fceef2cc65dee1352d8e4a087c02c2ac851645398",
+        help: "93af42552c839418f85d390d3923d190958aec3cea8620725415bdbcb124375a",
+    },
+    rt::CommandPrint {
+        path: "task show",
+        tool: Some("task_show"),
+        structure: "326d8860f561337779e5339a9f60c03622d520c693960ebad388be7f8c6071b3",
+        help: "b3c25720c1dbb0e7e57a8c93cae1f19f73d8d0140c0a4c673a88eb06397d0366",
+    },
+];
 
 /// What the operator should know about the served set, printed at start.
 static NOTES: &[&str] = &["1 command tagged ai:deny is never served: store_purge"];

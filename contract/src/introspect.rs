@@ -1,5 +1,6 @@
 //! Running a fisk application's `--fisk-introspect` safely, or reading a saved document, into
-//! the lenient [`crate::model`] types.
+//! the lenient [`crate::model`] types: the one runner and the one document parser that fiskgen
+//! (at build time) and every generated server (`verify`, the start-up check) use.
 //!
 //! Running the application is the only place where fiskgen executes foreign code at build time,
 //! so it is bounded on every side: no shell, exactly one argument, stdin closed, a timeout after
@@ -7,43 +8,49 @@
 //! an environment without LLM provider credentials (reference 2.1 and 4.4). Unlike Fisk AI,
 //! stdout alone is parsed; stderr is only logged and quoted in errors.
 //!
-//! Parsing tolerates what real applications print around the document (natscli can print a
-//! notice before it) and also reads pretty-printed saved documents. A document is accepted only
-//! when it looks like a fisk model and every command carries the `restricted_schema` that fisk
-//! v0.9.0 and newer precompute.
+//! Watching the child within its limits is `introspect/supervise.rs`; finding and parsing the
+//! document is `introspect/document.rs`; the errors and where a document came from are
+//! `introspect/error.rs`.
 
-use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs;
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nix::errno::Errno;
-use nix::sys::signal::{self, Signal};
-use nix::unistd::Pid;
-use serde_json::Value;
+use nix::sys::signal::Signal;
 
-use crate::model;
+mod document;
+mod error;
+mod supervise;
 
-/// The only argument an application is started with.
-pub const INTROSPECT_FLAG: &str = "--fisk-introspect";
+use self::document::sanitize_line;
+pub use self::document::{Introspection, parse, read, to_pretty_json};
+pub use self::error::{INTROSPECT_FLAG, IntrospectError, MINIMUM_FISK_VERSION, Origin};
+pub use self::supervise::GroupRegistry;
+use self::supervise::{Captured, Limits, supervise};
+#[cfg(test)]
+use self::supervise::{Tail, lock, read_capped};
+#[cfg(test)]
+use crate::canonical;
+use crate::defaults;
 
 /// How long an application may take to print its model, as in Fisk AI.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_TIMEOUT: Duration = defaults::INTROSPECT_TIMEOUT;
 
 /// The most stdout bytes read from an application, as in Fisk AI (16 MiB).
-pub const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
+pub const DEFAULT_MAX_BYTES: usize = defaults::INTROSPECT_MAX_BYTES;
 
-/// The oldest fisk that precomputes the per-command schemas fiskgen serves.
-pub const MINIMUM_FISK_VERSION: &str = "v0.9.0";
+/// The program that lowers the application's scheduling priority for [`Options::low_priority`],
+/// where it is installed (POSIX `nice`, from coreutils or busybox).
+const NICE_PROGRAMS: &[&str] = &["/usr/bin/nice", "/bin/nice"];
+/// The niceness added for [`Options::low_priority`].
+const LOW_PRIORITY_NICENESS: &str = "10";
 
 /// Credential variables of LLM providers that never reach a child process (reference 4.4).
 ///
@@ -81,29 +88,38 @@ pub const PROVIDER_CREDENTIAL_VARS: &[&str] = &[
 
 /// The variable that switches fisk's help output to its LLM-friendly form; always set to `1`.
 const LLM_FORMAT_VAR: &str = "LLMFORMAT";
-/// How much of the application's stderr is kept (the end of it).
-const STDERR_KEEP_BYTES: usize = 64 * 1024;
 /// How many lines of stderr (and of stray stdout) an error message quotes.
 const QUOTED_LINES: usize = 10;
-/// The longest quoted line, in characters.
-const QUOTED_LINE_CHARS: usize = 300;
-/// Size of one read from a pipe.
-const READ_CHUNK: usize = 64 * 1024;
-/// How long stderr may stay open after the application exited and stdout closed.
-const STDERR_LINGER: Duration = Duration::from_millis(250);
-/// How long to wait for a killed application to be reaped before returning anyway.
-const REAP_GRACE: Duration = Duration::from_millis(250);
 
 /// Limits and environment for running an application's introspection.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Options {
     /// How long the application may take to print its model and exit (default 30 s).
     pub timeout: Duration,
     /// The most bytes read from its stdout (default 16 MiB); more is an error.
     pub max_bytes: usize,
     /// Operator-named variables removed from its environment, in addition to
-    /// [`PROVIDER_CREDENTIAL_VARS`] (see [`crate::config::Config::credential_env_names`]).
+    /// [`PROVIDER_CREDENTIAL_VARS`] (fiskgen: the config's credential variables; a server: its
+    /// `scrub_env` and its own secrets).
     pub scrub_env: Vec<String>,
+    /// Run the application at a lower scheduling priority (niceness +10, through `nice` when it
+    /// is installed), so a background check never competes with the work it runs beside.
+    pub low_priority: bool,
+    /// Told the application's process group while it runs, so its owner (a server) can kill it
+    /// at shutdown instead of waiting for the timeout.
+    pub groups: Option<Arc<dyn GroupRegistry>>,
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Options")
+            .field("timeout", &self.timeout)
+            .field("max_bytes", &self.max_bytes)
+            .field("scrub_env", &self.scrub_env)
+            .field("low_priority", &self.low_priority)
+            .field("groups", &self.groups.is_some())
+            .finish()
+    }
 }
 
 impl Default for Options {
@@ -112,256 +128,10 @@ impl Default for Options {
             timeout: DEFAULT_TIMEOUT,
             max_bytes: DEFAULT_MAX_BYTES,
             scrub_env: Vec::new(),
+            low_priority: false,
+            groups: None,
         }
     }
-}
-
-/// A parsed introspection document: the raw JSON (kept whole, so saving loses nothing) and the
-/// typed model.
-#[derive(Debug, Clone)]
-pub struct Introspection {
-    /// The document exactly as parsed (key order kept); save it with [`to_pretty_json`].
-    pub document: Value,
-    /// The typed view of the same document.
-    pub model: model::Application,
-    /// Where the document came from.
-    pub origin: Origin,
-}
-
-/// Where an introspection document came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// Printed by running this application with `--fisk-introspect`.
-    App(PathBuf),
-    /// Read from this saved file (`--model FILE`).
-    File(PathBuf),
-}
-
-impl Origin {
-    /// The application or file the document came from.
-    pub fn path(&self) -> &Path {
-        match self {
-            Origin::App(path) | Origin::File(path) => path,
-        }
-    }
-
-    /// What to try when the document is not usable.
-    fn hint(&self) -> String {
-        match self {
-            Origin::App(path) => format!(
-                "is it a fisk application (fisk {MINIMUM_FISK_VERSION} or newer)? run \"{} \
-                 {INTROSPECT_FLAG}\" to see what it prints",
-                path.display()
-            ),
-            Origin::File(_) => format!(
-                "the file must hold what \"<application> {INTROSPECT_FLAG}\" prints (fisk \
-                 {MINIMUM_FISK_VERSION} or newer)"
-            ),
-        }
-    }
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::App(path) => {
-                write!(f, "the output of \"{} {INTROSPECT_FLAG}\"", path.display())
-            }
-            Origin::File(path) => write!(f, "model \"{}\"", path.display()),
-        }
-    }
-}
-
-/// Everything that can go wrong finding, running or reading an application's model.
-///
-/// Each message says what happened, where, and how to fix it. I/O errors are part of the
-/// message rather than a separate `source`, so printing the error chain shows them once.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum IntrospectError {
-    /// `application_path` is empty.
-    #[error("application_path is empty; set it to the application's name on PATH or its path")]
-    EmptyApplicationPath,
-
-    /// A bare application name was not found in any `PATH` directory.
-    #[error(
-        "application \"{name}\" was not found on PATH; install it, or set application_path to its \
-         location (a name without \"/\" is looked up on PATH; write \"./{name}\" for a file beside \
-         the config file)"
-    )]
-    NotOnPath {
-        /// The name that was looked up.
-        name: String,
-    },
-
-    /// The application path points at nothing.
-    #[error(
-        "application \"{}\" does not exist; install it or correct application_path (a relative \
-         path is resolved against the config file's directory)",
-        path.display()
-    )]
-    NotFound {
-        /// The resolved path.
-        path: PathBuf,
-    },
-
-    /// The application path exists but cannot be executed.
-    #[error("application \"{}\" is not executable: {reason}", path.display())]
-    NotExecutable {
-        /// The resolved path.
-        path: PathBuf,
-        /// Why, with the fix.
-        reason: String,
-    },
-
-    /// The operating system refused to start the application.
-    #[error(
-        "starting \"{}\" failed: {error}; if it is a script, check its interpreter line",
-        path.display()
-    )]
-    Spawn {
-        /// The application.
-        path: PathBuf,
-        /// What the operating system said.
-        error: io::Error,
-    },
-
-    /// Reading the application's output or waiting for it failed.
-    #[error("introspecting \"{}\" failed while {action}: {error}", path.display())]
-    Io {
-        /// The application.
-        path: PathBuf,
-        /// What was being done.
-        action: &'static str,
-        /// What the operating system said.
-        error: io::Error,
-    },
-
-    /// The application exited with a non-zero status.
-    #[error(
-        "introspecting \"{}\" failed: exit status {code}; is it a fisk application (fisk \
-         {MINIMUM_FISK_VERSION} or newer)?{output}",
-        path.display()
-    )]
-    Exited {
-        /// The application.
-        path: PathBuf,
-        /// Its exit status.
-        code: i32,
-        /// The last lines it wrote, one per line, each starting with a newline and indented
-        /// (empty when it wrote nothing).
-        output: String,
-    },
-
-    /// The application was killed by a signal it did not get from fiskgen.
-    #[error(
-        "introspecting \"{}\" failed: it was killed by {signal}; run \"{} {INTROSPECT_FLAG}\" by \
-         hand to see why{output}",
-        path.display(),
-        path.display()
-    )]
-    Signalled {
-        /// The application.
-        path: PathBuf,
-        /// The signal's name, such as `SIGSEGV`.
-        signal: String,
-        /// As for [`IntrospectError::Exited`].
-        output: String,
-    },
-
-    /// The application did not finish within the timeout; its process group was killed.
-    #[error(
-        "introspecting \"{}\" timed out after {timeout:?}; the application must print its model \
-         within this window{}",
-        path.display(),
-        if *exited {
-            " (it exited, but a process it started kept its output open)"
-        } else {
-            ""
-        }
-    )]
-    Timeout {
-        /// The application.
-        path: PathBuf,
-        /// The limit that was exceeded.
-        timeout: Duration,
-        /// Whether the application itself had exited (a process it left behind held stdout).
-        exited: bool,
-    },
-
-    /// The application printed more than the limit; its process group was killed.
-    #[error(
-        "introspecting \"{}\" produced more than {limit} bytes on stdout; a fisk model is far \
-         smaller, so this is not a fisk application or it printed something else",
-        path.display()
-    )]
-    Oversize {
-        /// The application.
-        path: PathBuf,
-        /// The limit, in bytes.
-        limit: usize,
-    },
-
-    /// The bytes hold no JSON document, or one that is not shaped like a fisk model.
-    #[error("{origin} is not a fisk introspection document: {reason}; {}", origin.hint())]
-    NotFisk {
-        /// Where the bytes came from.
-        origin: Origin,
-        /// What is missing or wrong.
-        reason: String,
-    },
-
-    /// The document is not valid JSON.
-    #[error(
-        "{origin} is not valid JSON: {message} at line {line}, column {column} (counted from the \
-         start of the {})",
-        match origin { Origin::App(_) => "output", Origin::File(_) => "file" }
-    )]
-    Malformed {
-        /// Where the bytes came from.
-        origin: Origin,
-        /// 1-based line in the application's stdout or the file.
-        line: usize,
-        /// 1-based byte column in that line.
-        column: usize,
-        /// The JSON parser's message.
-        message: String,
-    },
-
-    /// The document is a fisk model, but a value has a type fiskgen cannot read.
-    #[error("{origin} does not match fisk's model at {location}: {message}; {}", origin.hint())]
-    Invalid {
-        /// Where the bytes came from.
-        origin: Origin,
-        /// The offending value, as `command "a b", flags[0].short` or a key path.
-        location: String,
-        /// What was expected.
-        message: String,
-    },
-
-    /// A command carries no precomputed `restricted_schema`: the fisk is too old.
-    #[error(
-        "{origin}: command \"{command}\" of {app} has no restricted_schema, so the application \
-         was built with a fisk older than {MINIMUM_FISK_VERSION}; rebuild it with fisk \
-         {MINIMUM_FISK_VERSION} or newer, which precomputes per-command schemas"
-    )]
-    TooOld {
-        /// Where the document came from.
-        origin: Origin,
-        /// The space-joined path of the first command without a schema.
-        command: String,
-        /// The application's name and, when declared, version.
-        app: String,
-    },
-
-    /// A saved model could not be read.
-    #[error("reading model \"{}\": {error}", path.display())]
-    ReadModel {
-        /// The file.
-        path: PathBuf,
-        /// What the operating system said.
-        error: io::Error,
-    },
 }
 
 /// Where `application_path` points: a bare name (no `/`) is looked up on PATH; a relative path is
@@ -455,25 +225,38 @@ fn check_executable(path: &Path) -> Result<(), IntrospectError> {
 /// started outlives the call. The call returns promptly after the deadline even if a process
 /// that escaped the group holds the pipes open: the threads reading them are never joined.
 pub fn run(app: &Path, options: &Options) -> Result<Introspection, IntrospectError> {
-    run_with_env(app, options, std::env::vars_os())
+    let stdout = capture(app, options)?;
+    parse(&stdout, Origin::App(app.to_path_buf()))
 }
 
-/// [`run`] with an explicit parent environment.
-fn run_with_env<I>(
+/// [`run`] without the parsing: what the application printed on stdout, once it exited
+/// successfully within the limits. A server digests these bytes first and parses them only
+/// when the digest differs from the one it was built with.
+pub fn capture(app: &Path, options: &Options) -> Result<Vec<u8>, IntrospectError> {
+    capture_with_env(app, options, std::env::vars_os())
+}
+
+/// [`capture`] with an explicit parent environment.
+fn capture_with_env<I>(
     app: &Path,
     options: &Options,
     parent_env: I,
-) -> Result<Introspection, IntrospectError>
+) -> Result<Vec<u8>, IntrospectError>
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
     let program = program_path(app);
     check_executable(&program)?;
-    let mut command = introspect_command(&program, child_env(parent_env, &options.scrub_env));
+    let env = child_env(parent_env, &options.scrub_env);
+    let mut command = introspect_command(&program, env, options.low_priority);
     tracing::debug!(app = %app.display(), timeout = ?options.timeout, "introspecting");
     let started = Instant::now();
     let child = command.spawn().map_err(|error| spawn_error(app, error))?;
-    let captured = supervise(child, app, options)?;
+    let limits = Limits {
+        timeout: options.timeout,
+        max_bytes: options.max_bytes,
+    };
+    let captured = supervise(child, app, limits, options.groups.as_ref())?;
     tracing::debug!(
         app = %app.display(),
         bytes = captured.stdout.len(),
@@ -488,7 +271,21 @@ where
             "the application wrote to stderr while printing its model; the model may be incomplete"
         );
     }
-    parse(&captured.stdout, Origin::App(app.to_path_buf()))
+    Ok(captured.stdout)
+}
+
+/// [`run`] with an explicit parent environment.
+#[cfg(test)]
+fn run_with_env<I>(
+    app: &Path,
+    options: &Options,
+    parent_env: I,
+) -> Result<Introspection, IntrospectError>
+where
+    I: IntoIterator<Item = (OsString, OsString)>,
+{
+    let stdout = capture_with_env(app, options, parent_env)?;
+    parse(&stdout, Origin::App(app.to_path_buf()))
 }
 
 /// The path to execute: a bare relative name means the file in the current directory, never a
@@ -522,9 +319,30 @@ where
     env
 }
 
-/// The command that runs the introspection (nothing is started yet).
-fn introspect_command(program: &Path, env: Vec<(OsString, OsString)>) -> Command {
-    let mut command = Command::new(program);
+/// The command that runs the introspection (nothing is started yet); at a lower priority
+/// through `nice` when asked and `nice` is installed (it execs the application in place, so the
+/// process and its group stay the same).
+fn introspect_command(
+    program: &Path,
+    env: Vec<(OsString, OsString)>,
+    low_priority: bool,
+) -> Command {
+    let nice = NICE_PROGRAMS
+        .iter()
+        .map(Path::new)
+        .find(|nice| low_priority && is_executable_file(nice));
+    let mut command = match nice {
+        Some(nice) => {
+            let mut command = Command::new(nice);
+            command
+                .arg("-n")
+                .arg(LOW_PRIORITY_NICENESS)
+                .arg("--")
+                .arg(program);
+            command
+        }
+        None => Command::new(program),
+    };
     command
         .arg(INTROSPECT_FLAG)
         .env_clear()
@@ -547,311 +365,6 @@ fn spawn_error(app: &Path, error: io::Error) -> IntrospectError {
             path: app.to_path_buf(),
             error,
         },
-    }
-}
-
-/// What a finished application left behind.
-struct Captured {
-    /// Everything it printed on stdout (at most the limit).
-    stdout: Vec<u8>,
-    /// How it ended.
-    status: ExitStatus,
-    /// The end of its stderr, as sanitised text.
-    stderr: String,
-}
-
-/// A report from one of the threads watching the child.
-enum Event {
-    /// Stdout reached end of file within the limit: everything read.
-    Stdout(Vec<u8>),
-    /// Stdout went past the limit; reading stopped.
-    StdoutOverflow,
-    /// Reading stdout failed.
-    StdoutFailed(io::Error),
-    /// Stderr reached end of file (or failed; it is only informative).
-    StderrClosed,
-    /// The child exited and was reaped.
-    Exited(io::Result<ExitStatus>),
-}
-
-/// Why watching the child stopped early.
-enum Failure {
-    /// The deadline passed.
-    Timeout,
-    /// Stdout went past the limit.
-    Oversize,
-    /// Reading stdout failed.
-    Read(io::Error),
-    /// Waiting for the child failed.
-    Wait(io::Error),
-    /// Every watching thread is gone without reporting (only if one panicked).
-    Lost,
-}
-
-/// Reads the child's output and waits for it, within the limits; kills its group when done.
-fn supervise(child: Child, app: &Path, options: &Options) -> Result<Captured, IntrospectError> {
-    // `pid_t` is an `i32` that std widened to `u32`; the child leads its own group.
-    let group = Pid::from_raw(child.id() as i32);
-    let deadline = Instant::now().checked_add(options.timeout);
-    let (events, receiver) = mpsc::channel();
-    let stderr = Arc::new(Mutex::new(Tail::new(STDERR_KEEP_BYTES)));
-    if let Err(error) = start_watchers(child, options.max_bytes, &events, &stderr) {
-        kill_group(group);
-        return Err(IntrospectError::Io {
-            path: app.into(),
-            action: "starting reader threads",
-            error,
-        });
-    }
-    drop(events);
-
-    let mut watch = Watch::default();
-    let outcome = watch.run(&receiver, group, deadline);
-    if outcome.is_err() && watch.status.is_none() {
-        await_exit(&receiver);
-    }
-    let stderr_text = lock(&stderr).text();
-    if !stderr_text.is_empty() {
-        tracing::debug!(app = %app.display(), stderr = %stderr_text, "introspection stderr");
-    }
-    let path = app.to_path_buf();
-    match outcome {
-        Ok((stdout, status)) => Ok(Captured {
-            stdout,
-            status,
-            stderr: stderr_text,
-        }),
-        Err(Failure::Timeout) => Err(IntrospectError::Timeout {
-            path,
-            timeout: options.timeout,
-            exited: watch.status.is_some(),
-        }),
-        Err(Failure::Oversize) => Err(IntrospectError::Oversize {
-            path,
-            limit: options.max_bytes,
-        }),
-        Err(Failure::Read(error)) => Err(IntrospectError::Io {
-            path,
-            action: "reading its output",
-            error,
-        }),
-        Err(Failure::Wait(error)) => Err(IntrospectError::Io {
-            path,
-            action: "waiting for it",
-            error,
-        }),
-        Err(Failure::Lost) => Err(IntrospectError::Io {
-            path,
-            action: "watching it",
-            error: io::Error::other("a watching thread stopped unexpectedly"),
-        }),
-    }
-}
-
-/// Starts the three threads that read stdout, read stderr and wait for the child.
-fn start_watchers(
-    mut child: Child,
-    max_bytes: usize,
-    events: &Sender<Event>,
-    stderr_tail: &Arc<Mutex<Tail>>,
-) -> io::Result<()> {
-    if let Some(stdout) = child.stdout.take() {
-        let events = events.clone();
-        thread::Builder::new()
-            .name("introspect-stdout".into())
-            .spawn(move || {
-                let event = match read_capped(stdout, max_bytes) {
-                    Ok(Some(bytes)) => Event::Stdout(bytes),
-                    Ok(None) => Event::StdoutOverflow,
-                    Err(error) => Event::StdoutFailed(error),
-                };
-                let _ = events.send(event);
-            })?;
-    }
-    if let Some(stderr) = child.stderr.take() {
-        let events = events.clone();
-        let tail = Arc::clone(stderr_tail);
-        thread::Builder::new()
-            .name("introspect-stderr".into())
-            .spawn(move || {
-                read_tail(stderr, &tail);
-                let _ = events.send(Event::StderrClosed);
-            })?;
-    }
-    let events = events.clone();
-    thread::Builder::new()
-        .name("introspect-wait".into())
-        .spawn(move || {
-            let _ = events.send(Event::Exited(child.wait()));
-        })?;
-    Ok(())
-}
-
-/// What has been reported about the child so far.
-#[derive(Default)]
-struct Watch {
-    stdout: Option<Vec<u8>>,
-    status: Option<ExitStatus>,
-    stderr_closed: bool,
-}
-
-impl Watch {
-    /// Collects reports until the child exited and stdout closed (giving stderr a short grace
-    /// to close as well), or until something fails. The group is killed as soon as the child
-    /// exits, to reap anything it left running, and on every failure.
-    fn run(
-        &mut self,
-        receiver: &Receiver<Event>,
-        group: Pid,
-        deadline: Option<Instant>,
-    ) -> Result<(Vec<u8>, ExitStatus), Failure> {
-        let mut linger_until = None;
-        loop {
-            let finished = self.stdout.is_some() && self.status.is_some();
-            if finished && self.stderr_closed {
-                break;
-            }
-            let wait_until = if finished {
-                Some(*linger_until.get_or_insert_with(|| {
-                    let linger = Instant::now() + STDERR_LINGER;
-                    deadline.map_or(linger, |deadline| linger.min(deadline))
-                }))
-            } else {
-                deadline
-            };
-            let event = match wait_until {
-                Some(until) => {
-                    receiver.recv_timeout(until.saturating_duration_since(Instant::now()))
-                }
-                None => receiver.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            };
-            let failure = match event {
-                Ok(Event::Stdout(bytes)) => {
-                    self.stdout = Some(bytes);
-                    continue;
-                }
-                Ok(Event::StderrClosed) => {
-                    self.stderr_closed = true;
-                    continue;
-                }
-                Ok(Event::Exited(Ok(status))) => {
-                    self.status = Some(status);
-                    kill_group(group);
-                    continue;
-                }
-                Ok(Event::StdoutOverflow) => Failure::Oversize,
-                Ok(Event::StdoutFailed(error)) => Failure::Read(error),
-                Ok(Event::Exited(Err(error))) => Failure::Wait(error),
-                Err(_) if finished => break,
-                Err(RecvTimeoutError::Timeout) => Failure::Timeout,
-                Err(RecvTimeoutError::Disconnected) => Failure::Lost,
-            };
-            kill_group(group);
-            return Err(failure);
-        }
-        match (self.stdout.take(), self.status) {
-            (Some(stdout), Some(status)) => Ok((stdout, status)),
-            _ => Err(Failure::Lost),
-        }
-    }
-}
-
-/// After a kill, waits briefly for the child to be reaped, so that it is gone when the call
-/// returns; returns anyway after [`REAP_GRACE`].
-fn await_exit(receiver: &Receiver<Event>) {
-    let until = Instant::now() + REAP_GRACE;
-    while let Ok(event) = receiver.recv_timeout(until.saturating_duration_since(Instant::now())) {
-        if matches!(event, Event::Exited(_)) {
-            return;
-        }
-    }
-}
-
-/// Sends SIGKILL to the whole process group; a group that is already gone is fine.
-fn kill_group(group: Pid) {
-    match signal::killpg(group, Signal::SIGKILL) {
-        Ok(()) | Err(Errno::ESRCH) => {}
-        Err(error) => tracing::warn!(%group, %error, "killing the introspection process group"),
-    }
-}
-
-/// Reads `pipe` to its end, keeping at most `max_bytes`; `None` when there was more. Memory
-/// stays within `max_bytes` plus one read chunk, whatever the pipe holds.
-fn read_capped(mut pipe: impl Read, max_bytes: usize) -> io::Result<Option<Vec<u8>>> {
-    let mut buffer = Vec::new();
-    let mut chunk = vec![0; READ_CHUNK];
-    loop {
-        let read = match pipe.read(&mut chunk) {
-            Ok(0) => return Ok(Some(buffer)),
-            Ok(read) => read,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
-        };
-        let wanted = buffer.len() + read;
-        if wanted > max_bytes {
-            return Ok(None);
-        }
-        if buffer.capacity() < wanted {
-            let target = (buffer.capacity() * 2).clamp(wanted, max_bytes);
-            buffer.reserve_exact(target - buffer.len());
-        }
-        buffer.extend_from_slice(&chunk[..read]);
-    }
-}
-
-/// Reads `pipe` to its end (or first error), keeping its last bytes in `tail`.
-fn read_tail(mut pipe: impl Read, tail: &Mutex<Tail>) {
-    let mut chunk = vec![0; READ_CHUNK];
-    loop {
-        match pipe.read(&mut chunk) {
-            Ok(0) => return,
-            Ok(read) => lock(tail).push(&chunk[..read]),
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return,
-        }
-    }
-}
-
-/// Locks a mutex whose data stays usable even if a holder panicked.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The last bytes written to a stream.
-struct Tail {
-    keep: usize,
-    bytes: VecDeque<u8>,
-    dropped: bool,
-}
-
-impl Tail {
-    fn new(keep: usize) -> Self {
-        Self {
-            keep,
-            bytes: VecDeque::new(),
-            dropped: false,
-        }
-    }
-
-    fn push(&mut self, data: &[u8]) {
-        self.bytes.extend(data);
-        if self.bytes.len() > self.keep {
-            let excess = self.bytes.len() - self.keep;
-            self.bytes.drain(..excess);
-            self.dropped = true;
-        }
-    }
-
-    /// The kept bytes as text, without a leading partial line when the start was dropped,
-    /// trimmed of surrounding blank space.
-    fn text(&self) -> String {
-        let bytes: Vec<u8> = self.bytes.iter().copied().collect();
-        let text = String::from_utf8_lossy(&bytes);
-        let text = match (self.dropped, text.split_once('\n')) {
-            (true, Some((_, rest))) => rest,
-            _ => &text,
-        };
-        text.trim().to_string()
     }
 }
 
@@ -891,321 +404,15 @@ fn quote_output(stderr: &str, stdout: &[u8]) -> String {
     quoted
 }
 
-/// A line safe to show on a terminal: control characters escaped, length capped.
-fn sanitize_line(line: &str) -> String {
-    let mut clean = String::new();
-    for (index, character) in line.trim_end().chars().enumerate() {
-        if index == QUOTED_LINE_CHARS {
-            clean.push('…');
-            break;
-        }
-        if character.is_control() && character != '\t' {
-            clean.extend(character.escape_default());
-        } else {
-            clean.push(character);
-        }
-    }
-    clean
-}
-
-/// Read a saved document (`--model FILE`).
-pub fn read(path: &Path) -> Result<Introspection, IntrospectError> {
-    let bytes = fs::read(path).map_err(|error| IntrospectError::ReadModel {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    parse(&bytes, Origin::File(path.to_path_buf()))
-}
-
-/// Parse the bytes an app printed / a file holds.
-///
-/// The document is the whole input when that is one JSON value (a saved, pretty-printed model
-/// or fisk's single line); otherwise the last line that starts with `{` (fisk's line after
-/// notices the application printed first), or everything from the first such line (a
-/// pretty-printed document after notices). A UTF-8 byte order mark and surrounding white space
-/// are ignored. Syntax errors report the line and column within `bytes`.
-///
-/// The document must be a JSON object with a non-empty string `name` and, when present, arrays
-/// `commands`, `flags` and `args`; every command, hidden or not, must carry a
-/// `restricted_schema` object (fisk v0.9.0 and newer).
-pub fn parse(bytes: &[u8], origin: Origin) -> Result<Introspection, IntrospectError> {
-    let document = match locate_document(bytes) {
-        Ok(document) => document,
-        Err(NotFound::Nothing(reason)) => return Err(IntrospectError::NotFisk { origin, reason }),
-        Err(NotFound::Syntax {
-            line,
-            column,
-            message,
-        }) => {
-            return Err(IntrospectError::Malformed {
-                origin,
-                line,
-                column,
-                message,
-            });
-        }
-    };
-    if let Err(reason) = check_shape(&document) {
-        return Err(IntrospectError::NotFisk { origin, reason });
-    }
-    let model: model::Application = match serde_path_to_error::deserialize(&document) {
-        Ok(model) => model,
-        Err(error) => {
-            let location = describe_location(&document, error.path());
-            let message = error.into_inner().to_string();
-            return Err(IntrospectError::Invalid {
-                origin,
-                location,
-                message,
-            });
-        }
-    };
-    if let Some(command) = first_without_schema(&model.commands, &mut Vec::new()) {
-        let app = match &model.version {
-            Some(version) => format!("\"{}\" (version {version})", model.name),
-            None => format!("\"{}\"", model.name),
-        };
-        return Err(IntrospectError::TooOld {
-            origin,
-            command,
-            app,
-        });
-    }
-    Ok(Introspection {
-        document,
-        model,
-        origin,
-    })
-}
-
-/// Why no document was found.
-enum NotFound {
-    /// There is no JSON object at all; the reason says what there is instead.
-    Nothing(String),
-    /// The most plausible document is not valid JSON.
-    Syntax {
-        line: usize,
-        column: usize,
-        message: String,
-    },
-}
-
-/// Finds the JSON document in what an application printed or a file holds (see [`parse`]).
-fn locate_document(bytes: &[u8]) -> Result<Value, NotFound> {
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    if body.trim_ascii().is_empty() {
-        return Err(NotFound::Nothing("it is empty".into()));
-    }
-    let whole = match serde_json::from_slice(body) {
-        Ok(value) => return Ok(value),
-        Err(error) => error,
-    };
-    let lines = line_starts(body);
-    let is_object_line =
-        |&(_, start): &(usize, usize)| body[start..].trim_ascii_start().starts_with(b"{");
-    let (Some(first), Some(last)) = (
-        lines.iter().copied().find(is_object_line),
-        lines.iter().copied().rfind(is_object_line),
-    ) else {
-        let first_line = body
-            .trim_ascii()
-            .split(|&byte| byte == b'\n')
-            .next()
-            .unwrap_or_default();
-        return Err(NotFound::Nothing(format!(
-            "it holds no JSON object (it starts with \"{}\")",
-            sanitize_line(&String::from_utf8_lossy(first_line))
-        )));
-    };
-    let last_line = line_at(body, last.1);
-    let last_attempt = serde_json::from_slice(last_line);
-    if let Ok(value) = last_attempt {
-        return Ok(value);
-    }
-    let rest_attempt = serde_json::from_slice(&body[first.1..]);
-    if let Ok(value) = rest_attempt {
-        return Ok(value);
-    }
-    // Report the error of the most plausible reading: the whole input when it starts with the
-    // document, the last line when that ends the input (fisk's line after notices), else the
-    // text from the first `{` line on (a pretty-printed document after notices).
-    let last_line_ends_input = last_line.trim_ascii().len() == body[last.1..].trim_ascii().len();
-    let (error, first_line) = if body.trim_ascii_start().starts_with(b"{") {
-        (whole, 0)
-    } else if last_line_ends_input {
-        (last_attempt.err().unwrap_or(whole), last.0)
-    } else {
-        (rest_attempt.err().unwrap_or(whole), first.0)
-    };
-    Err(syntax_error(&error, first_line))
-}
-
-/// `(index, byte offset)` of every line of `body`.
-fn line_starts(body: &[u8]) -> Vec<(usize, usize)> {
-    let ends = body
-        .iter()
-        .enumerate()
-        .filter(|&(_, &byte)| byte == b'\n')
-        .map(|(at, _)| at + 1);
-    std::iter::once(0)
-        .chain(ends)
-        .filter(|&start| start < body.len())
-        .enumerate()
-        .collect()
-}
-
-/// The line of `body` that starts at `start`, without its newline.
-fn line_at(body: &[u8], start: usize) -> &[u8] {
-    let rest = &body[start..];
-    rest.iter()
-        .position(|&byte| byte == b'\n')
-        .map_or(rest, |end| &rest[..end])
-}
-
-/// A serde_json error placed in the source: `first_line` is the 0-based index of the line the
-/// parsed slice started at.
-fn syntax_error(error: &serde_json::Error, first_line: usize) -> NotFound {
-    let message = error.to_string();
-    let message = match message.rsplit_once(" at line ") {
-        Some((message, _)) => message.to_string(),
-        None => message,
-    };
-    NotFound::Syntax {
-        line: first_line + error.line(),
-        column: error.column(),
-        message,
-    }
-}
-
-/// Checks that a JSON value looks like a fisk document; the error says what does not.
-fn check_shape(document: &Value) -> Result<(), String> {
-    let Value::Object(object) = document else {
-        return Err(format!("it is {}, not an object", json_kind(document)));
-    };
-    match object.get("name") {
-        Some(Value::String(name)) if !name.is_empty() => {}
-        Some(Value::String(_)) => return Err("its \"name\" is empty".into()),
-        Some(other) => {
-            return Err(format!(
-                "its \"name\" is {}, not a string",
-                json_kind(other)
-            ));
-        }
-        None => return Err("it has no \"name\"".into()),
-    }
-    for key in ["commands", "flags", "args"] {
-        match object.get(key) {
-            None | Some(Value::Array(_)) => {}
-            Some(other) => {
-                return Err(format!(
-                    "its \"{key}\" is {}, not an array",
-                    json_kind(other)
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A JSON value's kind, with its article, for messages.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// Renders a deserialization path with command names: `command "stream add", flags[0].short`.
-fn describe_location(document: &Value, path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut node = Some(document);
-    let mut command: Vec<&str> = Vec::new();
-    let mut rest = String::new();
-    let mut in_commands = false;
-    for segment in path.iter() {
-        match segment {
-            Segment::Map { key } => {
-                node = node.and_then(|node| node.get(key));
-                in_commands = key == "commands";
-                rest.push_str(&format!(".{key}"));
-            }
-            Segment::Seq { index } => {
-                node = node.and_then(|node| node.get(index));
-                let name = node
-                    .and_then(|node| node.get("name"))
-                    .and_then(Value::as_str);
-                match name {
-                    Some(name) if in_commands => {
-                        command.push(name);
-                        rest.clear();
-                    }
-                    _ => rest.push_str(&format!("[{index}]")),
-                }
-                in_commands = false;
-            }
-            Segment::Enum { variant } => rest.push_str(&format!(".{variant}")),
-            Segment::Unknown => rest.push_str(".?"),
-        }
-    }
-    let rest = rest.trim_start_matches('.');
-    match (command.is_empty(), rest.is_empty()) {
-        (true, true) => "the top level".into(),
-        (true, false) => rest.into(),
-        (false, true) => format!("command \"{}\"", command.join(" ")),
-        (false, false) => format!("command \"{}\", {rest}", command.join(" ")),
-    }
-}
-
-/// The space-joined path of the first command (depth first, declaration order, hidden ones
-/// included) that has no `restricted_schema`.
-fn first_without_schema<'a>(
-    commands: &'a [model::Command],
-    path: &mut Vec<&'a str>,
-) -> Option<String> {
-    for command in commands {
-        path.push(&command.name);
-        if command.restricted_schema.is_none() {
-            return Some(path.join(" "));
-        }
-        if let Some(found) = first_without_schema(&command.commands, path) {
-            return Some(found);
-        }
-        path.pop();
-    }
-    None
-}
-
-/// Stable pretty form for saving: sorted keys (bytewise, as Go sorts map keys), 2-space indent,
-/// trailing newline. Sorting is done here, so the result does not depend on serde_json's
-/// `preserve_order` feature.
-pub fn to_pretty_json(document: &Value) -> String {
-    format!("{:#}\n", sorted(document))
-}
-
-/// A copy of `value` with every object's keys in sorted order.
-fn sorted(value: &Value) -> Value {
-    match value {
-        Value::Object(object) => {
-            let mut entries: Vec<_> = object.iter().collect();
-            entries.sort_by_key(|&(key, _)| key);
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(key, value)| (key.clone(), sorted(value)))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-        other => other.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+    use std::thread;
+
+    use nix::sys::signal;
+    use nix::unistd::Pid;
+    use serde_json::Value;
+
     use super::*;
 
     /// A minimal valid document: a group with one leaf, both with schemas.
@@ -1260,6 +467,85 @@ mod tests {
             timeout: Duration::from_millis(300),
             ..Options::default()
         }
+    }
+
+    /// Records the groups it is told about, and how many registrations ended.
+    #[derive(Default)]
+    struct Recorder {
+        joined: Mutex<Vec<i32>>,
+        ended: Arc<Mutex<usize>>,
+    }
+
+    struct Registration(Arc<Mutex<usize>>);
+
+    impl Drop for Registration {
+        fn drop(&mut self) {
+            *lock(&self.0) += 1;
+        }
+    }
+
+    impl GroupRegistry for Recorder {
+        fn join(&self, group: i32) -> Box<dyn Send> {
+            lock(&self.joined).push(group);
+            Box::new(Registration(Arc::clone(&self.ended)))
+        }
+    }
+
+    #[test]
+    fn a_background_run_is_niced_and_its_group_registered_while_it_runs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = script(
+            dir.path(),
+            "niced",
+            &format!(
+                "echo $$ > \"$(dirname \"$0\")/pid\"\nawk '{{print $19}}' /proc/$$/stat > \
+                 \"$(dirname \"$0\")/nice\"\necho '{VALID}'"
+            ),
+        );
+        let recorder = Arc::new(Recorder::default());
+        let options = Options {
+            low_priority: true,
+            groups: Some(Arc::clone(&recorder) as Arc<dyn GroupRegistry>),
+            ..Options::default()
+        };
+        let output = capture(&app, &options).expect("runs");
+        let introspection = parse(&output, Origin::App(app.clone())).expect("parses");
+        assert_eq!(
+            introspection.output_digest.as_deref(),
+            Some(canonical::digest(&output).as_str())
+        );
+        let pid: i32 = fs::read_to_string(dir.path().join("pid"))
+            .expect("pid")
+            .trim()
+            .parse()
+            .expect("a pid");
+        assert_eq!(
+            *lock(&recorder.joined),
+            [pid],
+            "the application leads its group"
+        );
+        assert_eq!(
+            *lock(&recorder.ended),
+            1,
+            "the registration ended with the run"
+        );
+        if NICE_PROGRAMS
+            .iter()
+            .any(|nice| is_executable_file(Path::new(nice)))
+        {
+            let nice = |text: &str| text.trim().parse::<i64>().expect("a nice value");
+            let own = fs::read_to_string("/proc/self/stat").expect("own stat");
+            let own = own
+                .rsplit_once(')')
+                .map(|(_, rest)| rest)
+                .unwrap_or_default();
+            let own = nice(own.split_whitespace().nth(16).unwrap_or_default());
+            let child = nice(&fs::read_to_string(dir.path().join("nice")).expect("nice"));
+            assert_eq!(child, (own + nice(LOW_PRIORITY_NICENESS)).min(19));
+        }
+        // A saved document has no output digest.
+        let saved = parse(VALID.as_bytes(), Origin::File(dir.path().join("m.json")));
+        assert_eq!(saved.expect("parses").output_digest, None);
     }
 
     #[test]

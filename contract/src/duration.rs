@@ -1,15 +1,22 @@
-//! Go's `time.ParseDuration`, exactly: the grammar every duration in a Fisk AI config uses.
+//! Go durations, parsed and formatted once for the config reader, the generator and the
+//! generated binary (its `--tool-timeout` flag and its messages).
+//!
+//! [`parse_nanos`] is Go's `time.ParseDuration`, exactly: the grammar every duration in a Fisk
+//! AI config uses.
 //!
 //! `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with the units `ns`, `us`, `µs` (U+00B5), `μs` (U+03BC),
 //! `ms`, `s`, `m`, `h`, or a bare `0`. No spaces, no `d`, no bare numbers other than `0`, and a
 //! result that must fit in a signed 64-bit count of nanoseconds. Fractions are scaled the way Go
 //! scales them (through `f64`), so `1.5h`, `.5s` and `1h30m` mean what they mean to `fisk mcp`.
+//! [`parse`] is the same for limits, which must not be negative; [`format()`] is Go's
+//! `Duration.String`, so an operator reads back the notation they configured.
 
 use std::fmt;
+use std::time::Duration;
 
 /// Why a text is not a Go duration.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum DurationError {
+pub enum DurationError {
     /// Empty, a stray character, no digits, or out of range.
     Invalid,
     /// A number without a unit (other than a bare `0`).
@@ -53,8 +60,70 @@ fn unit(name: &str) -> Option<u64> {
     })
 }
 
+/// Parses a limit such as `300ms`, `1.5h` or `2h45m` (see [`parse_nanos`]); negative values are
+/// refused. The error names the text and says what is expected.
+pub fn parse(text: &str) -> Result<Duration, String> {
+    match parse_nanos(text) {
+        Ok(nanos) => u64::try_from(nanos)
+            .map(Duration::from_nanos)
+            .map_err(|_| format!("invalid duration {text:?}: must not be negative")),
+        Err(error) => Err(format!("invalid duration {text:?}: {error}")),
+    }
+}
+
+/// Formats like Go's `Duration.String`: `1h2m3.5s`, `1.5s`, `100ms`, `0s`.
+pub fn format(duration: Duration) -> String {
+    let nanos = duration.as_nanos();
+    if nanos == 0 {
+        return "0s".into();
+    }
+    if nanos < 1_000 {
+        return format!("{nanos}ns");
+    }
+    if nanos < 1_000_000 {
+        return format!("{}µs", trim_fraction(nanos, 1_000));
+    }
+    if nanos < 1_000_000_000 {
+        return format!("{}ms", trim_fraction(nanos, 1_000_000));
+    }
+    let hours = nanos / 3_600_000_000_000;
+    let minutes = nanos / 60_000_000_000 % 60;
+    let seconds = nanos % 60_000_000_000;
+    let mut out = String::new();
+    if hours > 0 {
+        out.push_str(&format!("{hours}h"));
+    }
+    if hours > 0 || minutes > 0 {
+        out.push_str(&format!("{minutes}m"));
+    }
+    out.push_str(&format!("{}s", trim_fraction(seconds, 1_000_000_000)));
+    out
+}
+
+/// A short human form for logs and messages: tenths of a second below 10 s, else Go's form of
+/// the whole seconds.
+pub fn elapsed(duration: Duration) -> String {
+    if duration < Duration::from_secs(10) {
+        format!("{:.1}s", duration.as_secs_f64())
+    } else {
+        format(Duration::from_secs(duration.as_secs()))
+    }
+}
+
+/// `value / unit` as a decimal without trailing zeros.
+fn trim_fraction(value: u128, unit: u128) -> String {
+    let whole = value / unit;
+    let fraction = value % unit;
+    if fraction == 0 {
+        return whole.to_string();
+    }
+    let width = unit.ilog10() as usize;
+    let digits = format!("{fraction:0width$}");
+    format!("{whole}.{}", digits.trim_end_matches('0'))
+}
+
 /// Parses `text` as Go's `time.ParseDuration` does, returning signed nanoseconds.
-pub(super) fn parse(text: &str) -> Result<i64, DurationError> {
+pub fn parse_nanos(text: &str) -> Result<i64, DurationError> {
     let (negative, mut rest) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
         Some(b'+') => (false, &text[1..]),
@@ -226,7 +295,7 @@ mod tests {
             ("300ms", 300_000_000),
         ];
         for (text, want) in cases {
-            assert_eq!(parse(text), Ok(*want), "{text}");
+            assert_eq!(parse_nanos(text), Ok(*want), "{text}");
         }
     }
 
@@ -258,7 +327,7 @@ mod tests {
             ("3000000h", DurationError::Invalid),
         ];
         for (text, want) in cases {
-            assert_eq!(parse(text).as_ref(), Err(want), "{text}");
+            assert_eq!(parse_nanos(text).as_ref(), Err(want), "{text}");
         }
     }
 
@@ -274,5 +343,56 @@ mod tests {
                 .to_string()
                 .starts_with("missing unit: ")
         );
+    }
+
+    #[test]
+    fn limits_are_go_durations_that_are_not_negative() {
+        let ms = Duration::from_millis;
+        for (text, expected) in [
+            ("0", Duration::ZERO),
+            ("-0", Duration::ZERO),
+            ("30s", ms(30_000)),
+            ("1.5h", ms(5_400_000)),
+            ("2h45m", ms(9_900_000)),
+            (".5s", ms(500)),
+            ("+2s", ms(2000)),
+            ("10µs", Duration::from_micros(10)),
+        ] {
+            assert_eq!(parse(text), Ok(expected), "{text}");
+        }
+        for bad in ["", "1", "s", "1d", "1 s", ".s", "1.5", "abc", "+"] {
+            let error = parse(bad).expect_err(bad);
+            assert!(
+                error.starts_with(&format!("invalid duration {bad:?}: ")),
+                "{error}"
+            );
+        }
+        assert_eq!(
+            parse("-1s"),
+            Err("invalid duration \"-1s\": must not be negative".to_string())
+        );
+    }
+
+    #[test]
+    fn formats_like_go() {
+        let ms = Duration::from_millis;
+        assert_eq!(format(ms(30_000)), "30s");
+        assert_eq!(format(ms(100)), "100ms");
+        assert_eq!(format(ms(1500)), "1.5s");
+        assert_eq!(format(ms(90_000)), "1m30s");
+        assert_eq!(format(ms(3_600_000)), "1h0m0s");
+        assert_eq!(format(Duration::ZERO), "0s");
+        assert_eq!(format(Duration::from_micros(1500)), "1.5ms");
+        assert_eq!(format(Duration::from_nanos(7)), "7ns");
+        assert_eq!(elapsed(ms(1234)), "1.2s");
+        assert_eq!(elapsed(ms(61_500)), "1m1s");
+    }
+
+    #[test]
+    fn formatting_reads_back() {
+        for text in ["30s", "1m30s", "1h0m0s", "100ms", "1.5s", "7ns"] {
+            let duration = parse(text).expect(text);
+            assert_eq!(format(duration), text);
+        }
     }
 }

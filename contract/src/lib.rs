@@ -1,0 +1,23 @@
+//! fiskgen-contract: what the generator (`fiskgen`) and the servers it generates
+//! (`fiskgen-runtime`) must agree on, defined once.
+//!
+//! - [`model`]: the tolerant serde mirror of a fisk introspection document;
+//! - [`introspect`]: running `<app> --fisk-introspect` within bounds, and finding and parsing the
+//!   document in what it prints;
+//! - [`canonical`]: canonical JSON, the fingerprints built on it, and hex;
+//! - [`duration`]: Go's duration syntax, parsed and formatted;
+//! - [`defaults`]: the settings a config may leave out (port, address, concurrency, timeouts);
+//! - [`identity`]: which identities name a server;
+//! - [`surface`]: the served surface of a server and the one drift verdict that `fiskgen check`
+//!   and `<binary> verify` both give (see `docs/drift.md`).
+//!
+//! The crate is synchronous and small on purpose: fiskgen embeds its source beside the runtime's
+//! (see `fiskgen/build.rs`), and every generated server compiles it.
+
+pub mod canonical;
+pub mod defaults;
+pub mod duration;
+pub mod identity;
+pub mod introspect;
+pub mod model;
+pub mod surface;
