@@ -20,7 +20,7 @@ pub struct InvalidArguments {
 }
 
 impl InvalidArguments {
-    /// An error about one property, in the words of [`crate::arg_errors`].
+    /// An error about one property, in the words of `arg_errors.rs`.
     pub fn property(name: &str, problem: impl fmt::Display) -> Self {
         Self {
             message: crate::arg_errors::Problem::Other(problem.to_string()).describe(name),

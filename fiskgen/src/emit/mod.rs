@@ -1,8 +1,8 @@
 //! The emitters: a [`Plan`] becomes the files of a Rust crate that links `fiskgen-runtime`.
 //!
 //! Rust comes from `quote!` and goes through [`crate::format`]; every other text file comes
-//! from an askama template in the repository's top-level `templates/` ([`files`]), whose values
-//! are escaped for their file by [`filters`]. Output is a sorted map from
+//! from an askama template in the repository's top-level `templates/` (`files.rs`), whose values
+//! are escaped for their file by `filters.rs`. Output is a sorted map from
 //! relative path to contents, byte-identical for the same inputs: no timestamps, no paths of
 //! the build machine (the application path is the configured string), everything in a fixed
 //! order.
