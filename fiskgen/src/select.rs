@@ -400,7 +400,7 @@ pub fn filter_stages(config: &Config) -> Vec<Stage> {
 
 /// The serving rules a server built from `config` carries, for the drift verdict: its filter
 /// stages and its `global_flags` allowlist (the exposed flags are those of the allowlist and the
-/// required ones, found in each document as [`exposed_globals`] finds them here).
+/// required ones, found in each document as selection does here).
 pub fn serving_rules(config: &Config) -> Rules {
     Rules {
         stages: filter_stages(config),
