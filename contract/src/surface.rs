@@ -22,6 +22,29 @@ use serde_json::{Map, Value, json};
 
 use crate::canonical;
 
+/// fisk's own application flags: never exposable as global flags.
+const FRAMEWORK_FLAGS: &[&str] = &[
+    "help",
+    "help-long",
+    "help-man",
+    "help-llm",
+    "help-compact",
+    "completion-bash",
+    "completion-script-bash",
+    "completion-script-zsh",
+    "completion-zsh-menu",
+    "fisk-introspect",
+    "version",
+];
+
+/// fisk's own flags, stripped by introspection or never meant for clients.
+pub fn is_framework_flag(name: &str) -> bool {
+    FRAMEWORK_FLAGS.contains(&name)
+        || ["help-", "completion-", "fisk-"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+}
+
 /// The reserved tag that keeps a command from ever being served.
 pub const DENY_TAG: &str = "ai:deny";
 /// Longest tool name MCP allows.
@@ -90,11 +113,23 @@ impl Stage {
 pub struct Rules {
     /// The filter stages, in order.
     pub stages: Vec<Stage>,
-    /// The application flags exposed on every tool, by name.
+    /// The config's `global_flags` allowlist. Every served tool takes the application flags it
+    /// names (unless hidden or fisk's own) and every required one.
     pub global_flags: Vec<String>,
 }
 
 impl Rules {
+    /// Whether an application flag is offered on every tool: named by the allowlist and not
+    /// hidden, or required; never one of fisk's own.
+    fn exposes(&self, flag: &Value) -> bool {
+        let Some(name) = flag.get("name").and_then(Value::as_str) else {
+            return false;
+        };
+        let set = |key: &str| flag.get(key).and_then(Value::as_bool) == Some(true);
+        let listed = self.global_flags.iter().any(|listed| listed == name) && !set("hidden");
+        (listed || set("required")) && !is_framework_flag(name)
+    }
+
     /// The tool a visible leaf command is served as, or `None` when it is tagged `ai:deny`, its
     /// name is not a valid MCP tool name, or a filter stage drops it.
     pub fn tool_for(&self, path: &[&str], tags: &[String]) -> Option<String> {
@@ -152,11 +187,7 @@ impl Surface {
     /// The surface of an introspection document under `rules`.
     pub fn of(document: &Value, rules: &Rules) -> Surface {
         let globals: Vec<&Value> = items(document, "flags")
-            .filter(|flag| {
-                flag.get("name")
-                    .and_then(Value::as_str)
-                    .is_some_and(|name| rules.global_flags.iter().any(|g| g == name))
-            })
+            .filter(|flag| rules.exposes(flag))
             .collect();
         let (global_structure, global_help): (Vec<Value>, Vec<Value>) =
             globals.into_iter().map(split_help).unzip();
@@ -611,12 +642,32 @@ mod tests {
         let verdict = compare(&built, &Surface::of(&changed, &rules()));
         let tools: Vec<&str> = verdict.changed.iter().map(|s| s.tool.as_str()).collect();
         assert_eq!(tools, ["task_add", "task_list"]);
+
         // Not exposed: no tool changes.
+        let mut unexposed = document();
+        edit(&mut unexposed, "/flags/0/help", json!("reworded"));
+        unexposed["flags"][0]["completions"] = json!(["a.db"]);
+        let verdict = compare(
+            &Surface::of(&document(), &Rules::default()),
+            &Surface::of(&unexposed, &Rules::default()),
+        );
+        assert!(verdict.is_empty(), "{verdict:?}");
+
+        // A flag that becomes required is exposed on every tool, as a rebuilt server would.
         let verdict = compare(
             &Surface::of(&document(), &Rules::default()),
             &Surface::of(&changed, &Rules::default()),
         );
+        assert_eq!(verdict.changed.len(), 2, "{verdict:?}");
+        // fisk's own flags never are.
+        let mut framework = document();
+        framework["flags"] = json!([{"name": "help-long", "required": true}]);
+        let verdict = compare(
+            &Surface::of(&document(), &Rules::default()),
+            &Surface::of(&framework, &Rules::default()),
+        );
         assert!(verdict.is_empty(), "{verdict:?}");
+        assert!(is_framework_flag("fisk-introspect") && !is_framework_flag("store"));
     }
 
     #[test]

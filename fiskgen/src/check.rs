@@ -35,14 +35,14 @@ impl Outcome {
     }
 }
 
-/// Judges the current introspection against a baseline, both served under `config`. The
-/// serving rules are the baseline server's, as a server built from it carries them.
+/// Judges the current introspection against a baseline, both served under `config`, with the
+/// serving rules a server built from the config carries.
 pub fn check(
     config: &Config,
     baseline: (&Introspection, &ir::Server),
     current: (&Introspection, &ir::Server),
 ) -> Outcome {
-    let rules = select::serving_rules(config, baseline.1);
+    let rules = select::serving_rules(config);
     let verdict = surface::compare(
         &Surface::of(&baseline.0.document, &rules),
         &Surface::of(&current.0.document, &rules),

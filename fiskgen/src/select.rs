@@ -18,27 +18,13 @@ use crate::ir::{self, Builtin, CommandTool, Confirm, GlobalFlag, HintName, Tool,
 use crate::model;
 use crate::suggest::nearest;
 
+use fiskgen_contract::surface::is_framework_flag;
 pub use fiskgen_contract::surface::{DENY_TAG, MAX_TOOL_NAME, is_valid_tool_name};
 
 /// The reserved tag that always gates a command behind the user's approval.
 pub const CONFIRM_TAG: &str = "ai:confirm";
 /// Tool names longer than this are rejected by some clients.
 pub const LONG_TOOL_NAME: usize = 64;
-
-/// fisk's own application flags: never exposable as global flags.
-const FRAMEWORK_FLAGS: &[&str] = &[
-    "help",
-    "help-long",
-    "help-man",
-    "help-llm",
-    "help-compact",
-    "completion-bash",
-    "completion-script-bash",
-    "completion-script-zsh",
-    "completion-zsh-menu",
-    "fisk-introspect",
-    "version",
-];
 
 /// Everything that stops a server from being built, found in one pass.
 #[derive(Debug, thiserror::Error)]
@@ -413,15 +399,12 @@ pub fn filter_stages(config: &Config) -> Vec<Stage> {
 }
 
 /// The serving rules a server built from `config` carries, for the drift verdict: its filter
-/// stages and the global flags its tools take.
-pub fn serving_rules(config: &Config, server: &ir::Server) -> Rules {
+/// stages and its `global_flags` allowlist (the exposed flags are those of the allowlist and the
+/// required ones, found in each document as selection does here).
+pub fn serving_rules(config: &Config) -> Rules {
     Rules {
         stages: filter_stages(config),
-        global_flags: server
-            .global_flags
-            .iter()
-            .map(|flag| flag.name.clone())
-            .collect(),
+        global_flags: config.global_flags.clone(),
     }
 }
 
@@ -455,14 +438,6 @@ fn describe_origin(tool: &Tool) -> String {
         ToolKind::Command(_) => format!("command \"{}\"", tool.title),
         ToolKind::Builtin { .. } => format!("built-in \"{}\"", tool.name),
     }
-}
-
-/// fisk's own flags, stripped by introspection or never meant for clients.
-fn is_framework_flag(name: &str) -> bool {
-    FRAMEWORK_FLAGS.contains(&name)
-        || ["help-", "completion-", "fisk-"]
-            .iter()
-            .any(|prefix| name.starts_with(prefix))
 }
 
 /// A command's own flag or argument wins over a global flag of the same name.

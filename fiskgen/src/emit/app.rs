@@ -49,7 +49,7 @@ pub(super) fn main_rs(
             let app_version = option_str(app.version.as_deref());
             let fingerprint = canonical::fingerprint(&introspection.document);
             let output_digest = option_str(introspection.output_digest.as_deref());
-            let rules = select::serving_rules(config, server);
+            let rules = select::serving_rules(config);
             surface_items = surface(&rules, &Surface::of(&introspection.document, &rules));
             quote! {
                 Some(rt::ApplicationSpec {

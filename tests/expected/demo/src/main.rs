@@ -70,7 +70,7 @@ static APP: rt::AppSpec = rt::AppSpec {
 /// Which commands are served: what a check applies to a new document.
 const SERVING: rt::ServingSpec = rt::ServingSpec {
     stages: &[],
-    global_flags: &["store", "trace"],
+    global_flags: &["store"],
 };
 
 /// Every command of the introspection this server was built from, reduced to fingerprints
@@ -85,14 +85,14 @@ const COMMANDS: &[rt::CommandPrint] = &[
     rt::CommandPrint {
         path: "note add",
         tool: Some("note_add"),
-        structure: "709ed712a5be7733c6b5f38c540128dc9d2b8761fd679e579bcb176905a8697d",
-        help: "081f932810d35b3d8c0109e20734f5eb100448be25389d281d8a11de136b5a30",
+        structure: "e1043091a04914afa03500793e6fde299cd8518d6bf89f95dc94c6ac40658dc5",
+        help: "5beafd8e8b65038d2bce42fc1d5610423fd26baa9074d0db54d4f3fa971d5a3c",
     },
     rt::CommandPrint {
         path: "note search",
         tool: Some("note_search"),
-        structure: "29c7a15bce4c6bf1d76a4ebca94880c7b10033f9b5ee1e528fa1a805195ace54",
-        help: "e5c8e13526b921d06ae40a86710dd0e299972e5bbcd3c01ed1039712d8380d9a",
+        structure: "c2d00a2bcda14669e3ffc5302dddbb6a921c1c42dfee4fa09a12403c7b809769",
+        help: "96fd07dfb31d77cf37482730303e047cf6753e468f8b44a234be3e3c2aa31201",
     },
     rt::CommandPrint {
         path: "store",
@@ -103,8 +103,8 @@ const COMMANDS: &[rt::CommandPrint] = &[
     rt::CommandPrint {
         path: "store export",
         tool: Some("store_export"),
-        structure: "4a62d4d204b67d27884e2b6f64902089744b91c8c2cba38fe98ef04d0ccb0d20",
-        help: "87c01ea23a2f055fbbdb5a731e87f4012fa47dd559cd43a0e6b616ce112c9e43",
+        structure: "a698ab9b83a10e9909b06f1603ee4401ce6e616300c3505691bbab56ac96d0a7",
+        help: "94d5c9adf0572d4db2c061f7fce1502f29efd285d60fd4bf6d3531aa8e78bee2",
     },
     rt::CommandPrint {
         path: "store purge",
@@ -121,32 +121,32 @@ const COMMANDS: &[rt::CommandPrint] = &[
     rt::CommandPrint {
         path: "task add",
         tool: Some("task_add"),
-        structure: "7071cb0ed58d335787a19f4cad54cd6390189fe44fbc0f4981e4ad5d48ffb477",
-        help: "735f15918030b7ae071b96b8d8b6527e06901934402faec1916fa623853b72fd",
+        structure: "2e211e56364d842f2d1482e261882cfa20f16b2614e7e0cf2158c0c12094b165",
+        help: "11d2833c1f722255e24b6692fa21f3c184660ad3b956714bc4bedb53cef7139e",
     },
     rt::CommandPrint {
         path: "task delete",
         tool: Some("task_delete"),
-        structure: "ed75ec9f87cb18033f2fc0e11976b2ba7d2b512155cb61ecbfe6d677c193382d",
-        help: "017f01f8736d822c874bc21e1066959e23762dd1e1139b443f976e9783afd7fa",
+        structure: "6df05559abd0717b4cde592c559e98c15e99cfb87cb67714ce5322ed29feb138",
+        help: "57da9a3ad1f3dca7bd49a35aaa840f1a00f0450a2a28ccce7d4151a550dff7e7",
     },
     rt::CommandPrint {
         path: "task done",
         tool: Some("task_done"),
-        structure: "d4b974f932cf5d2ad879b025e844fc06b5323826aed193f02271d769b1115278",
-        help: "b2b021914230f7abf0ba9c6ed234e9808232923616da4b90b4974ceb5a9391de",
+        structure: "b6ad775a1c75f3a2dc825035f143870815d16d8ee2a77fab3d2afaa31532da6b",
+        help: "0f8467aa09f48bcbea7e20d1788005e4d3264eb1d624769fbf30540f611d6121",
     },
     rt::CommandPrint {
         path: "task list",
         tool: Some("task_list"),
-        structure: "d6c70f485f9e80a20572d39fceef2cc65dee1352d8e4a087c02c2ac851645398",
-        help: "93af42552c839418f85d390d3923d190958aec3cea8620725415bdbcb124375a",
+        structure: "25bb8a5e80ca21c213ab3def8bf7cce78a90ad88f91968f6365ee5e7c971e97b",
+        help: "5fff83310eac782df93434937d3fc2bfe9e44fabf8c362480ab60b64683ccde7",
     },
     rt::CommandPrint {
         path: "task show",
         tool: Some("task_show"),
-        structure: "326d8860f561337779e5339a9f60c03622d520c693960ebad388be7f8c6071b3",
-        help: "b3c25720c1dbb0e7e57a8c93cae1f19f73d8d0140c0a4c673a88eb06397d0366",
+        structure: "011535e3830e7dd5279b8a28b60d8759817c179dfb778dc8749c6ca0f4bc4590",
+        help: "bb005b86f619517774691f49c23c51d654c8c51b94887fce0b56838036cdd4c7",
     },
 ];
 
