@@ -115,6 +115,9 @@ fn start_nginx(replicas: &[&Server]) -> Result<Nginx> {
     let conf = dir.path().join("nginx.conf");
     std::fs::write(&conf, config).context("writing nginx.conf")?;
     let child = Command::new(&binary)
+        // The error log from the start (not the compiled-in path, which may not be writable).
+        .arg("-e")
+        .arg(dir.path().join("error.log"))
         .arg("-p")
         .arg(dir.path())
         .arg("-c")
@@ -322,6 +325,8 @@ fn the_documented_nginx_configuration_is_valid() -> Result<()> {
     std::fs::write(&conf, config)?;
     let output = Command::new(&binary)
         .arg("-t")
+        .arg("-e")
+        .arg(dir.path().join("error.log"))
         .arg("-p")
         .arg(dir.path())
         .arg("-c")
