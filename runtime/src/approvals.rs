@@ -73,15 +73,16 @@ impl SharedRecord {
         }
     }
 
-    /// `nats://[user:password@|token@]host[:port]/BUCKET`.
+    /// `nats://[user:password@|token@]host[:port]/BUCKET`. Errors never repeat the URL, which
+    /// may hold credentials.
     pub(crate) fn parse(url: &str) -> Result<Self, String> {
         const FORM: &str = "expected nats://[user:password@|token@]host[:port]/BUCKET";
         let rest = url
             .strip_prefix("nats://")
-            .ok_or_else(|| format!("{:?} is not a nats:// URL ({FORM})", shown(url)))?;
+            .ok_or_else(|| format!("the value is not a nats:// URL ({FORM})"))?;
         let (authority, bucket) = rest
             .split_once('/')
-            .ok_or_else(|| format!("{:?} names no bucket ({FORM})", shown(url)))?;
+            .ok_or_else(|| format!("the URL names no bucket ({FORM})"))?;
         let bucket = bucket.trim_end_matches('/');
         if bucket.is_empty()
             || !bucket
@@ -116,7 +117,7 @@ impl SharedRecord {
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
         if host.is_empty() {
-            return Err(format!("{:?} names no host ({FORM})", shown(url)));
+            return Err(format!("the URL names no host ({FORM})"));
         }
         Ok(Self {
             host: host.to_string(),
@@ -318,6 +319,8 @@ mod tests {
         let record = SharedRecord::parse("nats://tok@[::1]:4222/b").expect("parses");
         assert_eq!(record.host, "::1");
         assert!(record.auth == Auth::Token("tok".into()));
+        let error = SharedRecord::parse("nats://me:s3cret@host").expect_err("no bucket");
+        assert!(!error.contains("s3cret"), "{error}");
         for (bad, why) in [
             ("redis://localhost/b", "is not a nats:// URL"),
             ("nats://localhost", "names no bucket"),

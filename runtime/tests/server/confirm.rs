@@ -259,6 +259,26 @@ async fn a_stateless_server_refuses_a_legacy_request_without_its_record() {
         assert!(body.contains(FINAL), "{body}");
     }
     assert!(!server.log().contains("Ran deploy"), "{}", server.log());
+
+    // The record comes back in the initialize answer; ending it is accepted (nothing to end).
+    let (status, head, _) = post(server.addr, &[], INITIALIZE);
+    assert_eq!(status, 200);
+    let record = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("no Mcp-Session-Id in\n{head}"));
+    assert!(record.starts_with("fiskgen-stateless-1."), "{record}");
+    let delete = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nMcp-Session-Id: {record}\r\n\
+         MCP-Protocol-Version: 2025-06-18\r\nConnection: close\r\n\r\n",
+        server.addr.port()
+    );
+    let (status, _, _) = raw_http(server.addr, delete.as_bytes());
+    assert_eq!(status, 202);
 }
 
 fn approval(approve: bool) -> BTreeMap<String, Value> {

@@ -115,6 +115,9 @@ fn start_nginx(replicas: &[&Server]) -> Result<Nginx> {
     let conf = dir.path().join("nginx.conf");
     std::fs::write(&conf, config).context("writing nginx.conf")?;
     let child = Command::new(&binary)
+        // The error log from the start (not the compiled-in path, which may not be writable).
+        .arg("-e")
+        .arg(dir.path().join("error.log"))
         .arg("-p")
         .arg(dir.path())
         .arg("-c")
@@ -268,5 +271,72 @@ fn two_stateless_replicas_behind_nginx_keep_every_confirmation() -> Result<()> {
             "nginx sent nothing to replica {port}:\n{upstreams}"
         );
     }
+    Ok(())
+}
+
+/// The nginx configuration docs/deploy.md gives (TLS termination included) is one Debian's
+/// nginx accepts: `nginx -t` on it, with a throw-away certificate and loopback ports.
+#[test]
+fn the_documented_nginx_configuration_is_valid() -> Result<()> {
+    let binary = nginx_binary()?;
+    let docs =
+        std::fs::read_to_string(fiskgen_tests::apps::workspace_root().join("docs/deploy.md"))
+            .context("reading docs/deploy.md")?;
+    let block = docs
+        .split_once("```nginx\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .context("docs/deploy.md has no ```nginx block")?;
+    let dir = tempfile::tempdir()?;
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    let made = Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+        ])
+        .arg("/CN=mcp.example.com")
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .context("running openssl to make a test certificate")?;
+    ensure!(made.success(), "openssl could not make a test certificate");
+    let block = block
+        .replace(
+            "/etc/letsencrypt/live/mcp.example.com/fullchain.pem",
+            &cert.display().to_string(),
+        )
+        .replace(
+            "/etc/letsencrypt/live/mcp.example.com/privkey.pem",
+            &key.display().to_string(),
+        )
+        .replace("listen 443", "listen 127.0.0.1:18443")
+        .replace("listen 80", "listen 127.0.0.1:18080");
+    let d = dir.path().display();
+    let config = format!(
+        "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+         events {{}}\nhttp {{\naccess_log off;\nclient_body_temp_path {d}/body;\n\
+         proxy_temp_path {d}/proxy;\nfastcgi_temp_path {d}/fastcgi;\nuwsgi_temp_path {d}/uwsgi;\n\
+         scgi_temp_path {d}/scgi;\n{block}}}\n"
+    );
+    let conf = dir.path().join("nginx.conf");
+    std::fs::write(&conf, config)?;
+    let output = Command::new(&binary)
+        .arg("-t")
+        .arg("-e")
+        .arg(dir.path().join("error.log"))
+        .arg("-p")
+        .arg(dir.path())
+        .arg("-c")
+        .arg(&conf)
+        .output()
+        .with_context(|| format!("running {} -t", binary.display()))?;
+    ensure!(
+        output.status.success(),
+        "nginx -t refused the documented configuration:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     Ok(())
 }
