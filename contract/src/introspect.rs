@@ -298,8 +298,10 @@ fn program_path(app: &Path) -> PathBuf {
     }
 }
 
-/// The child's environment: the parent's without credential variables, with `LLMFORMAT=1`.
-fn child_env<I>(parent_env: I, scrub_env: &[String]) -> Vec<(OsString, OsString)>
+/// The environment of every process fiskgen and its servers start (the introspection and each
+/// command): the parent's without credential variables (the provider keys and `scrub_env`),
+/// with `LLMFORMAT=1`, which wins over an inherited value.
+pub fn child_env<I>(parent_env: I, scrub_env: &[String]) -> Vec<(OsString, OsString)>
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {

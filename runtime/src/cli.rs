@@ -22,7 +22,6 @@ use crate::clients::Client;
 use crate::confirm::Confirmer;
 use crate::connect::{self, ConfigRequest};
 use crate::duration;
-use crate::exec;
 use crate::http::{self, HttpOptions};
 use crate::logging::{self, LogFormat};
 use crate::narrow::NarrowArgs;
@@ -435,7 +434,7 @@ fn serve(app: &'static AppSpec, cli: Cli, generator_notes: Vec<String>) -> Resul
     notes.extend(states.notes(cli.stateless || settings.stateless));
 
     let scrub = scrub_list(app);
-    let env = exec::child_env(std::env::vars_os(), &scrub);
+    let env = fiskgen_contract::introspect::child_env(std::env::vars_os(), &scrub);
 
     let shutdown = CancellationToken::new();
     let state = Arc::new(ServerState::new(

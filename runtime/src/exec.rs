@@ -30,29 +30,6 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 /// How long to wait for a killed command to be reaped and its pipe to close.
 const DRAIN_AFTER_KILL: Duration = Duration::from_secs(2);
 
-/// The environment variable that asks fisk apps for output meant for a model.
-const LLM_FORMAT_VAR: &str = "LLMFORMAT";
-
-/// The environment every command gets: the server's own, without credential variables, with
-/// `LLMFORMAT=1` (which wins over an inherited value).
-pub(crate) fn child_env<I>(parent: I, scrub: &[String]) -> Vec<(OsString, OsString)>
-where
-    I: IntoIterator<Item = (OsString, OsString)>,
-{
-    let mut env: Vec<_> = parent
-        .into_iter()
-        .filter(|(name, _)| {
-            name != LLM_FORMAT_VAR
-                && !scrub
-                    .iter()
-                    .map(|var| var.trim())
-                    .any(|var| !var.is_empty() && name == var)
-        })
-        .collect();
-    env.push((LLM_FORMAT_VAR.into(), "1".into()));
-    env
-}
-
 /// Live process groups, so shutdown can kill whatever still runs.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ProcessGroups {
@@ -328,28 +305,6 @@ pub(crate) fn signal_name(status: &ExitStatus) -> Option<String> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn env_is_scrubbed_and_llmformat_set() {
-        let parent = [
-            ("PATH", "/bin"),
-            ("ANTHROPIC_API_KEY", "secret"),
-            ("MY_TOKEN", "t"),
-            ("ANTHROPIC_BASE_URL", "http://x"),
-            ("LLMFORMAT", "0"),
-        ]
-        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
-        let env = child_env(parent, &["ANTHROPIC_API_KEY".into(), " MY_TOKEN ".into()]);
-        let names: Vec<_> = env.iter().map(|(k, v)| (k.to_str(), v.to_str())).collect();
-        assert_eq!(
-            names,
-            [
-                (Some("PATH"), Some("/bin")),
-                (Some("ANTHROPIC_BASE_URL"), Some("http://x")),
-                (Some("LLMFORMAT"), Some("1")),
-            ]
-        );
-    }
-
     fn sh(script: &str) -> Vec<String> {
         vec!["-c".into(), script.into()]
     }
@@ -357,7 +312,7 @@ mod tests {
     async fn run_sh(script: &str, timeout: Duration) -> Outcome {
         let groups = ProcessGroups::default();
         let args = sh(script);
-        let env = child_env(std::env::vars_os(), &[]);
+        let env = fiskgen_contract::introspect::child_env(std::env::vars_os(), &[]);
         let outcome = run(
             Command {
                 program: Path::new("/bin/sh"),

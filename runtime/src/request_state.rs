@@ -9,14 +9,13 @@
 //! replicas share that memory through [`SharedRecord`] when one is configured, so that a state
 //! approves at most one run on the whole deployment (docs/deploy.md, "One approval, one run").
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::JsonObject;
 use crate::approvals::SharedRecord;
@@ -116,7 +115,7 @@ impl RequestStates {
 
     /// A new state for one confirmation of `tool` with `arguments`.
     pub(crate) fn seal(&self, tool: &str, arguments: &JsonObject) -> Result<String, String> {
-        let nonce = hex(&random_bytes::<16>()?);
+        let nonce = fiskgen_contract::canonical::hex(&random_bytes::<16>()?);
         let bound = self.bound_to(tool, arguments);
         self.codec
             .seal_json_with(
@@ -190,21 +189,7 @@ impl RequestStates {
 /// SHA-256 of the arguments in canonical JSON (object keys sorted at every level), so the same
 /// arguments always give the same digest whatever order the client sent them in.
 pub(crate) fn arguments_digest(arguments: &JsonObject) -> String {
-    let canonical = canonical(&Value::Object(arguments.clone()));
-    hex(&Sha256::digest(canonical.to_string().as_bytes()))
-}
-
-/// `value` with every object's keys in sorted order.
-fn canonical(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let sorted: BTreeMap<&String, Value> =
-                map.iter().map(|(k, v)| (k, canonical(v))).collect();
-            Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
-        }
-        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
-        other => other.clone(),
-    }
+    fiskgen_contract::canonical::fingerprint(&Value::Object(arguments.clone()))
 }
 
 /// Random bytes from the operating system.
@@ -214,10 +199,6 @@ pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
     Ok(bytes)
 }
 
-/// Lower-case hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 #[cfg(test)]
 mod tests {
