@@ -11,30 +11,39 @@ use super::app::{DEFAULT_ADDRESS, DEFAULT_PORT, config_name};
 use super::tools::first_line;
 
 /// The runtime, with the features the served tools need: without knowledge tools, no SQLite
-/// (a smaller binary and a shorter first build); an `https` embeddings endpoint needs TLS.
+/// (a smaller binary and a shorter first build); OAuth needs `oauth`; an `https` embeddings
+/// endpoint or JWKS URL needs TLS.
 fn runtime_dependency(server: &ir::Server, config: &Config) -> String {
     let version = env!("CARGO_PKG_VERSION");
     let knowledge = server.tools.iter().any(|tool| {
         matches!(tool.kind, ir::ToolKind::Builtin { builtin } if ir::Builtin::KNOWLEDGE.contains(&builtin))
     });
-    // A JWKS fetched over https needs TLS too (auth.oauth.jwks_url).
-    let jwks_tls = config
+    // OAuth needs the JWT validation (feature oauth); a JWKS fetched over https needs TLS.
+    let oauth = config
         .mcp
         .as_ref()
         .and_then(|mcp| mcp.auth.as_ref())
-        .and_then(|auth| auth.oauth.as_ref())
-        .is_some_and(|oauth| {
-            matches!(&oauth.jwks, crate::config::JwksConfig::Url(url) if url.starts_with("https://"))
-        });
+        .and_then(|auth| auth.oauth.as_ref());
+    let jwks_tls = oauth.is_some_and(|oauth| {
+        matches!(&oauth.jwks, crate::config::JwksConfig::Url(url) if url.starts_with("https://"))
+    });
+    let mut features: Vec<&str> = Vec::new();
+    if oauth.is_some() {
+        features.push("oauth");
+    }
     if !knowledge {
-        let features = if jwks_tls {
-            ", features = [\"tls\"]"
-        } else {
-            ""
+        if jwks_tls {
+            features.push("tls");
+        }
+        return match features.as_slice() {
+            [] => format!(
+                "fiskgen-runtime = {{ version = \"={version}\", default-features = false }}"
+            ),
+            list => format!(
+                "fiskgen-runtime = {{ version = \"={version}\", default-features = false, features = [{}] }}",
+                quoted(list)
+            ),
         };
-        return format!(
-            "fiskgen-runtime = {{ version = \"={version}\", default-features = false{features} }}"
-        );
     }
     let tls = jwks_tls
         || config
@@ -44,10 +53,23 @@ fn runtime_dependency(server: &ir::Server, config: &Config) -> String {
             .as_ref()
             .is_some_and(|embeddings| embeddings.base_url.starts_with("https://"));
     if tls {
-        format!("fiskgen-runtime = {{ version = \"={version}\", features = [\"embeddings-tls\"] }}")
-    } else {
-        format!("fiskgen-runtime = \"={version}\"")
+        features.push("embeddings-tls");
     }
+    match features.as_slice() {
+        [] => format!("fiskgen-runtime = \"={version}\""),
+        list => format!(
+            "fiskgen-runtime = {{ version = \"={version}\", features = [{}] }}",
+            quoted(list)
+        ),
+    }
+}
+
+/// `"a", "b"`.
+fn quoted(list: &[&str]) -> String {
+    list.iter()
+        .map(|item| format!("\"{item}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `Cargo.toml`: one binary, one dependency (the runtime, pinned to fiskgen's version).
