@@ -3,15 +3,16 @@
 //! runtime. The runtime's integration tests build and run it against a shell script that plays
 //! the application (`runtime/tests/server/app.rs`).
 //!
-//! `FAKE_PROFILE` picks the built-in settings: `auto` (default), `always`, `never`, `auth`
+//! `FAKE_PROFILE` picks the built-in settings: `auto` (default), `always`, `never`, `auth`, `header`
 //! (bearer token from `FAKE_MCP_TOKEN`), `stateless`.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, ApplicationSpec, Argv, AuthSource, AuthSpec, ConfirmMode, Hints, InvalidArguments,
-    JsonObject, Positional, Run, ServingSpec, Settings, ToolSpec, parse_arguments, serde,
+    AppSpec, ApplicationSpec, Argv, AuthSource, AuthSpec, ConfirmMode, HeaderAuth, Hints,
+    InvalidArguments, JsonObject, Positional, Run, ServingSpec, Settings, ToolSpec,
+    parse_arguments, serde,
 };
 
 #[derive(serde::Deserialize)]
@@ -315,12 +316,25 @@ static AUTH: AppSpec = app(
     false,
 );
 static STATELESS: AppSpec = app(ConfirmMode::Auto, None, true);
+static HEADER: AppSpec = app(
+    ConfirmMode::Auto,
+    Some(AuthSpec {
+        token: None,
+        header: Some(HeaderAuth {
+            name: "X-Fake-Key",
+            value: AuthSource::Env("FAKE_MCP_KEY"),
+        }),
+        oauth: None,
+    }),
+    false,
+);
 
 fn main() -> ExitCode {
     let app = match std::env::var("FAKE_PROFILE").as_deref() {
         Ok("always") => &ALWAYS,
         Ok("never") => &NEVER,
         Ok("auth") => &AUTH,
+        Ok("header") => &HEADER,
         Ok("stateless") => &STATELESS,
         _ => &AUTO,
     };

@@ -310,19 +310,19 @@ fn strip(request: &mut Request, auth: &Auth) {
     }
 }
 
-/// The JSON-RPC methods of a request, when scopes depend on the method.
+/// The JSON-RPC methods of a request (its body's, and the `Mcp-Method` header's), when scopes
+/// depend on the method.
 async fn methods(request: Request, spec: &OAuthSpec) -> Result<(Request, Vec<String>), Response> {
     if spec.method_scopes.is_empty() || request.method() != http::Method::POST {
         return Ok((request, Vec::new()));
     }
-    if let Some(method) = request
+    // The Mcp-Method header is not trusted alone (a client could name a method other than the
+    // body's): the scopes of both apply.
+    let header = request
         .headers()
         .get("mcp-method")
         .and_then(|v| v.to_str().ok())
-    {
-        let method = method.to_string();
-        return Ok((request, vec![method]));
-    }
+        .map(str::to_string);
     let (parts, body) = request.into_parts();
     let bytes = axum::body::to_bytes(body, MAX_SCOPE_BODY)
         .await
@@ -333,7 +333,7 @@ async fn methods(request: Request, spec: &OAuthSpec) -> Result<(Request, Vec<Str
             )
                 .into_response()
         })?;
-    let methods = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+    let mut methods: Vec<String> = match serde_json::from_slice::<serde_json::Value>(&bytes) {
         Ok(serde_json::Value::Array(batch)) => batch
             .iter()
             .filter_map(|m| m["method"].as_str().map(str::to_string))
@@ -346,6 +346,7 @@ async fn methods(request: Request, spec: &OAuthSpec) -> Result<(Request, Vec<Str
         // Not JSON: MCP answers it; no method means only the scopes every request needs.
         Err(_) => Vec::new(),
     };
+    methods.extend(header);
     Ok((Request::from_parts(parts, Body::from(bytes)), methods))
 }
 
@@ -482,6 +483,58 @@ mod tests {
             "http://127.0.0.1:8080/.well-known/oauth-protected-resource"
         );
         assert_eq!(resource_path("https://h/a/b/"), "/a/b");
+    }
+
+    static SPEC: OAuthSpec = OAuthSpec {
+        resource: "https://m/mcp",
+        authorization_servers: &["https://a"],
+        jwks: crate::spec::JwksSource::File("jwks.json"),
+        jwks_refresh: std::time::Duration::from_secs(600),
+        algorithms: &["ES256"],
+        token_types: &[],
+        required_scopes: &["read"],
+        method_scopes: &[("tools/call", &["run"])],
+        leeway: std::time::Duration::from_secs(30),
+    };
+
+    #[tokio::test]
+    async fn a_method_header_cannot_hide_the_bodys_method() {
+        let request = Request::builder()
+            .method("POST")
+            .header("mcp-method", "tools/list")
+            .body(Body::from(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            ))
+            .expect("request");
+        let Ok((request, methods)) = methods(request, &SPEC).await else {
+            panic!("read")
+        };
+        assert_eq!(methods, ["tools/call", "tools/list"]);
+        // The body is still there for MCP.
+        let body = axum::body::to_bytes(request.into_body(), 1024)
+            .await
+            .expect("body");
+        assert!(body.starts_with(b"{\"jsonrpc\""));
+    }
+
+    #[test]
+    fn credentials_are_removed_before_mcp() {
+        let auth = Auth {
+            realm: "r",
+            token: None,
+            header: Some((HeaderName::from_static("x-api-key"), Token::new("k"))),
+            oauth: None,
+        };
+        let mut request = Request::builder()
+            .header("authorization", "Bearer t")
+            .header("x-api-key", "k")
+            .header("accept", "application/json")
+            .body(Body::empty())
+            .expect("request");
+        strip(&mut request, &auth);
+        assert!(request.headers().get("authorization").is_none());
+        assert!(request.headers().get("x-api-key").is_none());
+        assert!(request.headers().get("accept").is_some());
     }
 
     #[test]

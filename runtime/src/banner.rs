@@ -27,7 +27,8 @@ pub(crate) fn endpoint(addr: SocketAddr) -> String {
 }
 
 /// `claude mcp add` for the HTTP endpoint.
-pub(crate) fn claude_add_http(identity: &str, url: &str) -> String {
+#[cfg(test)]
+fn claude_add_http(identity: &str, url: &str) -> String {
     clients::entry(
         clients::Client::ClaudeCode,
         identity,

@@ -612,10 +612,15 @@ fn announce(
             tools.len()
         );
         if local.is_some() {
-            tracing::info!(
-                claude = %banner::claude_add_http(app.identity, place),
-                "client configuration"
-            );
+            let transport = crate::clients::Transport::Http(place.to_string());
+            let credentials = connect::credentials(app);
+            for client in Client::ALL {
+                tracing::info!(
+                    client = ?client,
+                    entry = %crate::clients::entry(client, app.identity, &transport, &credentials),
+                    "client configuration"
+                );
+            }
         }
         for note in notes {
             tracing::info!("{note}");

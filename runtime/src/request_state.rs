@@ -199,7 +199,6 @@ pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
     Ok(bytes)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,15 +36,17 @@ fn cargo_toml(text: &str, runtime: Runtime, standalone: bool) -> String {
 
 #[test]
 fn cargo_toml_parses_back_with_every_hostile_value_intact() {
-    for runtime in [
-        Runtime::Commands,
-        Runtime::CommandsTls,
-        Runtime::Knowledge,
-        Runtime::KnowledgeTls,
+    for (knowledge, oauth, tls) in [
+        (false, false, false),
+        (false, false, true),
+        (false, true, true),
+        (true, false, false),
+        (true, true, true),
     ] {
+        let runtime = Runtime::needs(knowledge, oauth, tls);
         for standalone in [false, true] {
-            let text = cargo_toml(HOSTILE, runtime, standalone);
-            let plain = cargo_toml("plain", runtime, standalone);
+            let text = cargo_toml(HOSTILE, runtime.clone(), standalone);
+            let plain = cargo_toml("plain", runtime.clone(), standalone);
             assert_eq!(text.lines().count(), plain.lines().count(), "{text}");
             let parsed: toml::Table = text.parse().unwrap_or_else(|e| panic!("{e}\n{text}"));
             let mut keys: Vec<&str> = parsed.keys().map(String::as_str).collect();

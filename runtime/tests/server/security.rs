@@ -153,6 +153,34 @@ async fn a_bearer_token_is_required_when_configured() {
     let _ = client.cancel().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_header_is_compared_with_its_secret() {
+    let server = Server::start_with(Start {
+        profile: "header",
+        env: &[("FAKE_MCP_KEY", "k3y-value")],
+        ..Start::default()
+    });
+    let (status, head, _) = post(server.addr, &[], INITIALIZE);
+    assert_eq!(status, 401);
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("www-authenticate: bearer realm=\"fake\""),
+        "{head}"
+    );
+    let (status, _, _) = post(server.addr, &[("X-Fake-Key", "k3y-valuE")], INITIALIZE);
+    assert_eq!(status, 401);
+    // The header's value as a bearer token is not the header.
+    let (status, _, _) = post(
+        server.addr,
+        &[("Authorization", "Bearer k3y-value")],
+        INITIALIZE,
+    );
+    assert_eq!(status, 401);
+    let (status, _, _) = post(server.addr, &[("X-Fake-Key", "k3y-value")], INITIALIZE);
+    assert_eq!(status, 200);
+    assert!(!server.log().contains("k3y-value"), "{}", server.log());
+}
+
 #[test]
 fn a_configured_but_missing_token_stops_the_start() {
     let app = FakeApp::new();

@@ -94,7 +94,7 @@ const SERVING: rt::ServingSpec = rt::ServingSpec {
             tags: &["ai:read_only"],
         },
     ],
-    global_flags: &["store", "trace"],
+    global_flags: &[],
 };
 
 /// Every command of the introspection this server was built from, reduced to fingerprints
@@ -115,8 +115,8 @@ const COMMANDS: &[rt::CommandPrint] = &[
     rt::CommandPrint {
         path: "note search",
         tool: Some("note_search"),
-        structure: "29c7a15bce4c6bf1d76a4ebca94880c7b10033f9b5ee1e528fa1a805195ace54",
-        help: "e5c8e13526b921d06ae40a86710dd0e299972e5bbcd3c01ed1039712d8380d9a",
+        structure: "6ef620793806510c7597cdda8809549c9b353231578459431d616fc1a3bb42ff",
+        help: "6afae5e801bb14dfae19bd608684282150c4962e83d5f58eda55b7d5b07a570e",
     },
     rt::CommandPrint {
         path: "store",
@@ -127,8 +127,8 @@ const COMMANDS: &[rt::CommandPrint] = &[
     rt::CommandPrint {
         path: "store export",
         tool: Some("store_export"),
-        structure: "4a62d4d204b67d27884e2b6f64902089744b91c8c2cba38fe98ef04d0ccb0d20",
-        help: "87c01ea23a2f055fbbdb5a731e87f4012fa47dd559cd43a0e6b616ce112c9e43",
+        structure: "acc0c295331978a124032079474c13b7a1c925e3cd0205109c1be3b2ff8cacac",
+        help: "3e193c74619bb392a7b9ab32c7630d5c90873f147aa47e31643fa9fa8124ee9d",
     },
     rt::CommandPrint {
         path: "store purge",
@@ -163,14 +163,14 @@ const COMMANDS: &[rt::CommandPrint] = &[
     rt::CommandPrint {
         path: "task list",
         tool: Some("task_list"),
-        structure: "d6c70f485f9e80a20572d39fceef2cc65dee1352d8e4a087c02c2ac851645398",
-        help: "93af42552c839418f85d390d3923d190958aec3cea8620725415bdbcb124375a",
+        structure: "940f984592258cd79e3b4e2373a73bb18f1e62ec15ad7459843f2365d43ea3a4",
+        help: "0660d02c65fb46d34596f488b25dec5453474a4d8cda3ead060aebaffb399a0f",
     },
     rt::CommandPrint {
         path: "task show",
         tool: Some("task_show"),
-        structure: "326d8860f561337779e5339a9f60c03622d520c693960ebad388be7f8c6071b3",
-        help: "b3c25720c1dbb0e7e57a8c93cae1f19f73d8d0140c0a4c673a88eb06397d0366",
+        structure: "72613c4bf2c683f3cc4e19f45eabb407779d9103c3351f374dc76046f6d4de74",
+        help: "e28f32a1aa45d804beb7c6cdce4d63742d778204e5278f5fe10869e1bda57185",
     },
 ];
 

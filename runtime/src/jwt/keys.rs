@@ -1,7 +1,4 @@
-//! OAuth access tokens as JWTs: signature against the authorization server's keys (a JWKS from
-//! a file or a URL, refreshed), then `iss`, `aud` (this server's resource URL), `exp`, `nbf`
-//! and `typ` (RFC 9068). Only asymmetric algorithms from the configured list are accepted;
-//! `alg: none`, HMAC keys and unknown key ids are refused. docs/runtime.md, "Authentication".
+//! The signing keys and the validation itself (feature `oauth`); see the parent module.
 
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -11,6 +8,8 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
 use serde_json::{Map, Value};
+
+use super::Rejection;
 
 use crate::spec::{JwksSource, OAuthSpec};
 
@@ -22,10 +21,6 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 const UNKNOWN_KID_BACKOFF: Duration = Duration::from_secs(30);
 /// Shortest refresh interval honoured.
 const MIN_REFRESH: Duration = Duration::from_secs(10);
-
-/// Why a token is refused, in words for `error_description` (never the token itself).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Rejection(pub(crate) String);
 
 fn reject(text: impl Into<String>) -> Rejection {
     Rejection(text.into())
@@ -187,23 +182,6 @@ fn explain(kind: &ErrorKind, spec: &OAuthSpec) -> String {
     }
 }
 
-/// The scopes a token grants: `scope` (space-separated, RFC 9068) or `scp` (string or list).
-pub(crate) fn scopes(claims: &Map<String, Value>) -> Vec<String> {
-    let mut scopes = Vec::new();
-    for key in ["scope", "scp"] {
-        match claims.get(key) {
-            Some(Value::String(text)) => scopes.extend(text.split_whitespace().map(String::from)),
-            Some(Value::Array(items)) => scopes.extend(
-                items
-                    .iter()
-                    .filter_map(|item| item.as_str().map(String::from)),
-            ),
-            _ => {}
-        }
-    }
-    scopes
-}
-
 /// At least one key the configured algorithms can use.
 fn usable(set: &JwkSet, spec: &OAuthSpec) -> Result<(), String> {
     let asymmetric = set
@@ -281,20 +259,4 @@ fn fetch_url(url: &str) -> Result<String, String> {
 
 fn shorten(text: &str) -> String {
     text.chars().take(64).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scopes_come_from_scope_or_scp() {
-        let claims = |value: Value| value.as_object().cloned().unwrap_or_default();
-        assert_eq!(
-            scopes(&claims(serde_json::json!({"scope": "a b"}))),
-            ["a", "b"]
-        );
-        assert_eq!(scopes(&claims(serde_json::json!({"scp": ["c"]}))), ["c"]);
-        assert!(scopes(&claims(serde_json::json!({"scope": 3}))).is_empty());
-    }
 }
