@@ -11,20 +11,16 @@
 
 use std::ffi::OsStr;
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
-use fiskgen_tests::apps::{self, App};
-use fiskgen_tests::clients;
 
 use super::clients::{Server, python, strings};
-use super::nats::{nats, start_nats_server};
+use super::replicas::{approval_record, replica};
 
-/// The bucket of used approvals.
-const BUCKET: &str = "fiskgen-approvals";
 /// The sealing key the replicas share.
 const KEY: &str = "nginx-test-key-0123456789abcdef0123";
 /// How long nginx may take to listen.
@@ -145,32 +141,9 @@ fn start_nginx(replicas: &[&Server]) -> Result<Nginx> {
     Ok(nginx)
 }
 
-/// A stateless replica of the demo server with `env`.
-fn replica(cwd: &Path, env: &[(&str, &OsStr)]) -> Result<Server> {
-    let app = apps::path(App::Demo)?;
-    Server::spawn_app(&clients::demo_server()?, cwd, &app, env, &["--stateless"])
-}
-
 #[test]
 fn two_stateless_replicas_behind_nginx_keep_every_confirmation() -> Result<()> {
-    let nats_server = start_nats_server()?;
-    let home = tempfile::tempdir().context("creating the CLI's home")?;
-    nats(
-        &nats_server.url,
-        home.path(),
-        &[
-            "kv",
-            "add",
-            BUCKET,
-            "--ttl",
-            "15m",
-            "--history",
-            "1",
-            "--storage",
-            "memory",
-        ],
-    )?;
-    let record = format!("{}/{BUCKET}", nats_server.url);
+    let (_nats_server, record) = approval_record()?;
     let dir = tempfile::tempdir().context("creating the replicas' directory")?;
     let store = dir.path().join("tasks.json");
     let env: [(&str, &OsStr); 3] = [

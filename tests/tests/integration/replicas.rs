@@ -12,21 +12,22 @@ use fiskgen_tests::apps::{self, App};
 use fiskgen_tests::clients;
 
 use super::clients::{Server, python, strings};
-use super::nats::{nats, start_nats_server};
+use super::nats::{NatsServer, nats, start_nats_server};
 
 /// The bucket the replicas record used approvals in.
-const BUCKET: &str = "fiskgen-approvals";
+pub(super) const BUCKET: &str = "fiskgen-approvals";
 /// A sealing key the replicas share (at least 32 bytes).
 const KEY: &str = "replicas-test-key-0123456789abcdef";
 
 /// Starts a stateless replica of the demo server with `env`.
-fn replica(cwd: &Path, env: &[(&str, &OsStr)]) -> Result<Server> {
+pub(super) fn replica(cwd: &Path, env: &[(&str, &OsStr)]) -> Result<Server> {
     let app = apps::path(App::Demo)?;
     Server::spawn_app(&clients::demo_server()?, cwd, &app, env, &["--stateless"])
 }
 
-#[test]
-fn a_replayed_approval_is_refused_on_every_replica() -> Result<()> {
+/// A real nats-server with a JetStream KV bucket for used approvals, and the
+/// `FISKGEN_MCP_APPROVAL_STORE` value that names it.
+pub(super) fn approval_record() -> Result<(NatsServer, String)> {
     let nats_server = start_nats_server()?;
     let home = tempfile::tempdir().context("creating the CLI's home")?;
     nats(
@@ -45,6 +46,12 @@ fn a_replayed_approval_is_refused_on_every_replica() -> Result<()> {
         ],
     )?;
     let record = format!("{}/{BUCKET}", nats_server.url);
+    Ok((nats_server, record))
+}
+
+#[test]
+fn a_replayed_approval_is_refused_on_every_replica() -> Result<()> {
+    let (nats_server, record) = approval_record()?;
     let dir = tempfile::tempdir().context("creating the replicas' directory")?;
     let store = dir.path().join("tasks.json");
     let env: [(&str, &OsStr); 3] = [
