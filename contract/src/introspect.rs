@@ -558,6 +558,18 @@ mod tests {
         assert!(options.scrub_env.is_empty());
     }
 
+    /// Runs `app` with the short test timeout and requires a prompt failure (well within 10 s).
+    fn times_out_promptly(app: &Path) -> IntrospectError {
+        let started = Instant::now();
+        let error = run(app, &quick()).expect_err("must time out");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "took {:?}",
+            started.elapsed()
+        );
+        error
+    }
+
     #[test]
     fn hanging_app_times_out_promptly() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -566,13 +578,7 @@ mod tests {
             "hang",
             "echo $$ > \"$(dirname \"$0\")/pid\"\nsleep 60",
         );
-        let started = Instant::now();
-        let error = run(&app, &quick()).expect_err("must time out");
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "took {:?}",
-            started.elapsed()
-        );
+        let error = times_out_promptly(&app);
         assert!(
             matches!(error, IntrospectError::Timeout { exited: false, .. }),
             "{error}"
@@ -595,13 +601,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let body = "sleep 60 &\necho $! > \"$(dirname \"$0\")/pid\"\nwait";
         let app = script(dir.path(), "spawner", body);
-        let started = Instant::now();
-        let error = run(&app, &quick()).expect_err("must time out");
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "took {:?}",
-            started.elapsed()
-        );
+        let error = times_out_promptly(&app);
         assert!(matches!(error, IntrospectError::Timeout { .. }), "{error}");
         assert_gone(&dir.path().join("pid"));
     }
@@ -621,13 +621,7 @@ mod tests {
                     setsid sh -c 'echo $$ > pid.tmp && mv pid.tmp pid && exec sleep 30' &\n\
                     while [ ! -s pid ]; do sleep 0.01; done\nexit 0";
         let app = script(dir.path(), "escaper", body);
-        let started = Instant::now();
-        let error = run(&app, &quick()).expect_err("must time out");
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "took {:?}",
-            started.elapsed()
-        );
+        let error = times_out_promptly(&app);
         assert!(
             matches!(error, IntrospectError::Timeout { exited: true, .. }),
             "{error}"

@@ -82,6 +82,27 @@ fn edited(path: &[&str], edit: impl FnOnce(&mut serde_json::Map<String, Value>))
     document
 }
 
+/// Runs `fiskgen check` and `<binary> verify` against `app`, requires both to exit with `code`,
+/// and returns what each printed.
+fn check_and_verify_exit(app: &Path, code: i32) -> (String, String) {
+    let check = check(app);
+    let verify = verify(app);
+    let (check_out, verify_out) = (text(&check.stdout), text(&verify.stdout));
+    assert_eq!(
+        check.status.code(),
+        Some(code),
+        "{check_out}{}",
+        text(&check.stderr)
+    );
+    assert_eq!(
+        verify.status.code(),
+        Some(code),
+        "{verify_out}{}",
+        text(&verify.stderr)
+    );
+    (check_out, verify_out)
+}
+
 #[test]
 fn check_and_verify_agree_when_only_an_unserved_command_changes() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -94,21 +115,7 @@ fn check_and_verify_agree_when_only_an_unserved_command_changes() {
     });
     let app = application(dir.path(), &document);
 
-    let check = check(&app);
-    let verify = verify(&app);
-    let (check_out, verify_out) = (text(&check.stdout), text(&verify.stdout));
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{check_out}{}",
-        text(&check.stderr)
-    );
-    assert_eq!(
-        verify.status.code(),
-        Some(0),
-        "{verify_out}{}",
-        text(&verify.stderr)
-    );
+    let (check_out, verify_out) = check_and_verify_exit(&app, 0);
     for report in [&check_out, &verify_out] {
         assert!(
             report.contains("Not drift:\n  store purge (not served): changed\n"),
@@ -136,21 +143,7 @@ fn check_and_verify_agree_when_a_served_command_changes() {
     });
     let app = application(dir.path(), &document);
 
-    let check = check(&app);
-    let verify = verify(&app);
-    let (check_out, verify_out) = (text(&check.stdout), text(&verify.stdout));
-    assert_eq!(
-        check.status.code(),
-        Some(1),
-        "{check_out}{}",
-        text(&check.stderr)
-    );
-    assert_eq!(
-        verify.status.code(),
-        Some(1),
-        "{verify_out}{}",
-        text(&verify.stderr)
-    );
+    let (check_out, verify_out) = check_and_verify_exit(&app, 1);
     for report in [&check_out, &verify_out] {
         assert!(report.contains("~ task_list\n"), "{report}");
         assert!(!report.contains("~ task_add"), "{report}");
@@ -171,21 +164,7 @@ fn check_and_verify_agree_that_reworded_help_is_not_drift() {
     });
     let app = application(dir.path(), &document);
 
-    let check = check(&app);
-    let verify = verify(&app);
-    let (check_out, verify_out) = (text(&check.stdout), text(&verify.stdout));
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{check_out}{}",
-        text(&check.stderr)
-    );
-    assert_eq!(
-        verify.status.code(),
-        Some(0),
-        "{verify_out}{}",
-        text(&verify.stderr)
-    );
+    let (check_out, verify_out) = check_and_verify_exit(&app, 0);
     for report in [&check_out, &verify_out] {
         assert!(
             report.contains("  task_add: only help texts changed\n"),
