@@ -14,6 +14,7 @@
 //! The crate is synchronous and small on purpose: fiskgen embeds its source beside the runtime's
 //! (see `fiskgen/build.rs`), and every generated server compiles it.
 
+pub mod builtins;
 pub mod canonical;
 pub mod defaults;
 pub mod duration;

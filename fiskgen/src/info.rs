@@ -473,18 +473,10 @@ fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
 /// Renders the served set as pretty JSON with a trailing newline: a stable document for
 /// scripts (`fiskgen info --json`).
 ///
-/// Command tools show the schema the server advertises (fisk's restricted schema with the
-/// generator's fixes, see `params`), so this matches `<binary> tools --json`.
+/// Every tool shows the schema the server advertises (the IR's, lowered once by `select`), so
+/// this matches `<binary> tools --json`.
 pub fn render_json(server: &ir::Server) -> Result<String, serde_json::Error> {
-    let mut server = server.clone();
-    for tool in &mut server.tools {
-        if let ir::ToolKind::Command(command) = &tool.kind
-            && let Ok(params) = crate::params::params(tool, command)
-        {
-            tool.input_schema = params.schema;
-        }
-    }
-    let mut text = serde_json::to_string_pretty(&server)?;
+    let mut text = serde_json::to_string_pretty(server)?;
     text.push('\n');
     Ok(text)
 }

@@ -11,9 +11,10 @@
 //! [`config`] reads the Fisk AI config format strictly, [`introspect`] runs the application's
 //! `--fisk-introspect` safely (or reads a saved document) into a lenient [`model`] (both from
 //! `fiskgen-contract`, which the generated servers share), and
-//! [`select`] applies every serving rule to produce the [`ir`], the exact set of tools a server
-//! serves. [`info`] renders that set for people and scripts. [`params`] types every command's
-//! parameters, [`emit`] turns the served set into a Rust crate (names from [`ident`], files
+//! [`select`] applies every serving rule and [`lower`]s every served command once (typed
+//! parameters, the argv plan, the advertised schema) to produce the [`ir`], the exact set of
+//! tools a server serves. [`info`] renders that set for people and scripts, [`check`] compares
+//! two of them, [`emit`] turns the served set into a Rust crate (names from [`ident`], files
 //! through [`format`](mod@format), written by [`write`](mod@write)), and [`builder`] compiles it with [`cargo`] into
 //! the shared target directory under [`cache`].
 
@@ -29,7 +30,7 @@ pub mod format;
 pub mod ident;
 pub mod info;
 pub mod ir;
-pub mod params;
+pub mod lower;
 pub mod select;
 mod suggest;
 pub mod write;

@@ -9,14 +9,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
 
-use serde_json::{Map, Value, json};
+use serde_json::Map;
 
 use fiskgen_contract::surface::{self, Rules, Stage};
 
 use crate::config::{Config, Hint, ToolFilter};
 use crate::ir::{self, Builtin, CommandTool, Confirm, GlobalFlag, HintName, Tool, ToolKind};
-use crate::model;
 use crate::suggest::nearest;
+use crate::{lower, model};
 
 use fiskgen_contract::surface::is_framework_flag;
 pub use fiskgen_contract::surface::{DENY_TAG, MAX_TOOL_NAME, is_valid_tool_name};
@@ -66,7 +66,8 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         let exposed = selection.exposed_globals(config, app.model);
         global_flags = exposable_globals(app.model, &exposed);
         let candidates = selection.leaf_tools(config, app.model, &exposed);
-        selection.tools = selection.apply_filters(config, candidates);
+        let served = selection.apply_filters(config, candidates);
+        selection.tools = selection.lower(served);
         application = Some(ir::Application {
             configured_path: config.application_path.clone().unwrap_or_default(),
             path: app.path.to_path_buf(),
@@ -107,6 +108,14 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         notes: selection.notes,
         warnings: selection.warnings,
     })
+}
+
+/// A leaf command before filtering: its tool, the command it lowers from and the exposed
+/// globals it does not shadow.
+struct Candidate<'m> {
+    tool: Tool,
+    command: &'m model::Command,
+    globals: Vec<&'m model::Flag>,
 }
 
 /// The state of one selection run: what is served so far and what was found on the way.
@@ -165,12 +174,12 @@ impl Selection {
     }
 
     /// Every non-hidden leaf command as a tool, before filtering.
-    fn leaf_tools(
+    fn leaf_tools<'m>(
         &mut self,
         config: &Config,
-        model: &model::Application,
-        globals: &[&model::Flag],
-    ) -> Vec<Tool> {
+        model: &'m model::Application,
+        globals: &[&'m model::Flag],
+    ) -> Vec<Candidate<'m>> {
         let mut tools = Vec::new();
         let mut path = Vec::new();
         for command in &model.commands {
@@ -184,8 +193,8 @@ impl Selection {
         config: &Config,
         command: &'m model::Command,
         path: &mut Vec<&'m str>,
-        globals: &[&model::Flag],
-        tools: &mut Vec<Tool>,
+        globals: &[&'m model::Flag],
+        tools: &mut Vec<Candidate<'m>>,
     ) {
         if command.hidden {
             return;
@@ -203,52 +212,98 @@ impl Selection {
         path.pop();
     }
 
-    fn command_tool(
+    fn command_tool<'m>(
         &mut self,
         config: &Config,
-        command: &model::Command,
+        command: &'m model::Command,
         path: &[&str],
-        globals: &[&model::Flag],
-    ) -> Option<Tool> {
+        globals: &[&'m model::Flag],
+    ) -> Option<Candidate<'m>> {
         let title = path.join(" ");
         let name = surface::tool_name(path);
-        let Some(schema) = &command.restricted_schema else {
+        if command.restricted_schema.is_none() {
             self.problems.push(format!(
                 "command \"{title}\" has no precomputed schema; rebuild the application with \
                  fisk v0.9.0 or newer"
             ));
             return None;
         };
-        let globals: Vec<model::Flag> = globals
+        let globals: Vec<&model::Flag> = globals
             .iter()
             .filter(|global| !shadows(command, &global.name))
-            .map(|global| (*global).clone())
+            .copied()
             .collect();
-        Some(Tool {
+        let tool = Tool {
             description: model_description(command),
             tags: command.tags.clone(),
             hints: hints(config, &command.tags),
             confirm: confirm_trigger(config, &command.tags),
-            input_schema: merge_globals(schema, &globals),
+            // Set when the served tool is lowered.
+            input_schema: Map::new(),
             kind: ToolKind::Command(CommandTool {
                 command: path.iter().map(|segment| segment.to_string()).collect(),
-                flags: command.flags.clone(),
-                args: command.args.clone(),
-                globals,
-                schema: command.schema.clone().unwrap_or_default(),
+                params: Vec::new(),
+                flags: Vec::new(),
+                positionals: Vec::new(),
             }),
             name,
             title,
+        };
+        Some(Candidate {
+            tool,
+            command,
+            globals,
         })
     }
 
+    /// Lowers every served command ([`lower`](crate::lower)): its typed parameters, its argv plan
+    /// and its final input schema. A schema that cannot be typed is a problem; one typed by a
+    /// fallback a warning.
+    fn lower(&mut self, served: Vec<Candidate<'_>>) -> Vec<Tool> {
+        let mut tools = Vec::with_capacity(served.len());
+        for Candidate {
+            mut tool,
+            command,
+            globals,
+        } in served
+        {
+            let source = lower::Source {
+                tool: &tool.name,
+                command,
+                globals: &globals,
+            };
+            match lower::lower(source) {
+                Ok(lowered) => {
+                    self.warnings.extend(lowered.warnings);
+                    tool.input_schema = lowered.schema;
+                    tool.kind = ToolKind::Command(CommandTool {
+                        command: match tool.kind {
+                            ToolKind::Command(command) => command.command,
+                            ToolKind::Builtin { .. } => Vec::new(),
+                        },
+                        params: lowered.params,
+                        flags: lowered.flags,
+                        positionals: lowered.positionals,
+                    });
+                    tools.push(tool);
+                }
+                Err(error) => self.problems.push(error.to_string()),
+            }
+        }
+        tools
+    }
+
     /// `ai:deny` first, then the top-level filters, then the `expose.agent.tools` narrowing.
-    fn apply_filters(&mut self, config: &Config, tools: Vec<Tool>) -> Vec<Tool> {
-        let (denied, mut tools): (Vec<Tool>, Vec<Tool>) = tools
+    fn apply_filters<'m>(
+        &mut self,
+        config: &Config,
+        tools: Vec<Candidate<'m>>,
+    ) -> Vec<Candidate<'m>> {
+        let (denied, mut tools): (Vec<Candidate<'m>>, Vec<Candidate<'m>>) = tools
             .into_iter()
-            .partition(|tool| tool.tags.iter().any(|tag| tag == DENY_TAG));
+            .partition(|candidate| candidate.tool.tags.iter().any(|tag| tag == DENY_TAG));
         if !denied.is_empty() {
-            let names: Vec<&str> = denied.iter().map(|tool| tool.name.as_str()).collect();
+            let names: Vec<&str> = denied.iter().map(|c| c.tool.name.as_str()).collect();
             let (count, verb) = match names.len() {
                 1 => ("1 command".to_string(), "is"),
                 n => (format!("{n} commands"), "are"),
@@ -259,7 +314,7 @@ impl Selection {
             ));
         }
         for stage in filter_stages(config) {
-            tools.retain(|tool| keeps(&stage, tool));
+            tools.retain(|candidate| keeps(&stage, &candidate.tool));
         }
         tools
     }
@@ -502,67 +557,6 @@ fn confirm_trigger(config: &Config, tags: &[String]) -> Option<Confirm> {
     trigger.map(|trigger| Confirm {
         trigger: trigger.to_string(),
     })
-}
-
-/// The command's restricted schema with a property for each exposed global flag it does not
-/// shadow. The model's schema is copied, never changed.
-fn merge_globals(schema: &Map<String, Value>, globals: &[model::Flag]) -> Map<String, Value> {
-    let mut merged = schema.clone();
-    if globals.is_empty() {
-        return merged;
-    }
-    let mut properties = match merged.remove("properties") {
-        Some(Value::Object(properties)) => properties,
-        _ => Map::new(),
-    };
-    let mut required: Vec<Value> = match merged.remove("required") {
-        Some(Value::Array(required)) => required,
-        _ => Vec::new(),
-    };
-    for flag in globals {
-        if properties.contains_key(&flag.name) {
-            continue;
-        }
-        properties.insert(flag.name.clone(), global_property(flag));
-        let name = Value::String(flag.name.clone());
-        if flag.required && !required.contains(&name) {
-            required.push(name);
-        }
-    }
-    merged.insert("properties".to_string(), Value::Object(properties));
-    if !required.is_empty() {
-        merged.insert("required".to_string(), Value::Array(required));
-    }
-    merged
-}
-
-/// A global flag's schema: fisk publishes no type for application flags, so booleans are
-/// `boolean`, everything else `string` (with its completions as `enum`), arrays when repeatable.
-fn global_property(flag: &model::Flag) -> Value {
-    let description = if flag.help.is_empty() {
-        "Global flag".to_string()
-    } else {
-        format!("Global flag: {}", flag.help)
-    };
-    let mut scalar = Map::new();
-    if flag.boolean {
-        scalar.insert("type".to_string(), json!("boolean"));
-    } else {
-        scalar.insert("type".to_string(), json!("string"));
-        if !flag.completions.is_empty() && !flag.cumulative {
-            scalar.insert("enum".to_string(), json!(flag.completions));
-        }
-    }
-    let mut property = if flag.cumulative {
-        let mut array = Map::new();
-        array.insert("type".to_string(), json!("array"));
-        array.insert("items".to_string(), Value::Object(scalar));
-        array
-    } else {
-        scalar
-    };
-    property.insert("description".to_string(), json!(description));
-    Value::Object(property)
 }
 
 /// Every non-hidden application flag that could be exposed, and whether it is.

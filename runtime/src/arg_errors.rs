@@ -3,9 +3,9 @@
 //! A problem is described as a [`Problem`] (what was expected, what came), and
 //! [`Problem::describe`] words it: `property `id`: expected an integer, got the string
 //! "nope"`, `unknown property `x` (the tool takes: a, b, c)`, `property `level`: must be one
-//! of "debug", "info", got "loud"`. Today the problems come from serde's messages
-//! ([`from_serde`]); a converter that does not use serde builds [`Problem`]s directly and keeps
-//! the same texts. [`for_tool`] puts the tool's name in front.
+//! of "debug", "info", got "loud"`. The problems come from `arguments.rs`, which generated
+//! handlers use and which builds [`Problem`]s directly, or from serde's messages ([`from_serde`],
+//! for the built-ins' arguments), in the same words. [`for_tool`] puts the tool's name in front.
 
 use std::fmt;
 
@@ -174,8 +174,8 @@ fn expected_phrase(expected: &str) -> String {
     }
 }
 
-/// serde's expectation in an out-of-range error as the range.
-fn range_phrase(expected: &str) -> String {
+/// serde's expectation in an out-of-range error (a Rust integer type) as the range.
+pub(crate) fn range_phrase(expected: &str) -> String {
     let range = |min: i128, max: i128| format!("an integer from {min} to {max}");
     match expected {
         "i8" => range(i8::MIN.into(), i8::MAX.into()),
@@ -212,6 +212,19 @@ fn got_phrase(unexpected: &str) -> String {
         "sequence" => "a list".into(),
         "map" => "an object".into(),
         other => other.to_string(),
+    }
+}
+
+/// A JSON value as what came, in the words serde's `Unexpected` gives ([`got_phrase`]).
+pub(crate) fn got_value(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(value) => value.to_string(),
+        Value::Number(number) => format!("the number {number}"),
+        Value::String(text) => format!("the string {text:?}"),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "an object".into(),
     }
 }
 

@@ -1,10 +1,11 @@
 //! Arguments → argv, with exactly fisk's `ArgsFromJSON` rules, after typed validation.
 //!
-//! Generated handlers deserialize a call's arguments into their typed struct with
-//! [`parse_arguments`] and then describe the struct to an [`Argv`]: flags in declaration order
-//! as single `--name=value` tokens (so a value can never become a flag), then `--` and the
-//! positional arguments. The rules for positionals (fill earlier ones from their defaults, stop
-//! after the last one given) live in [`Argv::positionals`].
+//! Generated handlers read a call's arguments into their typed struct through
+//! [`Arguments`](crate::arguments::Arguments) and then describe the struct to an [`Argv`] that
+//! [`command_argv`] started with the command path: flags in declaration order as single
+//! `--name=value` tokens (so a value can never become a flag), then `--` and the positional
+//! arguments. The rules for positionals (fill earlier ones from their defaults, stop after the
+//! last one given) live in [`Argv::positionals`].
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -12,6 +13,9 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 
 use crate::JsonObject;
+use crate::arg_errors::Problem;
+use crate::arguments::Arguments;
+use crate::spec::ArgvFn;
 
 /// Arguments that do not fit a tool's input type: a tool error the model can correct.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,8 +26,13 @@ pub struct InvalidArguments {
 impl InvalidArguments {
     /// An error about one property, in the words of `arg_errors.rs`.
     pub fn property(name: &str, problem: impl fmt::Display) -> Self {
+        Self::from_problem(name, &Problem::Other(problem.to_string()))
+    }
+
+    /// A described problem of one property (empty: of the arguments as a whole).
+    pub(crate) fn from_problem(property: &str, problem: &Problem) -> Self {
         Self {
-            message: crate::arg_errors::Problem::Other(problem.to_string()).describe(name),
+            message: problem.describe(property),
         }
     }
 
@@ -41,8 +50,27 @@ impl fmt::Display for InvalidArguments {
 
 impl std::error::Error for InvalidArguments {}
 
-/// Deserializes a call's arguments into a generated argument struct; errors name the property.
-pub fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, InvalidArguments> {
+/// The command line of a command tool: its path, then what its generated handler puts on it;
+/// properties the handler did not read are refused.
+pub fn command_argv(
+    command: &[&str],
+    handler: ArgvFn,
+    arguments: JsonObject,
+) -> Result<Argv, InvalidArguments> {
+    let mut arguments = Arguments::new(arguments);
+    let mut argv = Argv::new(command);
+    handler(&mut arguments, &mut argv)?;
+    arguments.finish()?;
+    Ok(argv)
+}
+
+/// The handler of a command that takes no arguments: [`command_argv`] refuses any property.
+pub fn no_arguments(_: &mut Arguments, _: &mut Argv) -> Result<(), InvalidArguments> {
+    Ok(())
+}
+
+/// Deserializes a built-in's arguments into its argument struct; errors name the property.
+pub(crate) fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, InvalidArguments> {
     let value = serde_json::Value::Object(arguments);
     serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();
@@ -210,13 +238,13 @@ impl Argv {
     }
 
     /// Positionals up to the last one given; earlier ones that are missing take their defaults.
-    pub fn positionals(&mut self, args: Vec<Positional>) -> Result<(), InvalidArguments> {
+    pub fn positionals(&mut self, args: &[Positional]) -> Result<(), InvalidArguments> {
         let Some(last) = args.iter().rposition(|arg| arg.tokens.is_some()) else {
             return Ok(());
         };
-        for arg in args.into_iter().take(last + 1) {
-            let tokens = match arg.tokens {
-                Some(tokens) => tokens,
+        for arg in args.iter().take(last + 1) {
+            let tokens = match &arg.tokens {
+                Some(tokens) => tokens.clone(),
                 None if !arg.defaults.is_empty() => {
                     arg.defaults.iter().map(|d| d.to_string()).collect()
                 }
@@ -260,7 +288,7 @@ mod tests {
         argv.value("replicas", Some(&3i64));
         argv.values("label", Some(&["a".to_string(), "b".to_string()][..]));
         argv.negatable("force", Some(false));
-        argv.positionals(vec![
+        argv.positionals(&[
             Positional::one("target", Some(&"prod".to_string()), &[]),
             Positional::one::<String>("ttl", Some(&"2h".to_string()), &["1h"]),
         ])
@@ -284,7 +312,7 @@ mod tests {
     #[test]
     fn positionals_fill_defaults_and_stop_after_the_last_given() {
         let mut argv = Argv::new(&[]);
-        argv.positionals(vec![
+        argv.positionals(&[
             Positional::one::<String>("first", None, &["one"]),
             Positional::one::<String>("second", Some(&"2".to_string()), &[]),
             Positional::one::<String>("third", None, &["three"]),
@@ -294,7 +322,7 @@ mod tests {
 
         let mut argv = Argv::new(&[]);
         let error = argv
-            .positionals(vec![
+            .positionals(&[
                 Positional::one::<String>("target", None, &[]),
                 Positional::one::<String>("ttl", Some(&"2h".to_string()), &["1h"]),
             ])
@@ -343,7 +371,7 @@ mod tests {
     fn a_literal_double_dash_positional_is_refused() {
         let mut argv = Argv::new(&[]);
         let error = argv
-            .positionals(vec![Positional::one("rest", Some(&"--".to_string()), &[])])
+            .positionals(&[Positional::one("rest", Some(&"--".to_string()), &[])])
             .expect_err("refused");
         assert!(error.to_string().contains("\"--\""));
     }

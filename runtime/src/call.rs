@@ -48,7 +48,7 @@ pub(crate) async fn call(
         context,
     };
     Ok(match spec.run {
-        Run::Command { argv, .. } => command(&call, argv).await,
+        Run::Command { command: path, argv } => command(&call, path, argv).await,
         Run::Builtin(builtin) => builtin_call(&call, builtin).await,
     })
 }
@@ -256,11 +256,11 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
 }
 
 /// A command of the application.
-async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
+async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolResponse {
     let state = call.state;
     let spec = call.spec;
     let client = call.client.as_str();
-    let argv = match argv(call.arguments.clone()) {
+    let argv = match crate::argv::command_argv(path, argv, call.arguments.clone()) {
         Ok(argv) => argv.into_vec(),
         Err(error) => {
             tracing::info!(

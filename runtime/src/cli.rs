@@ -31,6 +31,7 @@ use crate::server::{Handler, Limits, ServerState, server_version};
 use crate::spec::{AppSpec, AuthSource, ConfirmMode, Run};
 use crate::tools::{self, Catalog};
 use crate::verify;
+use fiskgen_contract::introspect::PROVIDER_CREDENTIAL_VARS;
 
 // The environment variables for port and address, and the defaults when nothing sets them.
 use fiskgen_contract::defaults::{
@@ -360,13 +361,14 @@ fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> ExitCode {
             Ok(_) => return Err("the arguments must be a JSON object".to_string()),
             Err(error) => return Err(format!("the arguments are not valid JSON: {error}")),
         };
-        let argv = match spec.run {
-            Run::Command { argv, .. } => argv,
+        let (command, argv) = match spec.run {
+            Run::Command { command, argv } => (command, argv),
             Run::Builtin(_) => {
                 return Err(format!("{tool:?} is a built-in tool; it runs no command"));
             }
         };
-        let argv = argv(arguments).map_err(|error| crate::arg_errors::for_tool(tool, &error))?;
+        let argv = crate::argv::command_argv(command, argv, arguments)
+            .map_err(|error| crate::arg_errors::for_tool(tool, &error))?;
         serde_json::to_string(&argv.into_vec()).map_err(|error| error.to_string())
     })();
     match result {
@@ -672,12 +674,16 @@ fn fallback_port(app: &AppSpec) -> u16 {
 
 /// The application to run: the flag, else the compiled-in path; a bare name is looked up on
 /// PATH now, so the log says which file will run.
-/// The variables no command may see: the built-in list, the server's own secrets (state key,
-/// bearer token) and the embeddings key.
+/// The variables no command may see: the LLM providers' credentials, the operator's list, the
+/// server's own secrets (state key, bearer token) and the embeddings key.
 fn scrub_list(app: &AppSpec) -> Vec<String> {
     let settings = &app.settings;
     // Secrets the server itself reads never reach the commands it runs.
-    let mut scrub: Vec<String> = settings.scrub_env.iter().map(|v| v.to_string()).collect();
+    let mut scrub: Vec<String> = PROVIDER_CREDENTIAL_VARS
+        .iter()
+        .chain(settings.scrub_env)
+        .map(|v| v.to_string())
+        .collect();
     scrub.push(STATE_KEY_VAR.into());
     scrub.push(crate::approvals::STORE_VAR.into());
     // No secret of the server's own authentication reaches a command (no token passthrough).

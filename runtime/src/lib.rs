@@ -8,6 +8,7 @@
 //! `fn main() -> ExitCode { __private::main(&APP) }`: the non-generic entry point keeps rmcp's
 //! generic service stack monomorphised once, here, instead of in every generated crate.
 
+pub mod arguments;
 pub mod argv;
 pub mod spec;
 pub mod values;
@@ -52,7 +53,11 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::JsonObject;
-    pub use crate::argv::{ArgValue, Argv, InvalidArguments, Positional, parse_arguments};
+    pub use crate::arguments::{ArgError, Arguments, FromArg, choice};
+    pub use crate::argv::{
+        ArgValue, Argv, InvalidArguments, Positional, command_argv, no_arguments,
+    };
+    pub use serde_json::Value;
     pub use crate::cli::{main, main_with_notes};
     pub use crate::spec::*;
     pub use crate::values::{ByteSize, GoDuration, HexBytes};

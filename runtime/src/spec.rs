@@ -3,7 +3,10 @@
 
 use std::time::Duration;
 
-use crate::JsonObject;
+use fiskgen_contract::builtins::{self, Descriptor};
+use fiskgen_contract::defaults;
+
+use crate::arguments::Arguments;
 use crate::argv::{Argv, InvalidArguments};
 
 /// A whole generated server. `Clone` so runtime narrowing can serve a copy with fewer tools.
@@ -101,8 +104,27 @@ pub struct Settings {
     pub auth: Option<AuthSpec>,
     /// Serve without sessions.
     pub stateless: bool,
-    /// Environment variables removed from every child process.
+    /// Environment variables removed from every child process besides the LLM providers'
+    /// credentials (`fiskgen_contract::introspect::PROVIDER_CREDENTIAL_VARS`), which always
+    /// are: the operator's credential variables.
     pub scrub_env: &'static [&'static str],
+}
+
+impl Settings {
+    /// The defaults (`fiskgen-contract`'s): generated crates write only what the operator
+    /// configured and take the rest from here (`..rt::Settings::DEFAULT`).
+    pub const DEFAULT: Settings = Settings {
+        port: defaults::PORT,
+        address: defaults::ADDRESS,
+        confirm: ConfirmMode::Auto,
+        max_concurrent_tools: defaults::MAX_CONCURRENT_TOOLS,
+        tool_timeout: defaults::TOOL_TIMEOUT,
+        allowed_hosts: &[],
+        allowed_origins: &[],
+        auth: None,
+        stateless: false,
+        scrub_env: &[],
+    };
 }
 
 /// `confirm_over_mcp` (also the values of the binary's `--confirm` flag).
@@ -223,6 +245,27 @@ pub struct ToolSpec {
     pub run: Run,
 }
 
+impl ToolSpec {
+    /// A built-in tool with the operator's settings: its name, description and schema are the
+    /// contract's [`Descriptor`], and it is read-only.
+    pub const fn builtin(builtin: Builtin, confirm: Option<&'static str>) -> ToolSpec {
+        let descriptor = builtin.descriptor();
+        ToolSpec {
+            name: descriptor.name,
+            title: descriptor.name,
+            description: descriptor.description,
+            tags: &[],
+            hints: Hints {
+                read_only: true,
+                ..Hints::NONE
+            },
+            confirm,
+            input_schema: descriptor.input_schema,
+            run: Run::Builtin(builtin),
+        }
+    }
+}
+
 /// MCP tool annotation hints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Hints {
@@ -246,9 +289,9 @@ impl Hints {
     };
 }
 
-/// Builds a command's argv tail (everything after the program name) from a call's arguments,
-/// validating them against the command's typed argument struct first.
-pub type ArgvFn = fn(JsonObject) -> Result<Argv, InvalidArguments>;
+/// A command's generated handler: reads a call's arguments into the command's typed argument
+/// struct and puts them on the command line, which already holds the command path.
+pub type ArgvFn = fn(&mut Arguments, &mut Argv) -> Result<(), InvalidArguments>;
 
 /// What a tool call runs.
 #[derive(Debug, Clone, Copy)]
@@ -326,15 +369,20 @@ pub enum Builtin {
 }
 
 impl Builtin {
+    /// What clients are told about it (`fiskgen-contract`, shared with the generator).
+    pub const fn descriptor(&self) -> Descriptor {
+        match self {
+            Builtin::ReadFile(_) => builtins::READ_FILE,
+            Builtin::Base64Encode(_) => builtins::BASE64_ENCODE,
+            Builtin::KnowledgeSearch(_) => builtins::KNOWLEDGE_SEARCH,
+            Builtin::KnowledgeRead(_) => builtins::KNOWLEDGE_READ,
+            Builtin::KnowledgeList(_) => builtins::KNOWLEDGE_LIST,
+        }
+    }
+
     /// The MCP tool name (as fiskgen names it).
     pub const fn name(&self) -> &'static str {
-        match self {
-            Builtin::ReadFile(_) => "read_file",
-            Builtin::Base64Encode(_) => "base64_encode",
-            Builtin::KnowledgeSearch(_) => "knowledge_search",
-            Builtin::KnowledgeRead(_) => "knowledge_read",
-            Builtin::KnowledgeList(_) => "knowledge_list",
-        }
+        self.descriptor().name
     }
 
     /// The knowledge settings of a knowledge tool.

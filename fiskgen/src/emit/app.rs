@@ -7,12 +7,12 @@ use std::time::Duration;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use fiskgen_contract::canonical;
+use fiskgen_contract::{canonical, defaults};
 use fiskgen_contract::surface::{Rules, Surface};
 
 use crate::config::{Config, ConfirmMode, McpConfig};
 use crate::format::{doc, inner_doc};
-use crate::introspect::{Introspection, PROVIDER_CREDENTIAL_VARS};
+use crate::introspect::Introspection;
 use crate::{ir, select};
 
 pub(crate) use fiskgen_contract::defaults::{ADDRESS as DEFAULT_ADDRESS, PORT as DEFAULT_PORT};
@@ -74,6 +74,10 @@ pub(super) fn main_rs(
             .filter(|text| !text.is_empty()),
     );
     let settings = settings(config, mcp);
+    let duration_import = settings
+        .to_string()
+        .contains("Duration")
+        .then(|| quote! { use std::time::Duration; });
     let main_fn = if server.notes.is_empty() {
         quote! {
             fn main() -> ExitCode {
@@ -100,7 +104,7 @@ pub(super) fn main_rs(
         mod tools;
 
         use std::process::ExitCode;
-        use std::time::Duration;
+        #duration_import
 
         use ::fiskgen_runtime::__private as rt;
 
@@ -120,44 +124,59 @@ pub(super) fn main_rs(
     }
 }
 
+/// `rt::Settings` with what the operator configured, the rest the runtime's defaults.
 fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
-    let port = Literal::u16_unsuffixed(mcp.port.unwrap_or(DEFAULT_PORT));
-    let address = mcp.address.as_deref().unwrap_or(DEFAULT_ADDRESS);
-    let confirm = match mcp.confirm {
-        ConfirmMode::Auto => quote! { rt::ConfirmMode::Auto },
-        ConfirmMode::Always => quote! { rt::ConfirmMode::Always },
-        ConfirmMode::Never => quote! { rt::ConfirmMode::Never },
-    };
-    let max_concurrent_tools = Literal::u32_unsuffixed(mcp.max_concurrent_tools);
-    let tool_timeout = duration(mcp.tool_timeout);
+    let mut fields = Vec::new();
+    if let Some(port) = mcp.port.filter(|port| *port != DEFAULT_PORT) {
+        let port = Literal::u16_unsuffixed(port);
+        fields.push(quote! { port: #port, });
+    }
+    if let Some(address) = mcp.address.as_deref().filter(|a| *a != DEFAULT_ADDRESS) {
+        fields.push(quote! { address: #address, });
+    }
+    match mcp.confirm {
+        ConfirmMode::Auto => {}
+        ConfirmMode::Always => fields.push(quote! { confirm: rt::ConfirmMode::Always, }),
+        ConfirmMode::Never => fields.push(quote! { confirm: rt::ConfirmMode::Never, }),
+    }
+    if mcp.max_concurrent_tools != defaults::MAX_CONCURRENT_TOOLS {
+        let max = Literal::u32_unsuffixed(mcp.max_concurrent_tools);
+        fields.push(quote! { max_concurrent_tools: #max, });
+    }
+    if mcp.tool_timeout != defaults::TOOL_TIMEOUT {
+        let timeout = duration(mcp.tool_timeout);
+        fields.push(quote! { tool_timeout: #timeout, });
+    }
     let allowed_hosts = &mcp.allowed_hosts;
+    if !allowed_hosts.is_empty() {
+        fields.push(quote! { allowed_hosts: &[#(#allowed_hosts),*], });
+    }
     let allowed_origins = &mcp.allowed_origins;
-    let auth = match &mcp.auth {
-        Some(auth) => super::auth::auth_spec(auth),
-        None => quote! { None },
-    };
-    let stateless = mcp.stateless;
-    // The LLM providers' credential variables, then the operator's (as fiskgen's own
+    if !allowed_origins.is_empty() {
+        fields.push(quote! { allowed_origins: &[#(#allowed_origins),*], });
+    }
+    if let Some(auth) = &mcp.auth {
+        let auth = super::auth::auth_spec(auth);
+        fields.push(quote! { auth: #auth, });
+    }
+    if mcp.stateless {
+        fields.push(quote! { stateless: true, });
+    }
+    // The operator's credential variables; the runtime adds the LLM providers' (as fiskgen's own
     // introspection scrubs them).
-    let mut scrub_env: Vec<String> = PROVIDER_CREDENTIAL_VARS
-        .iter()
-        .map(|var| var.to_string())
-        .collect();
-    scrub_env.extend(config.credential_env_names());
+    let mut scrub_env: Vec<String> = config.credential_env_names();
     scrub_env.sort();
     scrub_env.dedup();
+    if !scrub_env.is_empty() {
+        fields.push(quote! { scrub_env: &[#(#scrub_env),*], });
+    }
+    if fields.is_empty() {
+        return quote! { rt::Settings::DEFAULT };
+    }
     quote! {
         rt::Settings {
-            port: #port,
-            address: #address,
-            confirm: #confirm,
-            max_concurrent_tools: #max_concurrent_tools,
-            tool_timeout: #tool_timeout,
-            allowed_hosts: &[#(#allowed_hosts),*],
-            allowed_origins: &[#(#allowed_origins),*],
-            auth: #auth,
-            stateless: #stateless,
-            scrub_env: &[#(#scrub_env),*],
+            #(#fields)*
+            ..rt::Settings::DEFAULT
         }
     }
 }

@@ -1,14 +1,13 @@
 //! `src/tools/builtins.rs`: the served built-in tools as static specs, with the settings of
-//! `harness.tools` and `harness.knowledge` compiled in. The runtime implements them.
+//! `harness.tools` and `harness.knowledge` compiled in. Their names, descriptions and schemas
+//! are the runtime's (`fiskgen_contract::builtins`), which also implements them.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::app::duration;
-use super::schema_text;
-use super::tools::hints;
 use crate::config::{BuiltinToolConfig, Config};
-use crate::format::{doc, inner_doc, raw_string};
+use crate::format::{doc, inner_doc};
 use crate::ident;
 use crate::ir::{self, Builtin};
 
@@ -53,7 +52,10 @@ pub(super) fn module(
 
 fn spec(config: &Config, tool: &ir::Tool, builtin: Builtin, name: &str) -> TokenStream {
     let spec = ident::ident(name);
-    let spec_doc = doc(&format!("The built-in `{}` tool.", tool.name));
+    let spec_doc = doc(&format!(
+        "The built-in `{}` tool, with its settings from the config.",
+        tool.name
+    ));
     let run = match builtin {
         Builtin::ReadFile => {
             let access = file_access(config, builtin);
@@ -67,10 +69,6 @@ fn spec(config: &Config, tool: &ir::Tool, builtin: Builtin, name: &str) -> Token
         Builtin::KnowledgeRead => quote! { rt::Builtin::KnowledgeRead(&KNOWLEDGE) },
         Builtin::KnowledgeList => quote! { rt::Builtin::KnowledgeList(&KNOWLEDGE) },
     };
-    let tool_name = &tool.name;
-    let title = &tool.title;
-    let description = &tool.description;
-    let hints = hints(tool);
     let confirm = match &tool.confirm {
         Some(confirm) => {
             let trigger = &confirm.trigger;
@@ -78,19 +76,9 @@ fn spec(config: &Config, tool: &ir::Tool, builtin: Builtin, name: &str) -> Token
         }
         None => quote! { None },
     };
-    let schema = raw_string(&schema_text(&tool.input_schema));
     quote! {
         #spec_doc
-        pub(crate) static #spec: rt::ToolSpec = rt::ToolSpec {
-            name: #tool_name,
-            title: #title,
-            description: #description,
-            tags: &[],
-            hints: #hints,
-            confirm: #confirm,
-            input_schema: #schema,
-            run: rt::Run::Builtin(#run),
-        };
+        pub(crate) static #spec: rt::ToolSpec = rt::ToolSpec::builtin(#run, #confirm);
     }
 }
 

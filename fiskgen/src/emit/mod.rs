@@ -18,8 +18,9 @@
 //! ci/github-workflow.yml   runs ci/regenerate.sh daily on GitHub Actions
 //! model.json          the introspection document the crate was generated from
 //! src/main.rs         the static AppSpec and `fn main`
-//! src/tools/mod.rs    one module per top-level command group, and TOOLS
+//! src/tools/mod.rs    one module per top-level command group, TOOLS and the exposed globals
 //! src/tools/<group>.rs
+//! src/tools/schemas/<tool>.json   each command's input schema, included by its module
 //! ```
 
 use std::collections::BTreeMap;
@@ -29,7 +30,7 @@ use serde_json::{Map, Value};
 
 use crate::ident::{self, Case, Namespace, PRELUDE_TYPES};
 use crate::ir::{self, ToolKind};
-use crate::params::{self, ParamsError};
+use crate::lower::ParamsError;
 use crate::{Plan, embedded, format};
 
 mod app;
@@ -37,6 +38,7 @@ mod auth;
 mod builtins;
 mod files;
 mod filters;
+mod globals;
 mod tools;
 
 /// How a crate is generated.
@@ -103,20 +105,10 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     let server = &plan.server;
     identity::check(&server.identity)?;
 
-    let mut items = Vec::new();
-    let mut warnings = Vec::new();
-    for tool in &server.tools {
-        let ToolKind::Command(command) = &tool.kind else {
-            continue;
-        };
-        let params = params::params(tool, command)?;
-        warnings.extend(params.warnings.iter().cloned());
-        items.push(tools::CommandItem {
-            tool,
-            command: &command.command,
-            params,
-        });
-    }
+    let items = server.tools.iter().filter_map(|tool| match &tool.kind {
+        ToolKind::Command(command) => Some(tools::CommandItem { tool, command }),
+        ToolKind::Builtin { .. } => None,
+    });
 
     // Modules: one per top-level command group, named in serving order.
     let mut module_names = Namespace::new(Case::Snake);
@@ -132,7 +124,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     let mut groups: Vec<(String, String)> = Vec::new();
     let mut by_group: BTreeMap<String, Vec<tools::CommandItem<'_>>> = BTreeMap::new();
     for item in items {
-        let group = item.command.first().cloned().unwrap_or_default();
+        let group = item.command.command.first().cloned().unwrap_or_default();
         if !groups.iter().any(|(_, g)| *g == group) {
             groups.push((module_names.claim(&group, "commands"), group.clone()));
         }
@@ -141,7 +133,8 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
 
     let mut registry_types = Namespace::new(Case::UpperCamel);
     registry_types.reserve(PRELUDE_TYPES.iter().copied());
-    let globals = tools::GlobalEnums::new(by_group.values().flatten(), &mut registry_types);
+    registry_types.reserve(["Globals"]);
+    let globals = globals::Globals::new(by_group.values().flatten(), &mut registry_types);
 
     let mut files = BTreeMap::new();
     let mut emitted_specs: BTreeMap<String, (String, String)> = BTreeMap::new();
@@ -151,6 +144,10 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         for (item, emitted) in items.iter().zip(&emitted) {
             check_fields(item, emitted)?;
             emitted_specs.insert(emitted.name.clone(), (module.clone(), emitted.spec.clone()));
+            files.insert(
+                format!("src/tools/{}", tools::schema_file(&item.tool.name)),
+                schema_file_text(&item.tool.input_schema),
+            );
         }
         let path = format!("src/tools/{}.rs", ident::unraw(module));
         files.insert(path.clone(), rust_file(&path, &tokens)?);
@@ -178,7 +175,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         .iter()
         .filter_map(|tool| emitted_specs.get(&tool.name).cloned())
         .collect();
-    let registry = tools::registry(&groups, &serving_order, &globals);
+    let registry = globals::registry(&groups, &serving_order, &globals);
     files.insert(
         "src/tools/mod.rs".into(),
         rust_file("src/tools/mod.rs", &registry)?,
@@ -203,7 +200,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     Ok(GeneratedCrate {
         package,
         files,
-        warnings,
+        warnings: server.warnings.clone(),
     })
 }
 
@@ -224,7 +221,7 @@ fn check_fields(
         tool: item.tool.name.clone(),
         message,
     };
-    let text = schema_text(&item.params.schema);
+    let text = schema_text(&item.tool.input_schema);
     let schema: Value = serde_json::from_str(&text).map_err(|error| drift(error.to_string()))?;
     let properties: Vec<&String> = schema["properties"]
         .as_object()
@@ -264,4 +261,10 @@ fn check_fields(
 /// The advertised schema as compact JSON with sorted keys.
 pub(crate) fn schema_text(schema: &Map<String, Value>) -> String {
     canonical::to_json(&Value::Object(schema.clone()))
+}
+
+/// A tool's schema file: pretty JSON with sorted keys and a final newline, so that a changed
+/// parameter is a one-line diff.
+fn schema_file_text(schema: &Map<String, Value>) -> String {
+    crate::introspect::to_pretty_json(&Value::Object(schema.clone()))
 }

@@ -1,95 +1,39 @@
-//! `src/tools/*.rs`: per served command a typed argument struct (and enums for its enum
-//! values), the handler that validates a call's arguments and builds argv, and the static
-//! `ToolSpec`; `src/tools/mod.rs` lists them all.
-
-use std::collections::BTreeMap;
+//! `src/tools/<group>.rs`: per served command a typed argument struct (and enums for its enum
+//! values), the handler that reads a call's arguments into it and puts them on the command
+//! line, and the static `ToolSpec` whose input schema is `src/tools/schemas/<tool>.json`.
+//!
+//! Handlers fill their struct through the runtime's typed getters (`rt::Arguments`), one call
+//! per field: no serde derive, so nothing is monomorphised per command
+//! (`docs/generated-code.md`, "Handlers").
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::config::Hint;
-use crate::format::{doc, inner_doc, raw_string};
+use crate::format::{doc, inner_doc};
 use crate::ident::{self, Case, Namespace, PRELUDE_TYPES};
-use crate::ir::{HintName, Tool};
-use crate::params::{FlagRender, IntType, ParamType, Params, PositionalRender};
+use crate::ir::{
+    CommandTool, FlagRender, FlagStep, HintName, IntType, Param, ParamType, PositionalRender,
+    Tool,
+};
 
-use super::schema_text;
+use super::globals::Globals;
 
-/// One served command tool with everything derived for it.
+/// One served command tool.
 pub(super) struct CommandItem<'a> {
     /// The IR tool.
     pub(super) tool: &'a Tool,
-    /// The command path.
-    pub(super) command: &'a [String],
-    /// Its typed parameters.
-    pub(super) params: Params,
-}
-
-/// Names of the module-level items of one tool.
-struct ToolNames {
-    args: String,
-    argv: String,
-    spec: String,
+    /// Its lowered command.
+    pub(super) command: &'a CommandTool,
 }
 
 /// A Rust struct field as emitted: the drift check compares these with the schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Field {
-    /// The property name (the serde name).
+    /// The property name.
     pub(super) wire: String,
     /// Whether the field is an `Option`.
     pub(super) optional: bool,
-}
-
-/// The enums of exposed global flags, shared by every module (`super::Colors`).
-pub(super) struct GlobalEnums {
-    /// Flag name → (type name, values).
-    enums: BTreeMap<String, (String, Vec<String>)>,
-}
-
-impl GlobalEnums {
-    /// Names an enum for every exposed global flag whose parameter is an enum.
-    pub(super) fn new<'a>(
-        items: impl Iterator<Item = &'a CommandItem<'a>>,
-        types: &mut Namespace,
-    ) -> Self {
-        let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for item in items {
-            for param in item.params.params.iter().filter(|param| param.global) {
-                if let Some(list) = enum_values(&param.ty) {
-                    values
-                        .entry(param.name.clone())
-                        .or_insert_with(|| list.to_vec());
-                }
-            }
-        }
-        let enums = values
-            .into_iter()
-            .map(|(flag, list)| {
-                let name = types.claim(&flag, "Global");
-                (flag, (name, list))
-            })
-            .collect();
-        Self { enums }
-    }
-
-    /// The enums, for `tools/mod.rs`.
-    pub(super) fn items(&self) -> TokenStream {
-        let items = self.enums.iter().map(|(flag, (name, values))| {
-            let doc = format!("The values of the global flag `--{flag}`.");
-            enumeration(name, values, &doc)
-        });
-        quote! { #(#items)* }
-    }
-}
-
-/// The values of an enum parameter, or of a list of enums.
-fn enum_values(ty: &ParamType) -> Option<&[String]> {
-    match ty {
-        ParamType::Enum(values) => Some(values),
-        ParamType::List(inner) => enum_values(inner),
-        _ => None,
-    }
 }
 
 /// What the registry and the drift check need to know about one emitted tool.
@@ -98,15 +42,20 @@ pub(super) struct EmittedTool {
     pub(super) name: String,
     /// The static's name.
     pub(super) spec: String,
-    /// The argument struct's fields.
+    /// The properties the handler reads: its struct's fields and the globals it reads.
     pub(super) fields: Vec<Field>,
+}
+
+/// The path of a tool's schema file, relative to `src/tools/`.
+pub(super) fn schema_file(tool: &str) -> String {
+    format!("schemas/{tool}.json")
 }
 
 /// The text of one group module holding `items`.
 pub(super) fn module(
     group: &str,
     items: &[CommandItem<'_>],
-    globals: &GlobalEnums,
+    globals: &Globals,
 ) -> (TokenStream, Vec<EmittedTool>) {
     let mut types = Namespace::new(Case::UpperCamel);
     types.reserve(PRELUDE_TYPES.iter().copied());
@@ -115,32 +64,28 @@ pub(super) fn module(
     let mut statics = Namespace::new(Case::ScreamingSnake);
 
     let mut code = Vec::new();
-    let mut fields_by_tool = Vec::new();
+    let mut emitted = Vec::new();
     let mut uses_map = false;
     for item in items {
         let base_camel = ident::convert(&item.tool.name, Case::UpperCamel, "Tool");
-        let base_snake = ident::convert(&item.tool.name, Case::Snake, "tool");
-        let names = ToolNames {
+        let names = Names {
             args: types.claim_converted(format!("{}Args", ident::unraw(&base_camel))),
-            argv: values.claim_converted(format!("{}_argv", ident::unraw(&base_snake))),
+            handler: values.claim(&item.tool.name, "tool"),
             spec: statics.claim(&item.tool.name, "TOOL"),
         };
-        let (tokens, fields) = tool_items(item, &names, &base_camel, &mut types, globals);
-        let spec = names.spec.clone();
         uses_map |= item
-            .params
-            .params
-            .iter()
+            .own()
             .any(|param| param.ty == ParamType::StringMap);
+        let (tokens, fields) = tool_items(item, &names, &base_camel, &mut types, globals);
         code.push(tokens);
-        fields_by_tool.push(EmittedTool {
+        emitted.push(EmittedTool {
             name: item.tool.name.clone(),
-            spec,
+            spec: names.spec,
             fields,
         });
     }
 
-    let leaf = items.len() == 1 && items.iter().all(|item| item.command.len() == 1);
+    let leaf = items.len() == 1 && items.iter().all(|item| item.command.command.len() == 1);
     let module_doc = inner_doc(&if leaf {
         format!("The `{group}` command: its arguments, their handler and its tool spec.")
     } else {
@@ -153,166 +98,172 @@ pub(super) fn module(
         use ::fiskgen_runtime::__private as rt;
         #(#code)*
     };
-    (tokens, fields_by_tool)
+    (tokens, emitted)
+}
+
+impl CommandItem<'_> {
+    /// The command's own parameters (not the exposed globals).
+    fn own(&self) -> impl Iterator<Item = &Param> {
+        self.command.params.iter().filter(|param| !param.global)
+    }
+}
+
+/// Names of the module-level items of one tool.
+struct Names {
+    args: String,
+    handler: String,
+    spec: String,
 }
 
 fn tool_items(
     item: &CommandItem<'_>,
-    names: &ToolNames,
+    names: &Names,
     base_camel: &str,
     types: &mut Namespace,
-    globals: &GlobalEnums,
+    globals: &Globals,
 ) -> (TokenStream, Vec<Field>) {
     let tool = item.tool;
-    let params = &item.params;
+    let command = item.command;
     let title = &tool.title;
 
-    // Field names: one namespace per struct; the handler's own locals are reserved.
-    let mut field_names = Namespace::new(Case::Snake);
-    field_names.reserve(["argv", "arguments"]);
-    let wire: Vec<&str> = params
+    // The struct's fields: the command's own parameters, one namespace per struct.
+    let own: Vec<(usize, &Param)> = command
         .params
         .iter()
-        .map(|param| param.name.as_str())
+        .enumerate()
+        .filter(|(_, param)| !param.global)
         .collect();
+    let mut field_names = Namespace::new(Case::Snake);
+    let wire: Vec<&str> = own.iter().map(|(_, param)| param.name.as_str()).collect();
     let field_idents = field_names.claim_all(&wire, "value");
+    let mut locals: Vec<Option<Ident>> = vec![None; command.params.len()];
+    for ((index, _), field) in own.iter().zip(&field_idents) {
+        locals[*index] = Some(ident::ident(field));
+    }
 
-    // Enum types of the command's own enum parameters.
     let mut enums = Vec::new();
-    let mut rust_types = Vec::new();
-    for param in &params.params {
-        let enum_name = match enum_values(&param.ty) {
-            Some(_) if param.global => globals
-                .enums
-                .get(&param.name)
-                .map(|(name, _)| format!("super::{name}")),
-            Some(values) => Some(enum_for(
-                types,
-                base_camel,
-                &param.name,
-                values,
-                title,
-                &mut enums,
-            )),
-            None => None,
+    let mut field_tokens = Vec::new();
+    let mut reads = Vec::new();
+    let mut fields: Vec<Field> = globals.fields_read_by(command);
+    for ((_, param), field) in own.iter().zip(&field_idents) {
+        let enum_name = super::globals::enum_values(&param.ty).map(|values| {
+            enum_for(types, base_camel, &param.name, values, title, &mut enums)
+        });
+        let ty = rust_type(&param.ty, enum_name.as_deref());
+        let field = ident::ident(field);
+        let ty = if param.required {
+            ty
+        } else {
+            quote! { Option<#ty> }
         };
-        rust_types.push(rust_type(&param.ty, enum_name.as_deref()));
+        let field_doc = doc(&field_doc(param));
+        field_tokens.push(quote! { #field_doc #field: #ty, });
+        let wire = &param.name;
+        reads.push(if param.required {
+            quote! { #field: arguments.required(#wire)?, }
+        } else {
+            quote! { #field: arguments.optional(#wire)?, }
+        });
+        fields.push(Field {
+            wire: wire.clone(),
+            optional: !param.required,
+        });
     }
 
     let args = ident::ident(&names.args);
-    // The fields as emitted, and what the drift check reads back from them.
-    let mut field_tokens = Vec::new();
-    let mut fields = Vec::new();
-    for ((param, field), ty) in params.params.iter().zip(&field_idents).zip(&rust_types) {
-        let field_ident = ident::ident(field);
-        let wire = param.name.clone();
-        let rename = (ident::unraw(field) != wire).then(|| quote! { #[serde(rename = #wire)] });
-        let optional = !param.required;
-        let ty = if optional {
-            quote! { Option<#ty> }
-        } else {
-            ty.clone()
-        };
-        let doc = doc(&field_doc(param));
-        field_tokens.push(quote! {
-            #doc
-            #rename
-            #field_ident: #ty,
-        });
-        fields.push(Field { wire, optional });
-    }
-    let struct_doc = doc(&format!(
-        "The arguments of `{title}`, as its input schema describes them."
-    ));
-
-    let argv_fn = ident::ident(&names.argv);
-    let locals: Vec<Ident> = field_idents
-        .iter()
-        .map(|field| ident::ident(field))
-        .collect();
-    let command = item.command;
-    let flag_calls = params.flags.iter().map(|step| {
-        let param = &params.params[step.param];
-        let local = &locals[step.param];
-        let name = &step.name;
-        match step.render {
-            FlagRender::Value => {
-                let value = by_ref(param.required, local);
-                quote! { argv.value(#name, #value); }
-            }
-            FlagRender::Values => {
-                let value = by_slice(param.required, local);
-                quote! { argv.values(#name, #value); }
-            }
-            FlagRender::Map => {
-                let value = by_ref(param.required, local);
-                quote! { argv.map(#name, #value); }
-            }
-            FlagRender::Negatable => {
-                let value = by_copy(param.required, local);
-                quote! { argv.negatable(#name, #value); }
-            }
-            FlagRender::Switch { defaults_to_true } => {
-                let value = by_copy(param.required, local);
-                quote! { argv.switch(#name, #value, #defaults_to_true)?; }
-            }
-            FlagRender::Counter => {
-                let value = by_copy(param.required, local);
-                quote! { argv.counter(#name, #value); }
-            }
-        }
-    });
-    let positionals = params.positionals.iter().map(|step| {
-        let name = &step.name;
-        let defaults = &step.defaults;
-        let defaults = quote! { &[#(#defaults),*] };
-        let Some(index) = step.param else {
-            return quote! {
-                rt::Positional { name: #name, tokens: None, defaults: #defaults }
-            };
-        };
-        let param = &params.params[index];
-        let local = &locals[index];
-        match step.render {
-            PositionalRender::Many => {
-                let value = by_slice(param.required, local);
-                quote! { rt::Positional::many(#name, #value, #defaults) }
-            }
-            PositionalRender::Map => {
-                let value = by_ref(param.required, local);
-                quote! { rt::Positional::map(#name, #value, #defaults) }
-            }
-            PositionalRender::Counter => {
-                let value = by_copy(param.required, local);
-                quote! { rt::Positional::counter(#name, #value, #defaults) }
-            }
-            PositionalRender::One | PositionalRender::Unset => {
-                let value = by_ref(param.required, local);
-                quote! { rt::Positional::one(#name, #value, #defaults) }
-            }
-        }
-    });
-    let positionals: Vec<TokenStream> = positionals.collect();
-    let positional_call = (!positionals.is_empty()).then(|| {
-        quote! { argv.positionals(Vec::from([#(#positionals),*]))?; }
-    });
-    let flag_calls: Vec<TokenStream> = flag_calls.collect();
-    let argv_body = if flag_calls.is_empty() && positional_call.is_none() {
-        quote! { Ok(rt::Argv::new(&[#(#command),*])) }
-    } else {
-        quote! {
-            let mut argv = rt::Argv::new(&[#(#command),*]);
-            #(#flag_calls)*
-            #positional_call
-            Ok(argv)
-        }
-    };
-    let argv_doc = doc(&format!(
-        "Checks a call's arguments against [`{}`] and builds the command line of `{title}`.",
-        ident::unraw(&names.args)
-    ));
-
+    let handler = ident::ident(&names.handler);
     let spec = ident::ident(&names.spec);
+    let own_flags: Vec<&FlagStep> = command
+        .flags
+        .iter()
+        .filter(|step| !command.params[step.param].global)
+        .collect();
+    let flag_calls = own_flags.iter().map(|step| {
+        let param = &command.params[step.param];
+        let value = field_access(locals[step.param].as_ref());
+        flag_call(&step.name, step.render, param.required, &value)
+    });
+    let positionals: Vec<TokenStream> = command
+        .positionals
+        .iter()
+        .map(|step| {
+            let name = &step.name;
+            let defaults = &step.defaults;
+            let defaults = quote! { &[#(#defaults),*] };
+            let Some(index) = step.param else {
+                return quote! {
+                    rt::Positional { name: #name, tokens: None, defaults: #defaults }
+                };
+            };
+            let param = &command.params[index];
+            let value = field_access(locals[index].as_ref());
+            let (constructor, value) = match step.render {
+                PositionalRender::Many => ("many", by_slice(param.required, &value)),
+                PositionalRender::Map => ("map", by_ref(param.required, &value)),
+                PositionalRender::Counter => ("counter", by_copy(param.required, &value)),
+                PositionalRender::One | PositionalRender::Unset => {
+                    ("one", by_ref(param.required, &value))
+                }
+            };
+            let constructor = format_ident!("{constructor}");
+            quote! { rt::Positional::#constructor(#name, #value, #defaults) }
+        })
+        .collect();
+    let positional_call = (!positionals.is_empty()).then(|| {
+        quote! { argv.positionals(&[#(#positionals),*])?; }
+    });
+    let globals_call = globals.call(command);
+
+    let has_struct = !own.is_empty();
+    let struct_items = has_struct.then(|| {
+        let struct_doc = doc(&format!(
+            "The arguments of `{title}`, as its input schema describes them{}.",
+            if globals_call.is_some() {
+                " (the exposed global flags are [`super::Globals`])"
+            } else {
+                ""
+            }
+        ));
+        quote! {
+            #struct_doc
+            struct #args {
+                #(#field_tokens)*
+            }
+        }
+    });
+    let handler_item = if has_struct || globals_call.is_some() || positional_call.is_some() {
+        let read = has_struct.then(|| quote! { let args = #args { #(#reads)* }; });
+        let handler_doc = doc(&if has_struct {
+            format!(
+                "Reads the arguments of `{title}` into [`{}`] and puts them on its command line.",
+                ident::unraw(&names.args)
+            )
+        } else {
+            format!("Puts the arguments of `{title}` on its command line.")
+        });
+        let flag_calls: Vec<TokenStream> = flag_calls.collect();
+        Some(quote! {
+            #handler_doc
+            fn #handler(
+                arguments: &mut rt::Arguments,
+                argv: &mut rt::Argv,
+            ) -> Result<(), rt::InvalidArguments> {
+                #globals_call
+                #read
+                #(#flag_calls)*
+                #positional_call
+                Ok(())
+            }
+        })
+    } else {
+        None
+    };
+    let handler_path = if handler_item.is_some() {
+        quote! { #handler }
+    } else {
+        quote! { rt::no_arguments }
+    };
+
     let spec_doc = doc(&format!(
         "The `{}` tool: {}",
         tool.name,
@@ -329,23 +280,13 @@ fn tool_items(
         }
         None => quote! { None },
     };
-    let schema = raw_string(&schema_text(&params.schema));
+    let schema_file = schema_file(&tool.name);
+    let path = &command.command;
 
     let tokens = quote! {
-        #struct_doc
-        #[derive(rt::serde::Deserialize)]
-        #[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
-        struct #args {
-            #(#field_tokens)*
-        }
-
+        #struct_items
         #(#enums)*
-
-        #argv_doc
-        fn #argv_fn(arguments: rt::JsonObject) -> Result<rt::Argv, rt::InvalidArguments> {
-            let #args { #(#locals),* } = rt::parse_arguments(arguments)?;
-            #argv_body
-        }
+        #handler_item
 
         #spec_doc
         pub(crate) static #spec: rt::ToolSpec = rt::ToolSpec {
@@ -355,14 +296,57 @@ fn tool_items(
             tags: &[#(#tags),*],
             hints: #hints,
             confirm: #confirm,
-            input_schema: #schema,
+            input_schema: include_str!(#schema_file),
             run: rt::Run::Command {
-                command: &[#(#command),*],
-                argv: #argv_fn,
+                command: &[#(#path),*],
+                argv: #handler_path,
             },
         };
     };
     (tokens, fields)
+}
+
+/// `args.<field>`, the value a flag or positional renders.
+fn field_access(field: Option<&Ident>) -> TokenStream {
+    match field {
+        Some(field) => quote! { args.#field },
+        None => quote! { () },
+    }
+}
+
+/// The `argv` call of one flag.
+pub(super) fn flag_call(
+    name: &str,
+    render: FlagRender,
+    required: bool,
+    value: &TokenStream,
+) -> TokenStream {
+    match render {
+        FlagRender::Value => {
+            let value = by_ref(required, value);
+            quote! { argv.value(#name, #value); }
+        }
+        FlagRender::Values => {
+            let value = by_slice(required, value);
+            quote! { argv.values(#name, #value); }
+        }
+        FlagRender::Map => {
+            let value = by_ref(required, value);
+            quote! { argv.map(#name, #value); }
+        }
+        FlagRender::Negatable => {
+            let value = by_copy(required, value);
+            quote! { argv.negatable(#name, #value); }
+        }
+        FlagRender::Switch { defaults_to_true } => {
+            let value = by_copy(required, value);
+            quote! { argv.switch(#name, #value, #defaults_to_true)?; }
+        }
+        FlagRender::Counter => {
+            let value = by_copy(required, value);
+            quote! { argv.counter(#name, #value); }
+        }
+    }
 }
 
 /// Names and emits the enum of one parameter; returns its type name.
@@ -385,32 +369,40 @@ fn enum_for(
     name
 }
 
-/// An enum with one variant per value, deserialized from and rendered as the value.
-fn enumeration(name: &str, values: &[String], doc_text: &str) -> TokenStream {
+/// An enum with one variant per value, read from and rendered as the value.
+pub(super) fn enumeration(name: &str, values: &[String], doc_text: &str) -> TokenStream {
     let mut variants = Namespace::new(Case::UpperCamel);
     let value_refs: Vec<&str> = values.iter().map(String::as_str).collect();
-    let variant_names = variants.claim_all(&value_refs, "Empty");
+    let variant_names: Vec<Ident> = variants
+        .claim_all(&value_refs, "Empty")
+        .iter()
+        .map(|variant| ident::ident(variant))
+        .collect();
     let ty = ident::ident(name);
     let enum_doc = doc(doc_text);
     let variant_tokens = values.iter().zip(&variant_names).map(|(value, variant)| {
-        let variant = ident::ident(variant);
         let variant_doc = doc(&format!("`{value}`"));
-        quote! {
-            #variant_doc
-            #[serde(rename = #value)]
-            #variant,
-        }
+        quote! { #variant_doc #variant, }
     });
-    let arms = values.iter().zip(&variant_names).map(|(value, variant)| {
-        let variant = ident::ident(variant);
-        quote! { Self::#variant => #value, }
-    });
+    let table = values
+        .iter()
+        .zip(&variant_names)
+        .map(|(value, variant)| quote! { (#value, Self::#variant) });
+    let arms = values
+        .iter()
+        .zip(&variant_names)
+        .map(|(value, variant)| quote! { Self::#variant => #value, });
     quote! {
         #enum_doc
-        #[derive(rt::serde::Deserialize)]
-        #[serde(crate = "::fiskgen_runtime::__private::serde")]
+        #[derive(Clone, Copy)]
         enum #ty {
             #(#variant_tokens)*
+        }
+
+        impl rt::FromArg for #ty {
+            fn from_arg(value: rt::Value) -> Result<Self, rt::ArgError> {
+                rt::choice(value, &[#(#table),*])
+            }
         }
 
         impl rt::ArgValue for #ty {
@@ -425,7 +417,7 @@ fn enumeration(name: &str, values: &[String], doc_text: &str) -> TokenStream {
 }
 
 /// The Rust type of a parameter (without `Option`).
-fn rust_type(ty: &ParamType, enum_name: Option<&str>) -> TokenStream {
+pub(super) fn rust_type(ty: &ParamType, enum_name: Option<&str>) -> TokenStream {
     match ty {
         ParamType::Bool => quote! { bool },
         ParamType::Int(int) => {
@@ -445,7 +437,10 @@ fn rust_type(ty: &ParamType, enum_name: Option<&str>) -> TokenStream {
         ParamType::F32 => quote! { f32 },
         ParamType::F64 => quote! { f64 },
         ParamType::String => quote! { String },
-        ParamType::Enum(_) => enum_path(enum_name),
+        ParamType::Enum(_) => {
+            let name = ident::ident(enum_name.unwrap_or("String"));
+            quote! { #name }
+        }
         ParamType::Duration => quote! { rt::GoDuration },
         ParamType::ByteSize => quote! { rt::ByteSize },
         ParamType::HexBytes => quote! { rt::HexBytes },
@@ -458,41 +453,27 @@ fn rust_type(ty: &ParamType, enum_name: Option<&str>) -> TokenStream {
     }
 }
 
-fn enum_path(name: Option<&str>) -> TokenStream {
-    let name = name.unwrap_or("String");
-    match name.strip_prefix("super::") {
-        Some(name) => {
-            let name = ident::ident(name);
-            quote! { super::#name }
-        }
-        None => {
-            let name = ident::ident(name);
-            quote! { #name }
-        }
+fn by_ref(required: bool, value: &TokenStream) -> TokenStream {
+    if required {
+        quote! { Some(&#value) }
+    } else {
+        quote! { #value.as_ref() }
     }
 }
 
-fn by_ref(required: bool, local: &Ident) -> TokenStream {
+fn by_slice(required: bool, value: &TokenStream) -> TokenStream {
     if required {
-        quote! { Some(&#local) }
+        quote! { Some(#value.as_slice()) }
     } else {
-        quote! { #local.as_ref() }
+        quote! { #value.as_deref() }
     }
 }
 
-fn by_slice(required: bool, local: &Ident) -> TokenStream {
+fn by_copy(required: bool, value: &TokenStream) -> TokenStream {
     if required {
-        quote! { Some(#local.as_slice()) }
+        quote! { Some(#value) }
     } else {
-        quote! { #local.as_deref() }
-    }
-}
-
-fn by_copy(required: bool, local: &Ident) -> TokenStream {
-    if required {
-        quote! { Some(#local) }
-    } else {
-        quote! { #local }
+        quote! { #value }
     }
 }
 
@@ -515,8 +496,11 @@ pub(super) fn hints(tool: &Tool) -> TokenStream {
     }
 }
 
-fn field_doc(param: &crate::params::Param) -> String {
+pub(super) fn field_doc(param: &Param) -> String {
     let description = param.description.trim();
+    let description = description
+        .strip_prefix("Global flag: ")
+        .unwrap_or(description);
     match (description.is_empty(), &param.ty) {
         (true, ParamType::Counter) => {
             format!("`{}`: how many times to repeat the flag.", param.name)
@@ -530,37 +514,4 @@ fn field_doc(param: &crate::params::Param) -> String {
 /// The first non-empty line of a text.
 pub(super) fn first_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).find(|line| !line.is_empty())
-}
-
-/// `src/tools/mod.rs`: the group modules, the shared global enums and `TOOLS`.
-pub(super) fn registry(
-    modules: &[(String, String)],
-    tools: &[(String, String)],
-    globals: &GlobalEnums,
-) -> TokenStream {
-    // `modules`: (module ident, group name); `tools`: (module ident, static ident), in serving
-    // order.
-    let module_doc = inner_doc("The served tools, one module per top-level command group.");
-    let mut sorted: Vec<&(String, String)> = modules.iter().collect();
-    sorted.sort();
-    let module_decls = sorted.iter().map(|(module, _)| {
-        let module = ident::ident(module);
-        quote! { mod #module; }
-    });
-    let entries = tools.iter().map(|(module, spec)| {
-        let module = ident::ident(module);
-        let spec = ident::ident(spec);
-        quote! { &#module::#spec }
-    });
-    let global_enums = globals.items();
-    quote! {
-        #module_doc
-        #(#module_decls)*
-        use ::fiskgen_runtime::__private as rt;
-
-        /// Every served tool, in serving order.
-        pub(crate) static TOOLS: &[&rt::ToolSpec] = &[#(#entries),*];
-
-        #global_enums
-    }
 }

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use anyhow::{Context, Result, bail, ensure};
 use fiskgen::ir::ToolKind;
-use fiskgen::params::{self, FlagRender, IntType, ParamType, Params};
+use fiskgen::ir::{CommandTool as Params, FlagRender, IntType, ParamType};
 use fiskgen_runtime::__private as rt;
 use fiskgen_tests::apps::{self, App, workspace_root};
 use proptest::prelude::*;
@@ -51,10 +51,7 @@ fn fixture_params() -> &'static BTreeMap<String, Params> {
             .tools
             .iter()
             .filter_map(|tool| match &tool.kind {
-                ToolKind::Command(command) => Some((
-                    tool.name.clone(),
-                    params::params(tool, command).expect("fixture params"),
-                )),
+                ToolKind::Command(command) => Some((tool.name.clone(), command.clone())),
                 ToolKind::Builtin { .. } => None,
             })
             .collect()
@@ -68,11 +65,11 @@ fn build_argv(tool: &str, arguments: &Value) -> Result<Result<Vec<String>, Strin
         .iter()
         .find(|spec| spec.name == tool)
         .with_context(|| format!("the golden crate has no tool {tool}"))?;
-    let rt::Run::Command { argv, .. } = spec.run else {
+    let rt::Run::Command { command, argv } = spec.run else {
         bail!("{tool} is not a command")
     };
     let object = arguments.as_object().cloned().unwrap_or_default();
-    Ok(argv(object)
+    Ok(rt::command_argv(command, argv, object)
         .map(rt::Argv::into_vec)
         .map_err(|error| error.to_string()))
 }

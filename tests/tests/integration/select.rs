@@ -276,9 +276,10 @@ fn global_flags_are_offered_per_tool_with_the_required_one_always() {
     };
     assert_eq!(
         command
-            .globals
+            .params
             .iter()
-            .map(|flag| flag.name.as_str())
+            .filter(|param| param.global)
+            .map(|param| param.name.as_str())
             .collect::<Vec<_>>(),
         ["colors", "profile"]
     );

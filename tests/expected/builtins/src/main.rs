@@ -11,7 +11,6 @@
 mod tools;
 
 use std::process::ExitCode;
-use std::time::Duration;
 use ::fiskgen_runtime::__private as rt;
 
 /// The server: its identity, the application it runs, its tools and settings.
@@ -31,38 +30,7 @@ static APP: rt::AppSpec = rt::AppSpec {
     }),
     instructions: Some("The demo's read-only commands, and files and notes to read."),
     tools: tools::TOOLS,
-    settings: rt::Settings {
-        port: 8080,
-        address: "127.0.0.1",
-        confirm: rt::ConfirmMode::Auto,
-        max_concurrent_tools: 2,
-        tool_timeout: Duration::from_secs(30),
-        allowed_hosts: &[],
-        allowed_origins: &[],
-        auth: None,
-        stateless: false,
-        scrub_env: &[
-            "ANTHROPIC_API_KEY",
-            "ANTHROPIC_AUTH_TOKEN",
-            "ANTHROPIC_CUSTOM_HEADERS",
-            "ANTHROPIC_IDENTITY_TOKEN",
-            "ANTHROPIC_WEBHOOK_SIGNING_KEY",
-            "AZURE_OPENAI_API_KEY",
-            "COHERE_API_KEY",
-            "CO_API_KEY",
-            "DEEPSEEK_API_KEY",
-            "FIREWORKS_API_KEY",
-            "GEMINI_API_KEY",
-            "GROQ_API_KEY",
-            "MISTRAL_API_KEY",
-            "OPENAI_ADMIN_KEY",
-            "OPENAI_API_KEY",
-            "OPENROUTER_API_KEY",
-            "PERPLEXITY_API_KEY",
-            "TOGETHER_API_KEY",
-            "XAI_API_KEY",
-        ],
-    },
+    settings: rt::Settings::DEFAULT,
 };
 
 /// Which commands are served: what a check applies to a new document.

@@ -7,8 +7,6 @@
 use ::fiskgen_runtime::__private as rt;
 
 /// The arguments of `note search`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
 struct NoteSearchArgs {
     /// Show at most this many notes
     limit: Option<i64>,
@@ -16,16 +14,19 @@ struct NoteSearchArgs {
     query: String,
 }
 
-/// Checks a call's arguments against [`NoteSearchArgs`] and builds the command line of
-/// `note search`.
-fn note_search_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let NoteSearchArgs { limit, query } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["note", "search"]);
-    argv.value("limit", limit.as_ref());
-    argv.positionals(Vec::from([rt::Positional::one("query", Some(&query), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `note search` into [`NoteSearchArgs`] and puts them on its
+/// command line.
+fn note_search(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    let args = NoteSearchArgs {
+        limit: arguments.optional("limit")?,
+        query: arguments.required("query")?,
+    };
+    argv.value("limit", args.limit.as_ref());
+    argv.positionals(&[rt::Positional::one("query", Some(&args.query), &[])])?;
+    Ok(())
 }
 
 /// The `note_search` tool: Search notes, case-insensitively
@@ -41,9 +42,9 @@ pub(crate) static NOTE_SEARCH: rt::ToolSpec = rt::ToolSpec {
         open_world: false,
     },
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"limit":{"description":"Show at most this many notes","type":"integer"},"query":{"description":"Text to look for","type":"string"}},"required":["query"],"type":"object"}"#,
+    input_schema: include_str!("schemas/note_search.json"),
     run: rt::Run::Command {
         command: &["note", "search"],
-        argv: note_search_argv,
+        argv: note_search,
     },
 };

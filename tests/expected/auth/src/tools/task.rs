@@ -7,8 +7,6 @@
 use ::fiskgen_runtime::__private as rt;
 
 /// The arguments of `task list`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
 struct TaskListArgs {
     /// Which tasks to list
     status: Option<TaskListStatus>,
@@ -17,18 +15,23 @@ struct TaskListArgs {
 }
 
 /// The values of `status` of `task list`.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde")]
+#[derive(Clone, Copy)]
 enum TaskListStatus {
     /// `open`
-    #[serde(rename = "open")]
     Open,
     /// `done`
-    #[serde(rename = "done")]
     Done,
     /// `all`
-    #[serde(rename = "all")]
     All,
+}
+
+impl rt::FromArg for TaskListStatus {
+    fn from_arg(value: rt::Value) -> Result<Self, rt::ArgError> {
+        rt::choice(
+            value,
+            &[("open", Self::Open), ("done", Self::Done), ("all", Self::All)],
+        )
+    }
 }
 
 impl rt::ArgValue for TaskListStatus {
@@ -42,14 +45,19 @@ impl rt::ArgValue for TaskListStatus {
     }
 }
 
-/// Checks a call's arguments against [`TaskListArgs`] and builds the command line of `task
-/// list`.
-fn task_list_argv(arguments: rt::JsonObject) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TaskListArgs { status, json } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["task", "list"]);
-    argv.value("status", status.as_ref());
-    argv.switch("json", json, false)?;
-    Ok(argv)
+/// Reads the arguments of `task list` into [`TaskListArgs`] and puts them on its command
+/// line.
+fn task_list(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    let args = TaskListArgs {
+        status: arguments.optional("status")?,
+        json: arguments.optional("json")?,
+    };
+    argv.value("status", args.status.as_ref());
+    argv.switch("json", args.json, false)?;
+    Ok(())
 }
 
 /// The `task_list` tool: List tasks
@@ -65,28 +73,30 @@ pub(crate) static TASK_LIST: rt::ToolSpec = rt::ToolSpec {
         open_world: false,
     },
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"json":{"description":"Print the tasks as JSON","type":"boolean"},"status":{"description":"Which tasks to list","enum":["open","done","all"],"type":"string"}},"type":"object"}"#,
+    input_schema: include_str!("schemas/task_list.json"),
     run: rt::Run::Command {
         command: &["task", "list"],
-        argv: task_list_argv,
+        argv: task_list,
     },
 };
 
 /// The arguments of `task show`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
 struct TaskShowArgs {
     /// Task id
     id: i64,
 }
 
-/// Checks a call's arguments against [`TaskShowArgs`] and builds the command line of `task
-/// show`.
-fn task_show_argv(arguments: rt::JsonObject) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TaskShowArgs { id } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["task", "show"]);
-    argv.positionals(Vec::from([rt::Positional::one("id", Some(&id), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `task show` into [`TaskShowArgs`] and puts them on its command
+/// line.
+fn task_show(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    let args = TaskShowArgs {
+        id: arguments.required("id")?,
+    };
+    argv.positionals(&[rt::Positional::one("id", Some(&args.id), &[])])?;
+    Ok(())
 }
 
 /// The `task_show` tool: Show one task
@@ -102,9 +112,9 @@ pub(crate) static TASK_SHOW: rt::ToolSpec = rt::ToolSpec {
         open_world: false,
     },
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"id":{"description":"Task id","type":"integer"}},"required":["id"],"type":"object"}"#,
+    input_schema: include_str!("schemas/task_show.json"),
     run: rt::Run::Command {
         command: &["task", "show"],
-        argv: task_show_argv,
+        argv: task_show,
     },
 };

@@ -7,23 +7,24 @@
 use ::fiskgen_runtime::__private as rt;
 
 /// The arguments of `store export`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
 struct StoreExportArgs {
     /// Output format
     format: Option<StoreExportFormat>,
 }
 
 /// The values of `format` of `store export`.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde")]
+#[derive(Clone, Copy)]
 enum StoreExportFormat {
     /// `json`
-    #[serde(rename = "json")]
     Json,
     /// `csv`
-    #[serde(rename = "csv")]
     Csv,
+}
+
+impl rt::FromArg for StoreExportFormat {
+    fn from_arg(value: rt::Value) -> Result<Self, rt::ArgError> {
+        rt::choice(value, &[("json", Self::Json), ("csv", Self::Csv)])
+    }
 }
 
 impl rt::ArgValue for StoreExportFormat {
@@ -36,15 +37,17 @@ impl rt::ArgValue for StoreExportFormat {
     }
 }
 
-/// Checks a call's arguments against [`StoreExportArgs`] and builds the command line of
-/// `store export`.
-fn store_export_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let StoreExportArgs { format } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["store", "export"]);
-    argv.value("format", format.as_ref());
-    Ok(argv)
+/// Reads the arguments of `store export` into [`StoreExportArgs`] and puts them on its
+/// command line.
+fn store_export(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    let args = StoreExportArgs {
+        format: arguments.optional("format")?,
+    };
+    argv.value("format", args.format.as_ref());
+    Ok(())
 }
 
 /// The `store_export` tool: Print every task
@@ -60,9 +63,9 @@ pub(crate) static STORE_EXPORT: rt::ToolSpec = rt::ToolSpec {
         open_world: false,
     },
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"format":{"description":"Output format","enum":["json","csv"],"type":"string"}},"type":"object"}"#,
+    input_schema: include_str!("schemas/store_export.json"),
     run: rt::Run::Command {
         command: &["store", "export"],
-        argv: store_export_argv,
+        argv: store_export,
     },
 };

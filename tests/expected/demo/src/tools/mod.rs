@@ -21,3 +21,22 @@ pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &note::NOTE_SEARCH,
     &store::STORE_EXPORT,
 ];
+
+/// The exposed global flags, as every tool's input schema describes them.
+struct Globals {
+    /// Path of the JSON store file
+    store: Option<String>,
+}
+
+/// Reads the exposed global flags and puts them on a tool's command line, right after the
+/// command path.
+fn globals(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    let globals = Globals {
+        store: arguments.optional("store")?,
+    };
+    argv.value("store", globals.store.as_ref());
+    Ok(())
+}

@@ -6,24 +6,25 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// The arguments of `note add`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `note add`, as its input schema describes them (the exposed global
+/// flags are [`super::Globals`]).
 struct NoteAddArgs {
-    /// Global flag: Path of the JSON store file
-    store: Option<String>,
     /// The note
     text: String,
 }
 
-/// Checks a call's arguments against [`NoteAddArgs`] and builds the command line of `note
-/// add`.
-fn note_add_argv(arguments: rt::JsonObject) -> Result<rt::Argv, rt::InvalidArguments> {
-    let NoteAddArgs { store, text } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["note", "add"]);
-    argv.value("store", store.as_ref());
-    argv.positionals(Vec::from([rt::Positional::one("text", Some(&text), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `note add` into [`NoteAddArgs`] and puts them on its command
+/// line.
+fn note_add(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = NoteAddArgs {
+        text: arguments.required("text")?,
+    };
+    argv.positionals(&[rt::Positional::one("text", Some(&args.text), &[])])?;
+    Ok(())
 }
 
 /// The `note_add` tool: Add a note
@@ -34,36 +35,36 @@ pub(crate) static NOTE_ADD: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"store":{"description":"Global flag: Path of the JSON store file","type":"string"},"text":{"description":"The note","type":"string"}},"required":["text"],"type":"object"}"#,
+    input_schema: include_str!("schemas/note_add.json"),
     run: rt::Run::Command {
         command: &["note", "add"],
-        argv: note_add_argv,
+        argv: note_add,
     },
 };
 
-/// The arguments of `note search`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `note search`, as its input schema describes them (the exposed global
+/// flags are [`super::Globals`]).
 struct NoteSearchArgs {
-    /// Global flag: Path of the JSON store file
-    store: Option<String>,
     /// Show at most this many notes
     limit: Option<i64>,
     /// Text to look for
     query: String,
 }
 
-/// Checks a call's arguments against [`NoteSearchArgs`] and builds the command line of
-/// `note search`.
-fn note_search_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let NoteSearchArgs { store, limit, query } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["note", "search"]);
-    argv.value("store", store.as_ref());
-    argv.value("limit", limit.as_ref());
-    argv.positionals(Vec::from([rt::Positional::one("query", Some(&query), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `note search` into [`NoteSearchArgs`] and puts them on its
+/// command line.
+fn note_search(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = NoteSearchArgs {
+        limit: arguments.optional("limit")?,
+        query: arguments.required("query")?,
+    };
+    argv.value("limit", args.limit.as_ref());
+    argv.positionals(&[rt::Positional::one("query", Some(&args.query), &[])])?;
+    Ok(())
 }
 
 /// The `note_search` tool: Search notes, case-insensitively
@@ -79,9 +80,9 @@ pub(crate) static NOTE_SEARCH: rt::ToolSpec = rt::ToolSpec {
         open_world: false,
     },
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"limit":{"description":"Show at most this many notes","type":"integer"},"query":{"description":"Text to look for","type":"string"},"store":{"description":"Global flag: Path of the JSON store file","type":"string"}},"required":["query"],"type":"object"}"#,
+    input_schema: include_str!("schemas/note_search.json"),
     run: rt::Run::Command {
         command: &["note", "search"],
-        argv: note_search_argv,
+        argv: note_search,
     },
 };

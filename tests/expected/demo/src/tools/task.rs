@@ -6,12 +6,9 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// The arguments of `task add`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `task add`, as its input schema describes them (the exposed global
+/// flags are [`super::Globals`]).
 struct TaskAddArgs {
-    /// Global flag: Path of the JSON store file
-    store: Option<String>,
     /// Task priority
     priority: Option<TaskAddPriority>,
     /// Due in this long from now
@@ -23,18 +20,23 @@ struct TaskAddArgs {
 }
 
 /// The values of `priority` of `task add`.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde")]
+#[derive(Clone, Copy)]
 enum TaskAddPriority {
     /// `low`
-    #[serde(rename = "low")]
     Low,
     /// `normal`
-    #[serde(rename = "normal")]
     Normal,
     /// `high`
-    #[serde(rename = "high")]
     High,
+}
+
+impl rt::FromArg for TaskAddPriority {
+    fn from_arg(value: rt::Value) -> Result<Self, rt::ArgError> {
+        rt::choice(
+            value,
+            &[("low", Self::Low), ("normal", Self::Normal), ("high", Self::High)],
+        )
+    }
 }
 
 impl rt::ArgValue for TaskAddPriority {
@@ -48,19 +50,24 @@ impl rt::ArgValue for TaskAddPriority {
     }
 }
 
-/// Checks a call's arguments against [`TaskAddArgs`] and builds the command line of `task
-/// add`.
-fn task_add_argv(arguments: rt::JsonObject) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TaskAddArgs { store, priority, due, tag, title } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["task", "add"]);
-    argv.value("store", store.as_ref());
-    argv.value("priority", priority.as_ref());
-    argv.value("due", due.as_ref());
-    argv.values("tag", tag.as_deref());
-    argv.positionals(Vec::from([rt::Positional::one("title", Some(&title), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `task add` into [`TaskAddArgs`] and puts them on its command
+/// line.
+fn task_add(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = TaskAddArgs {
+        priority: arguments.optional("priority")?,
+        due: arguments.optional("due")?,
+        tag: arguments.optional("tag")?,
+        title: arguments.required("title")?,
+    };
+    argv.value("priority", args.priority.as_ref());
+    argv.value("due", args.due.as_ref());
+    argv.values("tag", args.tag.as_deref());
+    argv.positionals(&[rt::Positional::one("title", Some(&args.title), &[])])?;
+    Ok(())
 }
 
 /// The `task_add` tool: Add a task
@@ -71,19 +78,16 @@ pub(crate) static TASK_ADD: rt::ToolSpec = rt::ToolSpec {
     tags: &["impact:rw"],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"due":{"description":"Due in this long from now","pattern":"^(0|[-+]?(\\d+(\\.\\d+)?(ns|us|µs|ms|s|m|h))+)$","type":"string"},"priority":{"description":"Task priority","enum":["low","normal","high"],"type":"string"},"store":{"description":"Global flag: Path of the JSON store file","type":"string"},"tag":{"description":"A tag for the task, repeatable","items":{"type":"string"},"type":"array"},"title":{"description":"What needs doing","type":"string"}},"required":["title"],"type":"object"}"#,
+    input_schema: include_str!("schemas/task_add.json"),
     run: rt::Run::Command {
         command: &["task", "add"],
-        argv: task_add_argv,
+        argv: task_add,
     },
 };
 
-/// The arguments of `task list`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `task list`, as its input schema describes them (the exposed global
+/// flags are [`super::Globals`]).
 struct TaskListArgs {
-    /// Global flag: Path of the JSON store file
-    store: Option<String>,
     /// Which tasks to list
     status: Option<TaskListStatus>,
     /// Print the tasks as JSON
@@ -91,18 +95,23 @@ struct TaskListArgs {
 }
 
 /// The values of `status` of `task list`.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde")]
+#[derive(Clone, Copy)]
 enum TaskListStatus {
     /// `open`
-    #[serde(rename = "open")]
     Open,
     /// `done`
-    #[serde(rename = "done")]
     Done,
     /// `all`
-    #[serde(rename = "all")]
     All,
+}
+
+impl rt::FromArg for TaskListStatus {
+    fn from_arg(value: rt::Value) -> Result<Self, rt::ArgError> {
+        rt::choice(
+            value,
+            &[("open", Self::Open), ("done", Self::Done), ("all", Self::All)],
+        )
+    }
 }
 
 impl rt::ArgValue for TaskListStatus {
@@ -116,15 +125,20 @@ impl rt::ArgValue for TaskListStatus {
     }
 }
 
-/// Checks a call's arguments against [`TaskListArgs`] and builds the command line of `task
-/// list`.
-fn task_list_argv(arguments: rt::JsonObject) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TaskListArgs { store, status, json } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["task", "list"]);
-    argv.value("store", store.as_ref());
-    argv.value("status", status.as_ref());
-    argv.switch("json", json, false)?;
-    Ok(argv)
+/// Reads the arguments of `task list` into [`TaskListArgs`] and puts them on its command
+/// line.
+fn task_list(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = TaskListArgs {
+        status: arguments.optional("status")?,
+        json: arguments.optional("json")?,
+    };
+    argv.value("status", args.status.as_ref());
+    argv.switch("json", args.json, false)?;
+    Ok(())
 }
 
 /// The `task_list` tool: List tasks
@@ -140,31 +154,32 @@ pub(crate) static TASK_LIST: rt::ToolSpec = rt::ToolSpec {
         open_world: false,
     },
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"json":{"description":"Print the tasks as JSON","type":"boolean"},"status":{"description":"Which tasks to list","enum":["open","done","all"],"type":"string"},"store":{"description":"Global flag: Path of the JSON store file","type":"string"}},"type":"object"}"#,
+    input_schema: include_str!("schemas/task_list.json"),
     run: rt::Run::Command {
         command: &["task", "list"],
-        argv: task_list_argv,
+        argv: task_list,
     },
 };
 
-/// The arguments of `task show`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `task show`, as its input schema describes them (the exposed global
+/// flags are [`super::Globals`]).
 struct TaskShowArgs {
-    /// Global flag: Path of the JSON store file
-    store: Option<String>,
     /// Task id
     id: i64,
 }
 
-/// Checks a call's arguments against [`TaskShowArgs`] and builds the command line of `task
-/// show`.
-fn task_show_argv(arguments: rt::JsonObject) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TaskShowArgs { store, id } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["task", "show"]);
-    argv.value("store", store.as_ref());
-    argv.positionals(Vec::from([rt::Positional::one("id", Some(&id), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `task show` into [`TaskShowArgs`] and puts them on its command
+/// line.
+fn task_show(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = TaskShowArgs {
+        id: arguments.required("id")?,
+    };
+    argv.positionals(&[rt::Positional::one("id", Some(&args.id), &[])])?;
+    Ok(())
 }
 
 /// The `task_show` tool: Show one task
@@ -180,31 +195,32 @@ pub(crate) static TASK_SHOW: rt::ToolSpec = rt::ToolSpec {
         open_world: false,
     },
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"id":{"description":"Task id","type":"integer"},"store":{"description":"Global flag: Path of the JSON store file","type":"string"}},"required":["id"],"type":"object"}"#,
+    input_schema: include_str!("schemas/task_show.json"),
     run: rt::Run::Command {
         command: &["task", "show"],
-        argv: task_show_argv,
+        argv: task_show,
     },
 };
 
-/// The arguments of `task done`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `task done`, as its input schema describes them (the exposed global
+/// flags are [`super::Globals`]).
 struct TaskDoneArgs {
-    /// Global flag: Path of the JSON store file
-    store: Option<String>,
     /// Task id
     id: i64,
 }
 
-/// Checks a call's arguments against [`TaskDoneArgs`] and builds the command line of `task
-/// done`.
-fn task_done_argv(arguments: rt::JsonObject) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TaskDoneArgs { store, id } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["task", "done"]);
-    argv.value("store", store.as_ref());
-    argv.positionals(Vec::from([rt::Positional::one("id", Some(&id), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `task done` into [`TaskDoneArgs`] and puts them on its command
+/// line.
+fn task_done(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = TaskDoneArgs {
+        id: arguments.required("id")?,
+    };
+    argv.positionals(&[rt::Positional::one("id", Some(&args.id), &[])])?;
+    Ok(())
 }
 
 /// The `task_done` tool: Mark a task as done
@@ -220,36 +236,36 @@ pub(crate) static TASK_DONE: rt::ToolSpec = rt::ToolSpec {
         open_world: false,
     },
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"id":{"description":"Task id","type":"integer"},"store":{"description":"Global flag: Path of the JSON store file","type":"string"}},"required":["id"],"type":"object"}"#,
+    input_schema: include_str!("schemas/task_done.json"),
     run: rt::Run::Command {
         command: &["task", "done"],
-        argv: task_done_argv,
+        argv: task_done,
     },
 };
 
-/// The arguments of `task delete`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `task delete`, as its input schema describes them (the exposed global
+/// flags are [`super::Globals`]).
 struct TaskDeleteArgs {
-    /// Global flag: Path of the JSON store file
-    store: Option<String>,
     /// Delete the task even if it is still open
     force: Option<bool>,
     /// Task id
     id: i64,
 }
 
-/// Checks a call's arguments against [`TaskDeleteArgs`] and builds the command line of
-/// `task delete`.
-fn task_delete_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TaskDeleteArgs { store, force, id } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["task", "delete"]);
-    argv.value("store", store.as_ref());
-    argv.switch("force", force, false)?;
-    argv.positionals(Vec::from([rt::Positional::one("id", Some(&id), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `task delete` into [`TaskDeleteArgs`] and puts them on its
+/// command line.
+fn task_delete(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = TaskDeleteArgs {
+        force: arguments.optional("force")?,
+        id: arguments.required("id")?,
+    };
+    argv.switch("force", args.force, false)?;
+    argv.positionals(&[rt::Positional::one("id", Some(&args.id), &[])])?;
+    Ok(())
 }
 
 /// The `task_delete` tool: Delete a task
@@ -265,9 +281,9 @@ pub(crate) static TASK_DELETE: rt::ToolSpec = rt::ToolSpec {
         open_world: false,
     },
     confirm: Some("ai:confirm"),
-    input_schema: r#"{"additionalProperties":false,"properties":{"force":{"description":"Delete the task even if it is still open","type":"boolean"},"id":{"description":"Task id","type":"integer"},"store":{"description":"Global flag: Path of the JSON store file","type":"string"}},"required":["id"],"type":"object"}"#,
+    input_schema: include_str!("schemas/task_delete.json"),
     run: rt::Run::Command {
         command: &["task", "delete"],
-        argv: task_delete_argv,
+        argv: task_delete,
     },
 };

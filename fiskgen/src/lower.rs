@@ -1,11 +1,13 @@
-//! A served command's parameters, typed: the Rust type of every schema property, how each value
-//! reaches argv (fisk's `ArgsFromJSON` rules), and the input schema advertised to clients.
+//! Lowering: a served command of the model becomes its IR parameters, typed (the Rust type of
+//! every schema property), the argv plan (fisk's `ArgsFromJSON` rules, [`crate::ir::FlagStep`],
+//! [`crate::ir::PositionalStep`]) and the input schema advertised to clients. [`crate::select`]
+//! lowers every tool it serves, once; nothing after the IR reads the model.
 //!
 //! Types come from the command's full `schema`, which keeps what the restricted one drops
 //! (integer bounds, the float32 maximum, the value type of string maps); exposed global flags,
-//! which have no schema in the model, are typed from the property `select` gives them. The
-//! advertised schema is the restricted schema merged with the globals, with the fisk quirks that
-//! would make it unusable or wrong repaired (see [`Params::schema`]):
+//! which have no schema in the model, are typed from the property [`merge_globals`] gives them.
+//! The advertised schema is the restricted schema merged with the globals, with the fisk quirks that
+//! would make it unusable or wrong repaired (see [`Lowered::schema`]):
 //!
 //! - a `Counter` (a boolean, cumulative flag whose schema is an array of integers) is
 //!   advertised as `{"type": "integer", "minimum": 0, "maximum": 255}` and sent as that many
@@ -23,7 +25,9 @@ use std::fmt;
 
 use serde_json::{Map, Value, json};
 
-use crate::ir::{CommandTool, Tool};
+use crate::ir::{
+    FlagRender, FlagStep, IntType, Param, ParamType, PositionalRender, PositionalStep,
+};
 use crate::model;
 
 /// fisk's duration pattern (the `µ` is U+00B5).
@@ -35,9 +39,10 @@ pub const HEX_PATTERN: &str = r"^([0-9a-fA-F]{2})*$";
 /// The `maximum` fisk gives a float32 (`math.MaxFloat32`).
 pub const FLOAT32_MAX: f64 = 3.4028234663852886e38;
 
-/// The typed parameters of one command tool.
+/// A command tool's parameters, lowered: what [`crate::ir::CommandTool`] keeps, the advertised schema and
+/// what was typed by a fallback.
 #[derive(Debug, Clone)]
-pub struct Params {
+pub struct Lowered {
     /// One per schema property: exposed globals, then flags, then positional arguments, each in
     /// declaration order (an argument that shares a flag's name is the flag's parameter).
     pub params: Vec<Param>,
@@ -49,130 +54,6 @@ pub struct Params {
     pub schema: Map<String, Value>,
     /// Schemas that were typed by a fallback.
     pub warnings: Vec<String>,
-}
-
-/// One schema property.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Param {
-    /// The property name (the flag's or argument's name).
-    pub name: String,
-    /// The property's description (the help text).
-    pub description: String,
-    /// Listed in the schema's `required`.
-    pub required: bool,
-    /// The value's type.
-    pub ty: ParamType,
-    /// Whether it is an exposed global flag.
-    pub global: bool,
-}
-
-/// The type of a parameter's value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ParamType {
-    /// `boolean`.
-    Bool,
-    /// `integer`, by its bounds.
-    Int(IntType),
-    /// `number` with the float32 maximum.
-    F32,
-    /// `number`.
-    F64,
-    /// `string` (also the fallback).
-    String,
-    /// `string` with `enum`: the values, de-duplicated, in declaration order.
-    Enum(Vec<String>),
-    /// `string` with fisk's duration pattern.
-    Duration,
-    /// `string` with fisk's byte-size pattern.
-    ByteSize,
-    /// `string` with fisk's hex pattern.
-    HexBytes,
-    /// `array` of a scalar type.
-    List(Box<ParamType>),
-    /// `object` of strings.
-    StringMap,
-    /// A fisk `Counter`: how many times to repeat the flag (0 to 255).
-    Counter,
-}
-
-/// Integer types, chosen by the schema's `minimum` and `maximum`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IntType {
-    /// -128..=127.
-    I8,
-    /// -32768..=32767.
-    I16,
-    /// -2^31..=2^31-1.
-    I32,
-    /// No bounds.
-    I64,
-    /// 0..=255.
-    U8,
-    /// 0..=65535.
-    U16,
-    /// 0..=2^32-1.
-    U32,
-    /// `minimum: 0` alone.
-    U64,
-}
-
-/// How one flag reaches argv.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FlagStep {
-    /// Index into [`Params::params`].
-    pub param: usize,
-    /// The flag's long name.
-    pub name: String,
-    /// Which token shape.
-    pub render: FlagRender,
-}
-
-/// Token shapes of a flag (all single tokens, never `--name value`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlagRender {
-    /// `--name=value`.
-    Value,
-    /// One `--name=value` per element.
-    Values,
-    /// One `--name=key=value` per entry, keys sorted.
-    Map,
-    /// `--name` / `--no-name`.
-    Negatable,
-    /// `--name` for true; false only when the default is not true.
-    Switch {
-        /// One of the flag's defaults parses as true.
-        defaults_to_true: bool,
-    },
-    /// `--name` repeated.
-    Counter,
-}
-
-/// One positional argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PositionalStep {
-    /// The argument's name.
-    pub name: String,
-    /// Index into [`Params::params`]; `None` for a hidden argument, which a client cannot set.
-    pub param: Option<usize>,
-    /// Declared defaults, used when a later argument is set.
-    pub defaults: Vec<String>,
-    /// Which token shape.
-    pub render: PositionalRender,
-}
-
-/// Token shapes of a positional argument.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PositionalRender {
-    /// One token.
-    One,
-    /// One token per element.
-    Many,
-    /// One `key=value` token per entry, keys sorted.
-    Map,
-    /// That many tokens (a counter counts tokens).
-    Counter,
-    /// Never set by a client (hidden).
-    Unset,
 }
 
 /// A schema that cannot be served as a typed parameter.
@@ -190,26 +71,39 @@ impl fmt::Display for ParamsError {
     }
 }
 
+/// What one command tool is lowered from.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    /// The tool's name (for errors and warnings).
+    pub tool: &'a str,
+    /// The command as introspected.
+    pub command: &'a model::Command,
+    /// Exposed global flags that apply to it (not shadowed), in argv order.
+    pub globals: &'a [&'a model::Flag],
+}
+
 /// Types the parameters of a command tool and builds its advertised schema.
-pub fn params(tool: &Tool, command: &CommandTool) -> Result<Params, ParamsError> {
-    Builder::new(tool, command).build()
+pub fn lower(source: Source<'_>) -> Result<Lowered, ParamsError> {
+    Builder::new(source).build()
 }
 
 struct Builder<'a> {
-    tool: &'a Tool,
-    command: &'a CommandTool,
+    source: Source<'a>,
     properties: Map<String, Value>,
     required: Vec<String>,
     full: Map<String, Value>,
-    out: Params,
+    out: Lowered,
 }
 
 impl<'a> Builder<'a> {
-    fn new(tool: &'a Tool, command: &'a CommandTool) -> Self {
-        let properties = object(tool.input_schema.get("properties"));
+    fn new(source: Source<'a>) -> Self {
+        let schema = merge_globals(
+            source.command.restricted_schema.as_ref().unwrap_or(&Map::new()),
+            source.globals,
+        );
+        let properties = object(schema.get("properties"));
         let mut required: Vec<String> = Vec::new();
-        for name in tool
-            .input_schema
+        for name in schema
             .get("required")
             .and_then(Value::as_array)
             .into_iter()
@@ -220,17 +114,22 @@ impl<'a> Builder<'a> {
                 required.push(name.to_string());
             }
         }
+        let full = source
+            .command
+            .schema
+            .as_ref()
+            .map(|schema| object(schema.get("properties")))
+            .unwrap_or_default();
         Self {
-            tool,
-            command,
+            source,
             properties,
             required,
-            full: object(command.schema.get("properties")),
-            out: Params {
+            full,
+            out: Lowered {
                 params: Vec::new(),
                 flags: Vec::new(),
                 positionals: Vec::new(),
-                schema: tool.input_schema.clone(),
+                schema,
                 warnings: Vec::new(),
             },
         }
@@ -238,13 +137,13 @@ impl<'a> Builder<'a> {
 
     fn error(&self, message: impl Into<String>) -> ParamsError {
         ParamsError {
-            tool: self.tool.name.clone(),
+            tool: self.source.tool.to_string(),
             message: message.into(),
         }
     }
 
-    fn build(mut self) -> Result<Params, ParamsError> {
-        for flag in &self.command.globals {
+    fn build(mut self) -> Result<Lowered, ParamsError> {
+        for flag in self.source.globals {
             let index = self.global(flag)?;
             let render = flag_render(flag, &self.out.params[index].ty);
             self.out.flags.push(FlagStep {
@@ -253,7 +152,7 @@ impl<'a> Builder<'a> {
                 render,
             });
         }
-        for flag in self.command.flags.iter().filter(|flag| !flag.hidden) {
+        for flag in self.source.command.flags.iter().filter(|flag| !flag.hidden) {
             let index = self.own(&flag.name, Some(flag), None)?;
             let render = flag_render(flag, &self.out.params[index].ty);
             self.out.flags.push(FlagStep {
@@ -262,8 +161,9 @@ impl<'a> Builder<'a> {
                 render,
             });
         }
-        let last_visible = self.command.args.iter().rposition(|arg| !arg.hidden);
+        let last_visible = self.source.command.args.iter().rposition(|arg| !arg.hidden);
         for arg in self
+            .source
             .command
             .args
             .iter()
@@ -279,6 +179,7 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let shared = self
+                .source
                 .command
                 .flags
                 .iter()
@@ -542,11 +443,11 @@ impl<'a> Builder<'a> {
     fn warn(&mut self, name: &str, what: &str) {
         self.out.warnings.push(format!(
             "tool \"{}\": property \"{name}\" {what}",
-            self.tool.name
+            self.source.tool
         ));
     }
 
-    fn finish(mut self) -> Result<Params, ParamsError> {
+    fn finish(mut self) -> Result<Lowered, ParamsError> {
         for name in self.properties.keys() {
             if !self.out.params.iter().any(|param| &param.name == name) {
                 return Err(self.error(format!(
@@ -575,6 +476,67 @@ impl<'a> Builder<'a> {
         }
         Ok(self.out)
     }
+}
+
+/// The command's restricted schema with a property for each exposed global flag it does not
+/// shadow. The model's schema is copied, never changed.
+pub fn merge_globals(schema: &Map<String, Value>, globals: &[&model::Flag]) -> Map<String, Value> {
+    let mut merged = schema.clone();
+    if globals.is_empty() {
+        return merged;
+    }
+    let mut properties = match merged.remove("properties") {
+        Some(Value::Object(properties)) => properties,
+        _ => Map::new(),
+    };
+    let mut required: Vec<Value> = match merged.remove("required") {
+        Some(Value::Array(required)) => required,
+        _ => Vec::new(),
+    };
+    for flag in globals {
+        if properties.contains_key(&flag.name) {
+            continue;
+        }
+        properties.insert(flag.name.clone(), global_property(flag));
+        let name = Value::String(flag.name.clone());
+        if flag.required && !required.contains(&name) {
+            required.push(name);
+        }
+    }
+    merged.insert("properties".to_string(), Value::Object(properties));
+    if !required.is_empty() {
+        merged.insert("required".to_string(), Value::Array(required));
+    }
+    merged
+}
+
+/// A global flag's schema: fisk publishes no type for application flags, so booleans are
+/// `boolean`, everything else `string` (with its completions as `enum`), arrays when repeatable.
+fn global_property(flag: &model::Flag) -> Value {
+    let description = if flag.help.is_empty() {
+        "Global flag".to_string()
+    } else {
+        format!("Global flag: {}", flag.help)
+    };
+    let mut scalar = Map::new();
+    if flag.boolean {
+        scalar.insert("type".to_string(), json!("boolean"));
+    } else {
+        scalar.insert("type".to_string(), json!("string"));
+        if !flag.completions.is_empty() && !flag.cumulative {
+            scalar.insert("enum".to_string(), json!(flag.completions));
+        }
+    }
+    let mut property = if flag.cumulative {
+        let mut array = Map::new();
+        array.insert("type".to_string(), json!("array"));
+        array.insert("items".to_string(), Value::Object(scalar));
+        array
+    } else {
+        scalar
+    };
+    property.insert("description".to_string(), json!(description));
+    Value::Object(property)
 }
 
 /// How a flag of a given type is rendered.
@@ -608,49 +570,43 @@ fn object(value: Option<&Value>) -> Map<String, Value> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
     use super::*;
-    use crate::ir::ToolKind;
 
-    fn flag(value: Value) -> model::Flag {
-        serde_json::from_value(value).unwrap_or_else(|error| panic!("{error}"))
+    fn flag(value: Value) -> Value {
+        value
+    }
+
+    /// A command with these schemas, flags and arguments, and the exposed globals.
+    struct Tool {
+        command: model::Command,
+        globals: Vec<model::Flag>,
     }
 
     fn tool(
         restricted: Value,
         full: Value,
-        flags: Vec<model::Flag>,
+        flags: Vec<Value>,
         args: Value,
-        globals: Vec<model::Flag>,
+        globals: Vec<Value>,
     ) -> Tool {
-        let map = |value: Value| match value {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
+        let command = json!({
+            "name": "t", "restricted_schema": restricted, "schema": full, "flags": flags,
+            "args": args,
+        });
+        let parse = |value: Value| serde_json::from_value(value).unwrap_or_else(|e| panic!("{e}"));
         Tool {
-            name: "t".into(),
-            title: "t".into(),
-            description: String::new(),
-            tags: Vec::new(),
-            hints: BTreeSet::new(),
-            confirm: None,
-            input_schema: map(restricted),
-            kind: ToolKind::Command(CommandTool {
-                command: vec!["t".into()],
-                flags,
-                args: serde_json::from_value(args).unwrap_or_else(|error| panic!("{error}")),
-                globals,
-                schema: map(full),
-            }),
+            command: parse(command),
+            globals: globals.into_iter().map(parse).collect(),
         }
     }
 
-    fn typed(tool: &Tool) -> Result<Params, ParamsError> {
-        let ToolKind::Command(command) = &tool.kind else {
-            panic!("a command")
-        };
-        params(tool, command)
+    fn typed(tool: &Tool) -> Result<Lowered, ParamsError> {
+        let globals: Vec<&model::Flag> = tool.globals.iter().collect();
+        lower(Source {
+            tool: "t",
+            command: &tool.command,
+            globals: &globals,
+        })
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The intermediate representation: exactly what a server serves, decided once.
 //!
-//! [`crate::select`] builds it from the config and the introspection model; everything after
-//! (`info`, the emitters) reads only this. Order is meaningful and deterministic: tools come in
+//! [`crate::select`] builds it from the config and the introspection model, lowering every
+//! served command once ([`crate::lower`]); everything after (`info`, `check`, the emitters)
+//! reads only this. Order is meaningful and deterministic: tools come in
 //! command-tree order, then built-ins in a fixed order.
 
 use std::collections::BTreeSet;
@@ -11,7 +12,12 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::config::Hint;
-use crate::model;
+
+mod params;
+
+pub use params::{
+    FlagRender, FlagStep, IntType, Param, ParamType, PositionalRender, PositionalStep,
+};
 
 /// One MCP server: the application it wraps and the tools it serves.
 #[derive(Debug, Clone, Serialize)]
@@ -58,7 +64,8 @@ pub struct Tool {
     pub hints: BTreeSet<HintName>,
     /// Present when calls need the user's approval first.
     pub confirm: Option<Confirm>,
-    /// The input schema sent to clients.
+    /// The input schema sent to clients, final: for a command, the restricted schema with the
+    /// exposed globals and the repairs of `crate::lower`; for a built-in, its descriptor's.
     pub input_schema: Map<String, Value>,
     /// What a call runs.
     #[serde(flatten)]
@@ -96,25 +103,23 @@ pub enum ToolKind {
     },
 }
 
-/// A leaf command and everything needed to turn arguments into its argv.
+/// A leaf command, lowered: its typed parameters and the plan that turns them into its argv.
 #[derive(Debug, Clone, Serialize)]
 pub struct CommandTool {
     /// The command path (`["stream", "info"]`).
     pub command: Vec<String>,
-    /// The command's own flags in declaration order, hidden ones included (fisk's argv rules
-    /// know them; the schema does not offer them).
+    /// One per property of the tool's input schema: exposed globals, then flags, then
+    /// positional arguments, each in declaration order (an argument that shares a flag's name
+    /// is the flag's parameter).
     #[serde(skip)]
-    pub flags: Vec<model::Flag>,
-    /// Positional arguments in declaration order.
+    pub params: Vec<Param>,
+    /// Flags in argv order: exposed globals, then the command's own flags.
     #[serde(skip)]
-    pub args: Vec<model::Arg>,
-    /// Exposed global flags that apply to this command, rendered after the command path.
+    pub flags: Vec<FlagStep>,
+    /// Positional arguments in declaration order, up to the last one a client can set (hidden
+    /// ones before it included, filled from their defaults).
     #[serde(skip)]
-    pub globals: Vec<model::Flag>,
-    /// The command's full `schema` from the model (bounds, formats and open string maps kept),
-    /// which types the generated argument struct; empty when the model has none.
-    #[serde(skip)]
-    pub schema: Map<String, Value>,
+    pub positionals: Vec<PositionalStep>,
 }
 
 /// The built-in tools fiskgen can serve.
