@@ -593,7 +593,9 @@ mod tests {
             "name": "t", "restricted_schema": restricted, "schema": full, "flags": flags,
             "args": args,
         });
-        let parse = |value: Value| serde_json::from_value(value).unwrap_or_else(|e| panic!("{e}"));
+        fn parse<T: serde::de::DeserializeOwned>(value: Value) -> T {
+            serde_json::from_value(value).unwrap_or_else(|error| panic!("{error}"))
+        }
         Tool {
             command: parse(command),
             globals: globals.into_iter().map(parse).collect(),

@@ -10,97 +10,57 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, ApplicationSpec, Argv, AuthSource, AuthSpec, ConfirmMode, HeaderAuth, Hints,
-    InvalidArguments, JsonObject, Positional, Run, ServingSpec, Settings, ToolSpec,
-    parse_arguments, serde,
+    AppSpec, ApplicationSpec, Arguments, Argv, AuthSource, AuthSpec, ConfirmMode, HeaderAuth,
+    Hints, InvalidArguments, Positional, Run, ServingSpec, Settings, ToolSpec, no_arguments,
 };
 
-#[derive(serde::Deserialize)]
-#[serde(crate = "fiskgen_runtime::__private::serde", deny_unknown_fields)]
 struct EchoArgs {
     level: Option<String>,
     name: Option<String>,
     items: Option<Vec<String>>,
 }
 
-fn echo_argv(arguments: JsonObject) -> Result<Argv, InvalidArguments> {
-    let args: EchoArgs = parse_arguments(arguments)?;
-    let mut argv = Argv::new(&["echo"]);
+fn echo_argv(arguments: &mut Arguments, argv: &mut Argv) -> Result<(), InvalidArguments> {
+    let args = EchoArgs {
+        level: arguments.optional("level")?,
+        name: arguments.optional("name")?,
+        items: arguments.optional("items")?,
+    };
     argv.value("level", args.level.as_ref());
     argv.value("name", args.name.as_ref());
-    argv.positionals(vec![Positional::many("items", args.items.as_deref(), &[])])?;
-    Ok(argv)
+    argv.positionals(&[Positional::many("items", args.items.as_deref(), &[])])
 }
 
-#[derive(serde::Deserialize)]
-#[serde(crate = "fiskgen_runtime::__private::serde", deny_unknown_fields)]
-struct ExitArgs {
-    code: i64,
+fn exit_argv(arguments: &mut Arguments, argv: &mut Argv) -> Result<(), InvalidArguments> {
+    let code: i64 = arguments.required("code")?;
+    argv.value("code", Some(&code));
+    Ok(())
 }
 
-fn exit_argv(arguments: JsonObject) -> Result<Argv, InvalidArguments> {
-    let args: ExitArgs = parse_arguments(arguments)?;
-    let mut argv = Argv::new(&["exit"]);
-    argv.value("code", Some(&args.code));
-    Ok(argv)
-}
-
-#[derive(serde::Deserialize)]
-#[serde(crate = "fiskgen_runtime::__private::serde", deny_unknown_fields)]
 struct SleepArgs {
     seconds: f64,
     marker: Option<String>,
 }
 
-fn sleep_argv(arguments: JsonObject) -> Result<Argv, InvalidArguments> {
-    let args: SleepArgs = parse_arguments(arguments)?;
-    let mut argv = Argv::new(&["sleep"]);
-    argv.positionals(vec![
+fn sleep_argv(arguments: &mut Arguments, argv: &mut Argv) -> Result<(), InvalidArguments> {
+    let args = SleepArgs {
+        seconds: arguments.required("seconds")?,
+        marker: arguments.optional("marker")?,
+    };
+    argv.positionals(&[
         Positional::one("seconds", Some(&args.seconds), &[]),
         Positional::one("marker", args.marker.as_ref(), &[]),
-    ])?;
-    Ok(argv)
+    ])
 }
 
-#[derive(serde::Deserialize)]
-#[serde(crate = "fiskgen_runtime::__private::serde", deny_unknown_fields)]
-struct FloodArgs {
-    bytes: u64,
+fn flood_argv(arguments: &mut Arguments, argv: &mut Argv) -> Result<(), InvalidArguments> {
+    let bytes: u64 = arguments.required("bytes")?;
+    argv.positionals(&[Positional::one("bytes", Some(&bytes), &[])])
 }
 
-fn flood_argv(arguments: JsonObject) -> Result<Argv, InvalidArguments> {
-    let args: FloodArgs = parse_arguments(arguments)?;
-    let mut argv = Argv::new(&["flood"]);
-    argv.positionals(vec![Positional::one("bytes", Some(&args.bytes), &[])])?;
-    Ok(argv)
-}
-
-#[derive(serde::Deserialize)]
-#[serde(crate = "fiskgen_runtime::__private::serde", deny_unknown_fields)]
-struct NoArgs {}
-
-fn no_args(
-    command: &'static [&'static str],
-    arguments: JsonObject,
-) -> Result<Argv, InvalidArguments> {
-    let NoArgs {} = parse_arguments(arguments)?;
-    Ok(Argv::new(command))
-}
-
-#[derive(serde::Deserialize)]
-#[serde(crate = "fiskgen_runtime::__private::serde", deny_unknown_fields)]
-struct TargetArgs {
-    target: Option<String>,
-}
-
-fn target_argv(
-    command: &'static [&'static str],
-    arguments: JsonObject,
-) -> Result<Argv, InvalidArguments> {
-    let args: TargetArgs = parse_arguments(arguments)?;
-    let mut argv = Argv::new(command);
-    argv.positionals(vec![Positional::one("target", args.target.as_ref(), &[])])?;
-    Ok(argv)
+fn target_argv(arguments: &mut Arguments, argv: &mut Argv) -> Result<(), InvalidArguments> {
+    let target: Option<String> = arguments.optional("target")?;
+    argv.positionals(&[Positional::one("target", target.as_ref(), &[])])
 }
 
 const NO_ARGS_SCHEMA: &str = r#"{"type":"object","properties":{},"additionalProperties":false}"#;
@@ -172,7 +132,7 @@ static CRASH: ToolSpec = ToolSpec {
     input_schema: NO_ARGS_SCHEMA,
     run: Run::Command {
         command: &["crash"],
-        argv: |arguments| no_args(&["crash"], arguments),
+        argv: no_arguments,
     },
 };
 
@@ -191,7 +151,7 @@ static ENV: ToolSpec = ToolSpec {
     input_schema: NO_ARGS_SCHEMA,
     run: Run::Command {
         command: &["env"],
-        argv: |arguments| no_args(&["env"], arguments),
+        argv: no_arguments,
     },
 };
 
@@ -205,7 +165,7 @@ static STREAM_INFO: ToolSpec = ToolSpec {
     input_schema: NO_ARGS_SCHEMA,
     run: Run::Command {
         command: &["stream", "info"],
-        argv: |arguments| no_args(&["stream", "info"], arguments),
+        argv: no_arguments,
     },
 };
 
@@ -224,7 +184,7 @@ static DEPLOY: ToolSpec = ToolSpec {
     input_schema: TARGET_SCHEMA,
     run: Run::Command {
         command: &["deploy"],
-        argv: |arguments| target_argv(&["deploy"], arguments),
+        argv: target_argv,
     },
 };
 
@@ -239,7 +199,7 @@ static PUT: ToolSpec = ToolSpec {
     input_schema: TARGET_SCHEMA,
     run: Run::Command {
         command: &["deploy"],
-        argv: |arguments| target_argv(&["deploy"], arguments),
+        argv: target_argv,
     },
 };
 
@@ -253,7 +213,7 @@ static PANIC: ToolSpec = ToolSpec {
     input_schema: NO_ARGS_SCHEMA,
     run: Run::Command {
         command: &["panic"],
-        argv: |_| panic!("the handler broke"),
+        argv: |_, _| panic!("the handler broke"),
     },
 };
 
@@ -298,7 +258,8 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
             allowed_origins: &["https://app.example:443"],
             auth,
             stateless,
-            scrub_env: &["ANTHROPIC_API_KEY", "FAKE_SECRET"],
+            // The LLM providers' variables (ANTHROPIC_API_KEY, ...) are the runtime's to add.
+            scrub_env: &["FAKE_SECRET"],
         },
     }
 }
