@@ -9,4 +9,5 @@ pub(crate) mod call;
 pub(crate) mod confirm;
 pub(crate) mod request_state;
 pub(crate) mod server;
+pub(crate) mod state;
 pub(crate) mod tools;
