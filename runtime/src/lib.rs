@@ -8,36 +8,15 @@
 //! `fn main() -> ExitCode { __private::main(&APP) }`: the non-generic entry point keeps rmcp's
 //! generic service stack monomorphised once, here, instead of in every generated crate.
 
-pub mod arguments;
-pub mod argv;
-pub mod spec;
-pub mod values;
-
-mod approvals;
-mod arg_errors;
-mod auth;
-mod banner;
 mod builtins;
-mod call;
 mod cli;
-mod clients;
-mod cmdline;
-mod confirm;
-mod connect;
-mod exec;
-mod http;
-mod intake;
-mod jwt;
+mod contract;
 mod logging;
-mod narrow;
-mod output;
-mod request_state;
-mod security;
-mod server;
-mod sessions;
-mod stdio;
-mod tools;
-mod verify;
+mod mcp;
+mod process;
+mod transport;
+
+pub use contract::{arguments, argv, spec, values};
 
 /// Go durations, from the contract fiskgen shares with this crate.
 use fiskgen_contract::duration;
@@ -51,14 +30,14 @@ pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 pub mod __private {
     pub use serde;
     pub use serde_json;
+    pub use serde_json::Value;
 
     pub use crate::JsonObject;
-    pub use crate::arguments::{ArgError, Arguments, FromArg, choice};
-    pub use crate::argv::{
+    pub use crate::cli::{main, main_with_notes};
+    pub use crate::contract::arguments::{ArgError, Arguments, FromArg, choice};
+    pub use crate::contract::argv::{
         ArgValue, Argv, InvalidArguments, Positional, command_argv, no_arguments,
     };
-    pub use serde_json::Value;
-    pub use crate::cli::{main, main_with_notes};
-    pub use crate::spec::*;
-    pub use crate::values::{ByteSize, GoDuration, HexBytes};
+    pub use crate::contract::spec::*;
+    pub use crate::contract::values::{ByteSize, GoDuration, HexBytes};
 }
