@@ -108,7 +108,7 @@ pub struct Built {
 /// Generates the crate, compiles it and copies the binary into place.
 pub fn build(options: &BuildOptions) -> Result<Built, Error> {
     let plan = crate::plan(&options.config, &options.source)?;
-    if plan.config.mcp.is_none() {
+    if !plan.server.settings.mcp {
         return Err(BuildError::NoMcp {
             config: options.config.display().to_string(),
         }

@@ -13,10 +13,8 @@ use std::fmt::{self, Write as _};
 use fiskgen_contract::surface::{self, Surface, Verdict};
 use serde_json::{Map, Value};
 
-use crate::config::Config;
 use crate::introspect::Introspection;
 use crate::ir::{self, Tool};
-use crate::select;
 
 /// One baseline checked against the current application.
 #[derive(Debug)]
@@ -35,17 +33,17 @@ impl Outcome {
     }
 }
 
-/// Judges the current introspection against a baseline, both served under `config`, with the
-/// serving rules a server built from the config carries.
+/// Judges the current introspection against a baseline, both served under one config, with
+/// the serving rules a server built from it carries (the baseline's IR holds them). The details
+/// compare the schemas clients are served (the IR's, lowered once).
 pub fn check(
-    config: &Config,
     baseline: (&Introspection, &ir::Server),
     current: (&Introspection, &ir::Server),
 ) -> Outcome {
-    let rules = select::serving_rules(config);
+    let rules = &baseline.1.settings.serving;
     let verdict = surface::compare(
-        &Surface::of(&baseline.0.document, &rules),
-        &Surface::of(&current.0.document, &rules),
+        &Surface::of(&baseline.0.document, rules),
+        &Surface::of(&current.0.document, rules),
     );
     let details = compare(baseline.1, current.1)
         .changed

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::config::{Config, ConfirmMode, Hint, JwksConfig, McpConfig, SecretSource};
+use crate::config::{ConfirmMode, Hint, JwksConfig, SecretSource};
 use crate::ir::{self, HintName};
 
 /// Terminal width used when `COLUMNS` is not set.
@@ -65,13 +65,13 @@ pub fn render_text(server: &ir::Server, width: usize) -> String {
 /// Who is asked, refused or run ungated for the gated tools, on every transport, under the
 /// config's `confirm_over_mcp` (empty when no tool is gated). The server's start-up banner says
 /// the same for the mode it runs in; the rules are in docs/runtime.md, "Confirmation".
-pub fn render_confirmation(server: &ir::Server, mcp: Option<&McpConfig>, width: usize) -> String {
+pub fn render_confirmation(server: &ir::Server, width: usize) -> String {
     let gated = server.tools.iter().filter(|t| t.confirm.is_some()).count();
     if gated == 0 {
         return String::new();
     }
-    let mode = mcp.map(|mcp| mcp.confirm).unwrap_or_default();
-    let stateless = mcp.is_some_and(|mcp| mcp.stateless);
+    let mode = server.settings.confirm;
+    let stateless = server.settings.stateless;
     let (name, lines): (&str, Vec<String>) = match mode {
         ConfirmMode::Never => (
             "never",
@@ -164,9 +164,9 @@ fn headline(server: &ir::Server) -> String {
 
 /// What the server will ask of HTTP clients (`expose.agent.mcp.auth`) and what the binary's
 /// run-time narrowing flags can select (`--read-only`, `--tags`): printed after the table.
-pub fn render_access(config: &Config, server: &ir::Server, width: usize) -> String {
+pub fn render_access(server: &ir::Server, width: usize) -> String {
     let mut out = String::from("\nAccess over HTTP:\n");
-    for line in access_lines(config) {
+    for line in access_lines(server) {
         let _ = writeln!(out, "{}", wrap(&line, width, "  ", "    "));
     }
     let read_only: Vec<&str> = server
@@ -203,13 +203,10 @@ pub fn render_access(config: &Config, server: &ir::Server, width: usize) -> Stri
 }
 
 /// [`render_json`] followed by the keys of [`access_json`], keeping the document's key order.
-pub fn render_json_with_access(
-    config: &Config,
-    server: &ir::Server,
-) -> Result<String, serde_json::Error> {
+pub fn render_json_with_access(server: &ir::Server) -> Result<String, serde_json::Error> {
     let base = render_json(server)?;
     let mut text = base.trim_end().trim_end_matches('}').trim_end().to_string();
-    if let serde_json::Value::Object(extra) = access_json(config, server) {
+    if let serde_json::Value::Object(extra) = access_json(server) {
         for (key, value) in extra {
             let value = serde_json::to_string_pretty(&value)?.replace('\n', "\n  ");
             text.push_str(&format!(",\n  {}: {value}", serde_json::Value::String(key)));
@@ -221,7 +218,7 @@ pub fn render_json_with_access(
 
 /// [`render_access`] for `info --json`: `{"access": [lines], "narrowing": {"read_only":
 /// [names], "tags": [tags]}}`, merged into the document's top level.
-pub fn access_json(config: &Config, server: &ir::Server) -> serde_json::Value {
+pub fn access_json(server: &ir::Server) -> serde_json::Value {
     let read_only: Vec<&str> = server
         .tools
         .iter()
@@ -236,14 +233,14 @@ pub fn access_json(config: &Config, server: &ir::Server) -> serde_json::Value {
     tags.sort_unstable();
     tags.dedup();
     serde_json::json!({
-        "access": access_lines(config),
+        "access": access_lines(server),
         "narrowing": {"read_only": read_only, "tags": tags},
     })
 }
 
 /// One line per accepted credential, or why none is needed.
-fn access_lines(config: &Config) -> Vec<String> {
-    let Some(auth) = config.mcp.as_ref().and_then(|mcp| mcp.auth.as_ref()) else {
+fn access_lines(server: &ir::Server) -> Vec<String> {
+    let Some(auth) = server.settings.auth.as_ref() else {
         return vec![
             "no authentication (expose.agent.mcp.auth): keep the default loopback bind, or \
              add a token, a header or OAuth before listening elsewhere"

@@ -39,14 +39,13 @@ fn run(command: Command) -> Result<ExitCode> {
         } => {
             let plan = fiskgen::plan(&config, &source.source())?;
             let text = if json {
-                info::render_json_with_access(&plan.config, &plan.server)?
+                info::render_json_with_access(&plan.server)?
             } else {
                 let width = terminal_width();
                 let mut text = info::render_text(&plan.server, width);
-                text.push_str(&info::render_access(&plan.config, &plan.server, width));
+                text.push_str(&info::render_access(&plan.server, width));
                 text.push_str(&info::render_confirmation(
                     &plan.server,
-                    plan.config.mcp.as_ref(),
                     width,
                 ));
                 text
@@ -115,8 +114,7 @@ fn build(args: BuildArgs) -> Result<()> {
         eprintln!("warning: {warning}");
     }
     let server = &built.plan.server;
-    let mcp = built.plan.config.mcp.clone().unwrap_or_default();
-    let port = mcp.port.unwrap_or(fiskgen_contract::defaults::PORT);
+    let port = server.settings.port;
     let shown = if built.binary.is_relative() && built.binary.components().count() == 1 {
         format!("./{}", built.binary.display())
     } else {
@@ -220,7 +218,6 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         let saved_server = fiskgen::select_for(&config, Some(&saved))?;
         // The verdict `<binary> verify` gives for the same two documents.
         let outcome = check::check(
-            &config,
             (&saved, &saved_server),
             (&current, &current_server),
         );

@@ -13,8 +13,11 @@ use serde_json::Map;
 
 use fiskgen_contract::surface::{self, Rules, Stage};
 
-use crate::config::{Config, Hint, ToolFilter};
-use crate::ir::{self, Builtin, CommandTool, Confirm, GlobalFlag, HintName, Tool, ToolKind};
+use crate::config::{Config, Hint, McpConfig, ToolFilter};
+use crate::ir::{
+    self, Builtin, CommandTool, Confirm, FileAccess, GlobalFlag, HintName, Tool, ToolKind,
+};
+use fiskgen_contract::defaults;
 use crate::suggest::nearest;
 use crate::{lower, model};
 
@@ -107,7 +110,46 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         global_flags,
         notes: selection.notes,
         warnings: selection.warnings,
+        settings: settings(config),
     })
+}
+
+/// The config's server settings, resolved: the defaults filled in.
+fn settings(config: &Config) -> ir::Settings {
+    let default_mcp = McpConfig::default();
+    let mcp = config.mcp.as_ref().unwrap_or(&default_mcp);
+    let mut scrub_env = config.credential_env_names();
+    scrub_env.sort();
+    scrub_env.dedup();
+    ir::Settings {
+        config_file: config
+            .source
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "its config".to_string()),
+        mcp: config.mcp.is_some(),
+        port: mcp.port.unwrap_or(defaults::PORT),
+        address: mcp
+            .address
+            .clone()
+            .unwrap_or_else(|| defaults::ADDRESS.to_string()),
+        confirm: mcp.confirm,
+        stateless: mcp.stateless,
+        max_concurrent_tools: mcp.max_concurrent_tools,
+        tool_timeout: mcp.tool_timeout,
+        allowed_hosts: mcp.allowed_hosts.clone(),
+        allowed_origins: mcp.allowed_origins.clone(),
+        auth: mcp.auth.clone(),
+        instructions: mcp
+            .instructions
+            .as_deref()
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+            .map(str::to_string),
+        scrub_env,
+        knowledge: config.harness.knowledge.clone(),
+        serving: serving_rules(config),
+    }
 }
 
 /// A leaf command before filtering: its tool, the command it lowers from and the exposed
@@ -322,9 +364,14 @@ impl Selection {
     /// The enabled built-ins that survive the filters; a note for each one that does not.
     fn builtin_tools(&mut self, config: &Config) -> Vec<Tool> {
         let mut enabled: Vec<(Builtin, bool)> = Vec::new();
+        let mut access: Vec<FileAccess> = Vec::new();
         for entry in &config.harness.tools {
             if let Some(builtin) = Builtin::from_name(&entry.name) {
                 enabled.push((builtin, entry.confirm));
+                access.push(FileAccess {
+                    roots: entry.roots.clone(),
+                    max_bytes: entry.max_bytes,
+                });
             }
         }
         if config.harness.knowledge.enabled {
@@ -362,8 +409,9 @@ impl Selection {
 
         let stages = filter_stages(config);
         let mut served = Vec::new();
+        let mut access = access.into_iter();
         for (builtin, confirm) in enabled {
-            let tool = builtin_tool(builtin, confirm);
+            let tool = builtin_tool(builtin, confirm, access.next().unwrap_or_default());
             match stages.iter().find(|stage| !keeps(stage, &tool)) {
                 Some(stage) => self.notes.push(format!(
                     "built-in \"{}\" is enabled but not served: {} filters it out",
@@ -469,7 +517,7 @@ fn keeps(stage: &Stage, tool: &Tool) -> bool {
     stage.keeps(&tool.name, tags)
 }
 
-fn builtin_tool(builtin: Builtin, confirm: bool) -> Tool {
+fn builtin_tool(builtin: Builtin, confirm: bool, access: FileAccess) -> Tool {
     let mut hints = BTreeSet::new();
     if builtin.read_only() {
         hints.insert(HintName(Hint::ReadOnly));
@@ -484,7 +532,7 @@ fn builtin_tool(builtin: Builtin, confirm: bool) -> Tool {
             trigger: CONFIRM_TAG.to_string(),
         }),
         input_schema: builtin.input_schema(),
-        kind: ToolKind::Builtin { builtin },
+        kind: ToolKind::Builtin { builtin, access },
     }
 }
 

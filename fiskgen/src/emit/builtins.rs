@@ -6,27 +6,27 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::app::duration;
-use crate::config::{BuiltinToolConfig, Config};
+use crate::config::KnowledgeConfig;
 use crate::format::{doc, inner_doc};
 use crate::ident;
 use crate::ir::{self, Builtin};
 
 /// The module's tokens and, in serving order, the static name of each built-in's spec.
 pub(super) fn module(
-    config: &Config,
-    tools: &[(&ir::Tool, Builtin)],
+    settings: &ir::Settings,
+    tools: &[(&ir::Tool, Builtin, &ir::FileAccess)],
 ) -> (TokenStream, Vec<String>) {
     let knowledge = tools
         .iter()
-        .any(|(_, builtin)| Builtin::KNOWLEDGE.contains(builtin));
-    let knowledge_static = knowledge.then(|| knowledge_spec(config));
+        .any(|(_, builtin, _)| Builtin::KNOWLEDGE.contains(builtin));
+    let knowledge_static = knowledge.then(|| knowledge_spec(&settings.knowledge));
     let mut names = Vec::new();
     let specs: Vec<TokenStream> = tools
         .iter()
-        .map(|(tool, builtin)| {
+        .map(|(tool, builtin, access)| {
             let name = tool.name.to_uppercase();
             names.push(name.clone());
-            spec(config, tool, *builtin, &name)
+            spec(tool, *builtin, access, &name)
         })
         .collect();
     let module_doc = inner_doc(
@@ -34,7 +34,7 @@ pub(super) fn module(
          implements them.",
     );
     // Only the embeddings timeout is a `Duration`.
-    let duration_import = (knowledge && config.harness.knowledge.embeddings.is_some())
+    let duration_import = (knowledge && settings.knowledge.embeddings.is_some())
         .then(|| quote! { use std::time::Duration; });
     let tokens = quote! {
         #module_doc
@@ -50,7 +50,7 @@ pub(super) fn module(
     (tokens, names)
 }
 
-fn spec(config: &Config, tool: &ir::Tool, builtin: Builtin, name: &str) -> TokenStream {
+fn spec(tool: &ir::Tool, builtin: Builtin, access: &ir::FileAccess, name: &str) -> TokenStream {
     let spec = ident::ident(name);
     let spec_doc = doc(&format!(
         "The built-in `{}` tool, with its settings from the config.",
@@ -58,11 +58,11 @@ fn spec(config: &Config, tool: &ir::Tool, builtin: Builtin, name: &str) -> Token
     ));
     let run = match builtin {
         Builtin::ReadFile => {
-            let access = file_access(config, builtin);
+            let access = file_access(access);
             quote! { rt::Builtin::ReadFile(#access) }
         }
         Builtin::Base64Encode => {
-            let access = file_access(config, builtin);
+            let access = file_access(access);
             quote! { rt::Builtin::Base64Encode(#access) }
         }
         Builtin::KnowledgeSearch => quote! { rt::Builtin::KnowledgeSearch(&KNOWLEDGE) },
@@ -83,19 +83,9 @@ fn spec(config: &Config, tool: &ir::Tool, builtin: Builtin, name: &str) -> Token
 }
 
 /// `roots` and `max_bytes` of the tool's `harness.tools` entry.
-fn file_access(config: &Config, builtin: Builtin) -> TokenStream {
-    let entry = config
-        .harness
-        .tools
-        .iter()
-        .find(|entry| entry.name == builtin.name());
-    let (roots, max_bytes) = match entry {
-        Some(BuiltinToolConfig {
-            roots, max_bytes, ..
-        }) => (roots.clone(), *max_bytes),
-        None => (Vec::new(), None),
-    };
-    let max_bytes = match max_bytes {
+fn file_access(access: &ir::FileAccess) -> TokenStream {
+    let roots = &access.roots;
+    let max_bytes = match access.max_bytes {
         Some(bytes) => {
             let bytes = Literal::u64_unsuffixed(bytes);
             quote! { Some(#bytes) }
@@ -106,8 +96,7 @@ fn file_access(config: &Config, builtin: Builtin) -> TokenStream {
 }
 
 /// `static KNOWLEDGE`: `harness.knowledge`, shared by the three knowledge tools.
-fn knowledge_spec(config: &Config) -> TokenStream {
-    let knowledge = &config.harness.knowledge;
+fn knowledge_spec(knowledge: &KnowledgeConfig) -> TokenStream {
     let directory = match &knowledge.directory {
         Some(directory) => quote! { Some(#directory) },
         None => quote! { None },

@@ -7,11 +7,10 @@
 use askama::Template;
 use serde_json::json;
 
-use super::app::{DEFAULT_ADDRESS, DEFAULT_PORT, config_name};
 use super::filters;
 use super::tools::first_line;
 use super::{GenerateError, Settings};
-use crate::config::{Config, Hint};
+use crate::config::Hint;
 use crate::format::header;
 use crate::ir::{self, HintName, ToolKind};
 
@@ -164,10 +163,9 @@ pub(super) fn render(file: &str, template: &impl Template) -> Result<String, Gen
 pub(super) fn files(
     package: &str,
     server: &ir::Server,
-    config: &Config,
     settings: &Settings,
 ) -> Result<Vec<(&'static str, String)>, GenerateError> {
-    let config_file = config_name(&config.source);
+    let config_file = server.settings.config_file.clone();
     let smoke_tool = smoke_tool(server);
     let application = match &server.application {
         Some(app) => format!(
@@ -194,11 +192,11 @@ pub(super) fn files(
     Ok(vec![
         (
             "Cargo.toml",
-            render("Cargo.toml", &cargo_toml(package, server, config, settings))?,
+            render("Cargo.toml", &cargo_toml(package, server, settings))?,
         ),
         (
             "README.md",
-            render("README.md", &readme(package, config, server))?,
+            render("README.md", &readme(package, server))?,
         ),
         (".gitignore", render(".gitignore", &gitignore)?),
         ("ci/regenerate.sh", render("ci/regenerate.sh", &regenerate)?),
@@ -212,7 +210,6 @@ pub(super) fn files(
 fn cargo_toml<'a>(
     package: &'a str,
     server: &ir::Server,
-    config: &Config,
     settings: &'a Settings,
 ) -> CargoToml<'a> {
     let what = match &server.application {
@@ -220,20 +217,20 @@ fn cargo_toml<'a>(
         None => "fiskgen's built-in tools".to_string(),
     };
     let knowledge = server.tools.iter().any(|tool| {
-        matches!(tool.kind, ToolKind::Builtin { builtin } if ir::Builtin::KNOWLEDGE.contains(&builtin))
+        matches!(tool.kind, ToolKind::Builtin { builtin, .. } if ir::Builtin::KNOWLEDGE.contains(&builtin))
     });
     // OAuth needs the JWT validation; a JWKS fetched over https needs TLS.
-    let oauth = config
-        .mcp
+    let oauth = server
+        .settings
+        .auth
         .as_ref()
-        .and_then(|mcp| mcp.auth.as_ref())
         .and_then(|auth| auth.oauth.as_ref());
     let jwks_tls = oauth.is_some_and(|oauth| {
         matches!(&oauth.jwks, crate::config::JwksConfig::Url(url) if url.starts_with("https://"))
     });
     let tls = jwks_tls
-        || config
-            .harness
+        || server
+            .settings
             .knowledge
             .embeddings
             .as_ref()
@@ -249,13 +246,10 @@ fn cargo_toml<'a>(
     }
 }
 
-fn readme<'a>(package: &'a str, config: &'a Config, server: &'a ir::Server) -> Readme<'a> {
+fn readme<'a>(package: &'a str, server: &'a ir::Server) -> Readme<'a> {
     let identity = &server.identity;
-    let mcp = config.mcp.as_ref();
-    let port = mcp.and_then(|mcp| mcp.port).unwrap_or(DEFAULT_PORT);
-    let address = mcp
-        .and_then(|mcp| mcp.address.as_deref())
-        .unwrap_or(DEFAULT_ADDRESS);
+    let port = server.settings.port;
+    let address = server.settings.address.as_str();
     let host = if address == "0.0.0.0" || address == "::" {
         "127.0.0.1"
     } else {
@@ -268,7 +262,7 @@ fn readme<'a>(package: &'a str, config: &'a Config, server: &'a ir::Server) -> R
     let stdio_json = json!({
         "mcpServers": {identity.as_str(): {"command": format!("/path/to/{package}"), "args": ["--stdio"]}}
     });
-    let config_file = config_name(&config.source);
+    let config_file = server.settings.config_file.clone();
     let check_command = format!(
         "fiskgen check {} --generated <this directory>",
         filters::shell_word(&config_file)

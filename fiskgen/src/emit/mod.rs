@@ -152,18 +152,18 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         let path = format!("src/tools/{}.rs", ident::unraw(module));
         files.insert(path.clone(), rust_file(&path, &tokens)?);
     }
-    let builtin_tools: Vec<(&ir::Tool, ir::Builtin)> = server
+    let builtin_tools: Vec<(&ir::Tool, ir::Builtin, &ir::FileAccess)> = server
         .tools
         .iter()
-        .filter_map(|tool| match tool.kind {
-            ToolKind::Builtin { builtin } => Some((tool, builtin)),
+        .filter_map(|tool| match &tool.kind {
+            ToolKind::Builtin { builtin, access } => Some((tool, *builtin, access)),
             ToolKind::Command(_) => None,
         })
         .collect();
     if !builtin_tools.is_empty() {
         let module = module_names.claim("builtins", "builtins");
-        let (tokens, names) = builtins::module(&plan.config, &builtin_tools);
-        for ((tool, _), name) in builtin_tools.iter().zip(names) {
+        let (tokens, names) = builtins::module(&server.settings, &builtin_tools);
+        for ((tool, _, _), name) in builtin_tools.iter().zip(names) {
             emitted_specs.insert(tool.name.clone(), (module.clone(), name));
         }
         let path = format!("src/tools/{}.rs", ident::unraw(&module));
@@ -181,11 +181,11 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         rust_file("src/tools/mod.rs", &registry)?,
     );
 
-    let main = app::main_rs(&plan.config, server, plan.introspection.as_ref());
+    let main = app::main_rs(server, plan.introspection.as_ref());
     files.insert("src/main.rs".into(), rust_file("src/main.rs", &main)?);
 
     let package = format!("{}-mcp", server.identity);
-    for (path, text) in files::files(&package, server, &plan.config, settings)? {
+    for (path, text) in files::files(&package, server, settings)? {
         files.insert(path.to_string(), text);
     }
     if let Some(introspection) = &plan.introspection {

@@ -7,11 +7,14 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::time::Duration;
+
+use fiskgen_contract::surface::Rules;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::config::Hint;
+use crate::config::{AuthConfig, ConfirmMode, Hint, KnowledgeConfig};
 
 mod params;
 
@@ -34,6 +37,47 @@ pub struct Server {
     pub notes: Vec<String>,
     /// Things that are probably mistakes but do not stop a build.
     pub warnings: Vec<String>,
+    /// The server's settings, resolved from the config.
+    #[serde(skip)]
+    pub settings: Settings,
+}
+
+/// What a server is configured with besides its tools, resolved once: defaults filled in, the
+/// emitters, `info` and `check` read these instead of the config.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The config file's name (never its path), for documentation.
+    pub config_file: String,
+    /// Whether the config opts in with `expose.agent.mcp` (`fiskgen build` needs it).
+    pub mcp: bool,
+    /// Listen port.
+    pub port: u16,
+    /// Bind address.
+    pub address: String,
+    /// `confirm_over_mcp`.
+    pub confirm: ConfirmMode,
+    /// Stateless HTTP (no sessions).
+    pub stateless: bool,
+    /// Concurrent tool calls.
+    pub max_concurrent_tools: u32,
+    /// Per-call timeout.
+    pub tool_timeout: Duration,
+    /// Extra `Host` values accepted.
+    pub allowed_hosts: Vec<String>,
+    /// Extra `Origin` values accepted.
+    pub allowed_origins: Vec<String>,
+    /// `expose.agent.mcp.auth`.
+    pub auth: Option<AuthConfig>,
+    /// Sent to clients at initialization: trimmed, and `None` when empty.
+    pub instructions: Option<String>,
+    /// The operator's credential variables, sorted: scrubbed from every command besides the LLM
+    /// providers' variables, which the runtime always scrubs.
+    pub scrub_env: Vec<String>,
+    /// `harness.knowledge`, read by the knowledge built-ins.
+    pub knowledge: KnowledgeConfig,
+    /// The serving rules (filter stages, the `global_flags` allowlist) the drift verdict
+    /// applies to a new document.
+    pub serving: Rules,
 }
 
 /// The wrapped application as introspected.
@@ -100,6 +144,10 @@ pub enum ToolKind {
     Builtin {
         /// Which one.
         builtin: Builtin,
+        /// Where a file built-in may read (`harness.tools`); empty for the knowledge tools,
+        /// whose settings are [`Settings::knowledge`].
+        #[serde(skip)]
+        access: FileAccess,
     },
 }
 
@@ -120,6 +168,15 @@ pub struct CommandTool {
     /// ones before it included, filled from their defaults).
     #[serde(skip)]
     pub positionals: Vec<PositionalStep>,
+}
+
+/// Where a file built-in may read (one `harness.tools` entry).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileAccess {
+    /// Directories below which it reads; empty: the working directory.
+    pub roots: Vec<String>,
+    /// The largest file, in bytes.
+    pub max_bytes: Option<u64>,
 }
 
 /// The built-in tools fiskgen can serve.
