@@ -98,7 +98,11 @@ struct Builder<'a> {
 impl<'a> Builder<'a> {
     fn new(source: Source<'a>) -> Self {
         let schema = merge_globals(
-            source.command.restricted_schema.as_ref().unwrap_or(&Map::new()),
+            source
+                .command
+                .restricted_schema
+                .as_ref()
+                .unwrap_or(&Map::new()),
             source.globals,
         );
         let properties = object(schema.get("properties"));

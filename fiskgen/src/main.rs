@@ -44,10 +44,7 @@ fn run(command: Command) -> Result<ExitCode> {
                 let width = terminal_width();
                 let mut text = info::render_text(&plan.server, width);
                 text.push_str(&info::render_access(&plan.server, width));
-                text.push_str(&info::render_confirmation(
-                    &plan.server,
-                    width,
-                ));
+                text.push_str(&info::render_confirmation(&plan.server, width));
                 text
             };
             write_stdout(&text)?;
@@ -217,10 +214,7 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         let saved = introspect::read(baseline)?;
         let saved_server = fiskgen::select_for(&config, Some(&saved))?;
         // The verdict `<binary> verify` gives for the same two documents.
-        let outcome = check::check(
-            (&saved, &saved_server),
-            (&current, &current_server),
-        );
+        let outcome = check::check((&saved, &saved_server), (&current, &current_server));
         let name = baseline.display();
         if outcome.verdict.is_drift() {
             drifted = true;

@@ -17,9 +17,9 @@ use crate::config::{Config, Hint, McpConfig, ToolFilter};
 use crate::ir::{
     self, Builtin, CommandTool, Confirm, FileAccess, GlobalFlag, HintName, Tool, ToolKind,
 };
-use fiskgen_contract::defaults;
 use crate::suggest::nearest;
 use crate::{lower, model};
+use fiskgen_contract::defaults;
 
 use fiskgen_contract::surface::is_framework_flag;
 pub use fiskgen_contract::surface::{DENY_TAG, MAX_TOOL_NAME, is_valid_tool_name};

@@ -6,8 +6,8 @@ use std::time::Duration;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use fiskgen_contract::{canonical, defaults};
 use fiskgen_contract::surface::{Rules, Surface};
+use fiskgen_contract::{canonical, defaults};
 
 use crate::config::ConfirmMode;
 use crate::format::{doc, inner_doc};
@@ -16,10 +16,7 @@ use crate::ir;
 
 pub(crate) use fiskgen_contract::defaults::{ADDRESS as DEFAULT_ADDRESS, PORT as DEFAULT_PORT};
 
-pub(super) fn main_rs(
-    server: &ir::Server,
-    introspection: Option<&Introspection>,
-) -> TokenStream {
+pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>) -> TokenStream {
     let identity = &server.identity;
     let version = env!("CARGO_PKG_VERSION");
     let config_name = &server.settings.config_file;

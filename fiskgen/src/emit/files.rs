@@ -194,10 +194,7 @@ pub(super) fn files(
             "Cargo.toml",
             render("Cargo.toml", &cargo_toml(package, server, settings))?,
         ),
-        (
-            "README.md",
-            render("README.md", &readme(package, server))?,
-        ),
+        ("README.md", render("README.md", &readme(package, server))?),
         (".gitignore", render(".gitignore", &gitignore)?),
         ("ci/regenerate.sh", render("ci/regenerate.sh", &regenerate)?),
         (
@@ -207,11 +204,7 @@ pub(super) fn files(
     ])
 }
 
-fn cargo_toml<'a>(
-    package: &'a str,
-    server: &ir::Server,
-    settings: &'a Settings,
-) -> CargoToml<'a> {
+fn cargo_toml<'a>(package: &'a str, server: &ir::Server, settings: &'a Settings) -> CargoToml<'a> {
     let what = match &server.application {
         Some(app) => format!("the {} command-line application", app.name),
         None => "fiskgen's built-in tools".to_string(),

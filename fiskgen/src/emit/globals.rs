@@ -168,9 +168,7 @@ impl Globals {
                 &quote! { globals.#field },
             ));
         }
-        let shadowed_param = self
-            .any_shadowed()
-            .then(|| quote! { shadowed: &[&str], });
+        let shadowed_param = self.any_shadowed().then(|| quote! { shadowed: &[&str], });
         let function_doc = doc(if self.any_shadowed() {
             "Reads the exposed global flags a tool offers (all but the ones its own flags or \
              arguments shadow) and puts them on its command line, right after the command path."

@@ -13,8 +13,7 @@ use crate::config::Hint;
 use crate::format::{doc, inner_doc};
 use crate::ident::{self, Case, Namespace, PRELUDE_TYPES};
 use crate::ir::{
-    CommandTool, FlagRender, FlagStep, HintName, IntType, Param, ParamType, PositionalRender,
-    Tool,
+    CommandTool, FlagRender, FlagStep, HintName, IntType, Param, ParamType, PositionalRender, Tool,
 };
 
 use super::globals::Globals;
@@ -73,9 +72,7 @@ pub(super) fn module(
             handler: values.claim(&item.tool.name, "tool"),
             spec: statics.claim(&item.tool.name, "TOOL"),
         };
-        uses_map |= item
-            .own()
-            .any(|param| param.ty == ParamType::StringMap);
+        uses_map |= item.own().any(|param| param.ty == ParamType::StringMap);
         let (tokens, fields) = tool_items(item, &names, &base_camel, &mut types, globals);
         code.push(tokens);
         emitted.push(EmittedTool {
@@ -146,9 +143,8 @@ fn tool_items(
     let mut reads = Vec::new();
     let mut fields: Vec<Field> = globals.fields_read_by(command);
     for ((_, param), field) in own.iter().zip(&field_idents) {
-        let enum_name = super::globals::enum_values(&param.ty).map(|values| {
-            enum_for(types, base_camel, &param.name, values, title, &mut enums)
-        });
+        let enum_name = super::globals::enum_values(&param.ty)
+            .map(|values| enum_for(types, base_camel, &param.name, values, title, &mut enums));
         let ty = rust_type(&param.ty, enum_name.as_deref());
         let field = ident::ident(field);
         let ty = if param.required {

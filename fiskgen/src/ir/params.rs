@@ -124,4 +124,3 @@ pub enum PositionalRender {
     /// Never set by a client (hidden).
     Unset,
 }
-

@@ -191,7 +191,9 @@ impl<T: FromArg> FromArg for Vec<T> {
         items
             .into_iter()
             .enumerate()
-            .map(|(index, item)| T::from_arg(item).map_err(|error| error.within(format!("[{index}]"))))
+            .map(|(index, item)| {
+                T::from_arg(item).map_err(|error| error.within(format!("[{index}]")))
+            })
             .collect()
     }
 }
@@ -277,8 +279,7 @@ mod tests {
         );
         let mut args = arguments(json!({ "title": null }));
         assert_eq!(
-            args.required::<String>("title")
-                .map_err(|e| e.to_string()),
+            args.required::<String>("title").map_err(|e| e.to_string()),
             Err("invalid arguments: property `title`: expected a string, got null".to_string())
         );
     }
@@ -319,12 +320,16 @@ mod tests {
         );
         assert_eq!(
             args.finish().map_err(|e| e.to_string()),
-            Err("invalid arguments: unknown property `cout` (the tool takes: a, count)".to_string())
+            Err(
+                "invalid arguments: unknown property `cout` (the tool takes: a, count)".to_string()
+            )
         );
         let args = arguments(json!({ "x": 1 }));
         assert_eq!(
             args.finish().map_err(|e| e.to_string()),
-            Err("invalid arguments: unknown property `x` (the tool takes no arguments)".to_string())
+            Err(
+                "invalid arguments: unknown property `x` (the tool takes no arguments)".to_string()
+            )
         );
     }
 
@@ -337,13 +342,14 @@ mod tests {
         }
         let values = [("debug", Level::Debug), ("info", Level::Info)];
         assert_eq!(choice(json!("info"), &values), Ok(Level::Info));
-        let refused = choice(json!("loud"), &values)
-            .map_err(|error| error.at("level").to_string());
+        let refused = choice(json!("loud"), &values).map_err(|error| error.at("level").to_string());
         assert_eq!(
             refused,
-            Err("invalid arguments: property `level`: must be one of \"debug\", \"info\", got \
+            Err(
+                "invalid arguments: property `level`: must be one of \"debug\", \"info\", got \
                  \"loud\""
-                .to_string())
+                    .to_string()
+            )
         );
     }
 }

@@ -70,7 +70,9 @@ pub fn no_arguments(_: &mut Arguments, _: &mut Argv) -> Result<(), InvalidArgume
 }
 
 /// Deserializes a built-in's arguments into its argument struct; errors name the property.
-pub(crate) fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, InvalidArguments> {
+pub(crate) fn parse_arguments<T: DeserializeOwned>(
+    arguments: JsonObject,
+) -> Result<T, InvalidArguments> {
     let value = serde_json::Value::Object(arguments);
     serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();

@@ -48,7 +48,10 @@ pub(crate) async fn call(
         context,
     };
     Ok(match spec.run {
-        Run::Command { command: path, argv } => command(&call, path, argv).await,
+        Run::Command {
+            command: path,
+            argv,
+        } => command(&call, path, argv).await,
         Run::Builtin(builtin) => builtin_call(&call, builtin).await,
     })
 }
