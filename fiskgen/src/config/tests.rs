@@ -1,4 +1,4 @@
-//! The config format rule by rule, including Fisk AI's config test cases (reference section 9,
+//! The config format rule by rule, including Fisk AI's config test cases (docs/config.md,
 //! cases 59-67), checked through the public `parse`/`load` API.
 
 use std::path::Path;
