@@ -78,7 +78,9 @@ pub(super) fn serve(
         .map(|key| key.into_encoded_bytes());
     let states = RequestStates::new(app.identity, state_key)
         .map_err(|error| format!("{STATE_KEY_VAR}: {error}"))?
-        .with_shared_record(crate::mcp::approvals::SharedRecord::from_env()?);
+        .with_shared_record(
+            crate::mcp::approvals::SharedRecord::from_env().map_err(|error| error.to_string())?,
+        );
     notes.extend(states.notes(cli.stateless || settings.stateless));
 
     let scrub = scrub_list(app);
