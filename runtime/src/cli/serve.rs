@@ -173,7 +173,11 @@ async fn serve_http(
 ) -> Result<(), String> {
     let settings = &app.settings;
     let auth = match &settings.auth {
-        Some(spec) => Some(Arc::new(Auth::load(spec, app.identity).await?)),
+        Some(spec) => Some(Arc::new(
+            Auth::load(spec, app.identity)
+                .await
+                .map_err(|error| error.to_string())?,
+        )),
         None => None,
     };
     if let Some(auth) = &auth {
