@@ -32,6 +32,7 @@ pub mod info;
 pub mod ir;
 pub mod lower;
 pub mod select;
+mod settings;
 mod suggest;
 pub mod write;
 

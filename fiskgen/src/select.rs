@@ -11,15 +11,15 @@ use std::path::Path;
 
 use serde_json::Map;
 
-use fiskgen_contract::surface::{self, Rules, Stage};
+use fiskgen_contract::surface::{self, Stage};
 
-use crate::config::{Config, Hint, McpConfig, ToolFilter};
+use crate::config::{Config, Hint};
 use crate::ir::{
     self, Builtin, CommandTool, Confirm, FileAccess, GlobalFlag, HintName, Tool, ToolKind,
 };
+pub use crate::settings::{filter_stages, serving_rules};
 use crate::suggest::nearest;
 use crate::{lower, model};
-use fiskgen_contract::defaults;
 
 use fiskgen_contract::surface::is_framework_flag;
 pub use fiskgen_contract::surface::{DENY_TAG, MAX_TOOL_NAME, is_valid_tool_name};
@@ -110,46 +110,8 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         global_flags,
         notes: selection.notes,
         warnings: selection.warnings,
-        settings: settings(config),
+        settings: crate::settings::resolve(config),
     })
-}
-
-/// The config's server settings, resolved: the defaults filled in.
-fn settings(config: &Config) -> ir::Settings {
-    let default_mcp = McpConfig::default();
-    let mcp = config.mcp.as_ref().unwrap_or(&default_mcp);
-    let mut scrub_env = config.credential_env_names();
-    scrub_env.sort();
-    scrub_env.dedup();
-    ir::Settings {
-        config_file: config
-            .source
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "its config".to_string()),
-        mcp: config.mcp.is_some(),
-        port: mcp.port.unwrap_or(defaults::PORT),
-        address: mcp
-            .address
-            .clone()
-            .unwrap_or_else(|| defaults::ADDRESS.to_string()),
-        confirm: mcp.confirm,
-        stateless: mcp.stateless,
-        max_concurrent_tools: mcp.max_concurrent_tools,
-        tool_timeout: mcp.tool_timeout,
-        allowed_hosts: mcp.allowed_hosts.clone(),
-        allowed_origins: mcp.allowed_origins.clone(),
-        auth: mcp.auth.clone(),
-        instructions: mcp
-            .instructions
-            .as_deref()
-            .map(str::trim)
-            .filter(|text| !text.is_empty())
-            .map(str::to_string),
-        scrub_env,
-        knowledge: config.harness.knowledge.clone(),
-        serving: serving_rules(config),
-    }
 }
 
 /// A leaf command before filtering: its tool, the command it lowers from and the exposed
@@ -482,32 +444,6 @@ impl Selection {
                 ));
             }
         }
-    }
-}
-
-/// The filter pipeline of a config, in order: `include`, `exclude`, then the
-/// `expose.agent.tools` narrowing.
-pub fn filter_stages(config: &Config) -> Vec<Stage> {
-    let stage = |label: &str, filter: &ToolFilter, include: bool| Stage {
-        label: label.to_string(),
-        include,
-        filter: filter.clone(),
-    };
-    vec![
-        stage("include", &config.include, true),
-        stage("exclude", &config.exclude, false),
-        stage("expose.agent.tools.include", &config.expose_include, true),
-        stage("expose.agent.tools.exclude", &config.expose_exclude, false),
-    ]
-}
-
-/// The serving rules a server built from `config` carries, for the drift verdict: its filter
-/// stages and its `global_flags` allowlist (the exposed flags are those of the allowlist and the
-/// required ones, found in each document as selection does here).
-pub fn serving_rules(config: &Config) -> Rules {
-    Rules {
-        stages: filter_stages(config),
-        global_flags: config.global_flags.clone(),
     }
 }
 

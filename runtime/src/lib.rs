@@ -34,10 +34,10 @@ pub mod __private {
 
     pub use crate::JsonObject;
     pub use crate::cli::{main, main_with_notes};
-    pub use crate::contract::arguments::{ArgError, Arguments, FromArg, choice};
-    pub use crate::contract::argv::{
-        ArgValue, Argv, InvalidArguments, Positional, command_argv, no_arguments,
+    pub use crate::contract::arguments::{
+        ArgError, Arguments, FromArg, choice, command_argv, no_arguments,
     };
+    pub use crate::contract::argv::{ArgValue, Argv, InvalidArguments, Positional};
     pub use crate::contract::spec::*;
     pub use crate::contract::values::{ByteSize, GoDuration, HexBytes};
 }

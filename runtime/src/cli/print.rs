@@ -79,8 +79,8 @@ pub(super) fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> 
                 return Err(format!("{tool:?} is a built-in tool; it runs no command"));
             }
         };
-        let argv = crate::contract::argv::command_argv(command, argv, arguments)
-            .map_err(|error| crate::mcp::arg_errors::for_tool(tool, &error))?;
+        let argv = crate::contract::arguments::command_argv(command, argv, arguments)
+            .map_err(|error| crate::mcp::arg_errors::for_tool(tool, error.message()))?;
         serde_json::to_string(&argv.into_vec()).map_err(|error| error.to_string())
     })();
     match result {

@@ -12,8 +12,31 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::JsonObject;
-use crate::contract::argv::InvalidArguments;
+use crate::contract::argv::{Argv, InvalidArguments};
 use crate::mcp::arg_errors::{Problem, got_value, range_phrase};
+
+/// A command's generated handler: reads a call's arguments into the command's typed argument
+/// struct and puts them on the command line, which already holds the command path.
+pub type ArgvFn = fn(&mut Arguments, &mut Argv) -> Result<(), InvalidArguments>;
+
+/// The command line of a command tool: its path, then what its generated handler puts on it;
+/// properties the handler did not read are refused.
+pub fn command_argv(
+    command: &[&str],
+    handler: ArgvFn,
+    arguments: JsonObject,
+) -> Result<Argv, InvalidArguments> {
+    let mut arguments = Arguments::new(arguments);
+    let mut argv = Argv::new(command);
+    handler(&mut arguments, &mut argv)?;
+    arguments.finish()?;
+    Ok(argv)
+}
+
+/// The handler of a command that takes no arguments: [`command_argv`] refuses any property.
+pub fn no_arguments(_: &mut Arguments, _: &mut Argv) -> Result<(), InvalidArguments> {
+    Ok(())
+}
 
 /// A value that can be read from one JSON property.
 pub trait FromArg: Sized {

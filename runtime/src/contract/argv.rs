@@ -2,7 +2,7 @@
 //!
 //! Generated handlers read a call's arguments into their typed struct through
 //! [`Arguments`](crate::contract::arguments::Arguments) and then describe the struct to an [`Argv`] that
-//! [`command_argv`] started with the command path: flags in declaration order as single
+//! [`command_argv`](crate::contract::arguments::command_argv) started with the command path: flags in declaration order as single
 //! `--name=value` tokens (so a value can never become a flag), then `--` and the positional
 //! arguments. The rules for positionals (fill earlier ones from their defaults, stop after the
 //! last one given) live in [`Argv::positionals`].
@@ -13,8 +13,6 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 
 use crate::JsonObject;
-use crate::contract::arguments::Arguments;
-use crate::contract::spec::ArgvFn;
 use crate::mcp::arg_errors::Problem;
 
 /// Arguments that do not fit a tool's input type: a tool error the model can correct.
@@ -49,25 +47,6 @@ impl fmt::Display for InvalidArguments {
 }
 
 impl std::error::Error for InvalidArguments {}
-
-/// The command line of a command tool: its path, then what its generated handler puts on it;
-/// properties the handler did not read are refused.
-pub fn command_argv(
-    command: &[&str],
-    handler: ArgvFn,
-    arguments: JsonObject,
-) -> Result<Argv, InvalidArguments> {
-    let mut arguments = Arguments::new(arguments);
-    let mut argv = Argv::new(command);
-    handler(&mut arguments, &mut argv)?;
-    arguments.finish()?;
-    Ok(argv)
-}
-
-/// The handler of a command that takes no arguments: [`command_argv`] refuses any property.
-pub fn no_arguments(_: &mut Arguments, _: &mut Argv) -> Result<(), InvalidArguments> {
-    Ok(())
-}
 
 /// Deserializes a built-in's arguments into its argument struct; errors name the property.
 pub(crate) fn parse_arguments<T: DeserializeOwned>(

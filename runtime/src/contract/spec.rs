@@ -6,8 +6,7 @@ use std::time::Duration;
 use fiskgen_contract::builtins::{self, Descriptor};
 use fiskgen_contract::defaults;
 
-use crate::contract::arguments::Arguments;
-use crate::contract::argv::{Argv, InvalidArguments};
+pub use crate::contract::arguments::ArgvFn;
 
 /// A whole generated server. `Clone` so runtime narrowing can serve a copy with fewer tools.
 #[derive(Debug, Clone)]
@@ -288,10 +287,6 @@ impl Hints {
         open_world: false,
     };
 }
-
-/// A command's generated handler: reads a call's arguments into the command's typed argument
-/// struct and puts them on the command line, which already holds the command path.
-pub type ArgvFn = fn(&mut Arguments, &mut Argv) -> Result<(), InvalidArguments>;
 
 /// What a tool call runs.
 #[derive(Debug, Clone, Copy)]

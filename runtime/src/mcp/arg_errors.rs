@@ -9,8 +9,6 @@
 
 use std::fmt;
 
-use crate::contract::argv::InvalidArguments;
-
 /// What is wrong with one argument (or the arguments as a whole).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Problem {
@@ -78,8 +76,8 @@ impl Problem {
 }
 
 /// `invalid arguments for <tool>: <problem>`, the text a client gets.
-pub(crate) fn for_tool(tool: &str, error: &InvalidArguments) -> String {
-    format!("invalid arguments for {tool}: {}", error.message())
+pub(crate) fn for_tool(tool: &str, message: &str) -> String {
+    format!("invalid arguments for {tool}: {message}")
 }
 
 /// A serde error (with serde_path_to_error's path) as plain words.
@@ -299,9 +297,12 @@ mod tests {
 
     #[test]
     fn the_tool_is_named() {
-        let error = InvalidArguments::property("id", "expected an integer, got the string \"x\"");
+        let error = crate::contract::argv::InvalidArguments::property(
+            "id",
+            "expected an integer, got the string \"x\"",
+        );
         assert_eq!(
-            for_tool("task_show", &error),
+            for_tool("task_show", error.message()),
             "invalid arguments for task_show: property `id`: expected an integer, got the string \"x\""
         );
     }

@@ -163,7 +163,7 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return error_result(arg_errors::for_tool(call.spec.name, &error));
+            return error_result(arg_errors::for_tool(call.spec.name, error.message()));
         }
     };
     let line = builtins::trace(&prepared);
@@ -263,7 +263,7 @@ async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolRespons
     let state = call.state;
     let spec = call.spec;
     let client = call.client.as_str();
-    let argv = match crate::contract::argv::command_argv(path, argv, call.arguments.clone()) {
+    let argv = match crate::contract::arguments::command_argv(path, argv, call.arguments.clone()) {
         Ok(argv) => argv.into_vec(),
         Err(error) => {
             tracing::info!(
@@ -272,7 +272,7 @@ async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolRespons
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return error_result(arg_errors::for_tool(spec.name, &error));
+            return error_result(arg_errors::for_tool(spec.name, error.message()));
         }
     };
     let full_line = cmdline::display(&argv);

@@ -6,34 +6,25 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// The arguments of `tags free-form`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `tags free-form`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct TagsFreeFormArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// Any value
     value: Option<String>,
 }
 
-/// Checks a call's arguments against [`TagsFreeFormArgs`] and builds the command line of
-/// `tags free-form`.
-fn tags_free_form_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TagsFreeFormArgs { trace, colors, profile, value } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["tags", "free-form"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.value("value", value.as_ref());
-    Ok(argv)
+/// Reads the arguments of `tags free-form` into [`TagsFreeFormArgs`] and puts them on its
+/// command line.
+fn tags_free_form(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = TagsFreeFormArgs {
+        value: arguments.optional("value")?,
+    };
+    argv.value("value", args.value.as_ref());
+    Ok(())
 }
 
 /// The `tags_free-form` tool: Free-form tags & "quotes" \<angle> — naïve µs
@@ -44,41 +35,32 @@ pub(crate) static TAGS_FREE_FORM: rt::ToolSpec = rt::ToolSpec {
     tags: &["scope:user", "impact:rw", "owner: team <a&b>"],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"value":{"description":"Any value","type":"string"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/tags_free-form.json"),
     run: rt::Run::Command {
         command: &["tags", "free-form"],
-        argv: tags_free_form_argv,
+        argv: tags_free_form,
     },
 };
 
-/// The arguments of `tags combined`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `tags combined`, as its input schema describes them (the exposed global
+/// flags are [`super::Globals`]).
 struct TagsCombinedArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// Any value
     value: Option<String>,
 }
 
-/// Checks a call's arguments against [`TagsCombinedArgs`] and builds the command line of
-/// `tags combined`.
-fn tags_combined_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TagsCombinedArgs { trace, colors, profile, value } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["tags", "combined"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.value("value", value.as_ref());
-    Ok(argv)
+/// Reads the arguments of `tags combined` into [`TagsCombinedArgs`] and puts them on its
+/// command line.
+fn tags_combined(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = TagsCombinedArgs {
+        value: arguments.optional("value")?,
+    };
+    argv.value("value", args.value.as_ref());
+    Ok(())
 }
 
 /// The `tags_combined` tool: Several reserved tags and an app tag
@@ -94,41 +76,32 @@ pub(crate) static TAGS_COMBINED: rt::ToolSpec = rt::ToolSpec {
         open_world: true,
     },
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"value":{"description":"Any value","type":"string"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/tags_combined.json"),
     run: rt::Run::Command {
         command: &["tags", "combined"],
-        argv: tags_combined_argv,
+        argv: tags_combined,
     },
 };
 
-/// The arguments of `tags repeated`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `tags repeated`, as its input schema describes them (the exposed global
+/// flags are [`super::Globals`]).
 struct TagsRepeatedArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// Any value
     value: Option<String>,
 }
 
-/// Checks a call's arguments against [`TagsRepeatedArgs`] and builds the command line of
-/// `tags repeated`.
-fn tags_repeated_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TagsRepeatedArgs { trace, colors, profile, value } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["tags", "repeated"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.value("value", value.as_ref());
-    Ok(argv)
+/// Reads the arguments of `tags repeated` into [`TagsRepeatedArgs`] and puts them on its
+/// command line.
+fn tags_repeated(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = TagsRepeatedArgs {
+        value: arguments.optional("value")?,
+    };
+    argv.value("value", args.value.as_ref());
+    Ok(())
 }
 
 /// The `tags_repeated` tool: The same tag twice
@@ -139,9 +112,9 @@ pub(crate) static TAGS_REPEATED: rt::ToolSpec = rt::ToolSpec {
     tags: &["x", "x"],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"value":{"description":"Any value","type":"string"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/tags_repeated.json"),
     run: rt::Run::Command {
         command: &["tags", "repeated"],
-        argv: tags_repeated_argv,
+        argv: tags_repeated,
     },
 };

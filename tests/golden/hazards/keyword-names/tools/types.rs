@@ -6,22 +6,14 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// The arguments of `types scalars`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `types scalars`, as its input schema describes them (the exposed global
+/// flags are [`super::Globals`]).
 struct TypesScalarsArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// The string flag
     string: Option<String>,
     /// The bool flag
     bool: Option<bool>,
     /// The unnegatable-bool flag
-    #[serde(rename = "unnegatable-bool")]
     unnegatable_bool: Option<bool>,
     /// The enum flag
     r#enum: Option<TypesScalarsEnum>,
@@ -34,18 +26,23 @@ struct TypesScalarsArgs {
 }
 
 /// The values of `enum` of `types scalars`.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde")]
+#[derive(Clone, Copy)]
 enum TypesScalarsEnum {
     /// `red`
-    #[serde(rename = "red")]
     Red,
     /// `green`
-    #[serde(rename = "green")]
     Green,
     /// `blue`
-    #[serde(rename = "blue")]
     Blue,
+}
+
+impl rt::FromArg for TypesScalarsEnum {
+    fn from_arg(value: rt::Value) -> Result<Self, rt::ArgError> {
+        rt::choice(
+            value,
+            &[("red", Self::Red), ("green", Self::Green), ("blue", Self::Blue)],
+        )
+    }
 }
 
 impl rt::ArgValue for TypesScalarsEnum {
@@ -59,35 +56,30 @@ impl rt::ArgValue for TypesScalarsEnum {
     }
 }
 
-/// Checks a call's arguments against [`TypesScalarsArgs`] and builds the command line of
-/// `types scalars`.
-fn types_scalars_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TypesScalarsArgs {
-        trace,
-        colors,
-        profile,
-        string,
-        bool,
-        unnegatable_bool,
-        r#enum,
-        regexp,
-        custom,
-        text,
-    } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["types", "scalars"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.value("string", string.as_ref());
-    argv.negatable("bool", bool);
-    argv.switch("unnegatable-bool", unnegatable_bool, false)?;
-    argv.value("enum", r#enum.as_ref());
-    argv.value("regexp", regexp.as_ref());
-    argv.value("custom", custom.as_ref());
-    argv.value("text", text.as_ref());
-    Ok(argv)
+/// Reads the arguments of `types scalars` into [`TypesScalarsArgs`] and puts them on its
+/// command line.
+fn types_scalars(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = TypesScalarsArgs {
+        string: arguments.optional("string")?,
+        bool: arguments.optional("bool")?,
+        unnegatable_bool: arguments.optional("unnegatable-bool")?,
+        r#enum: arguments.optional("enum")?,
+        regexp: arguments.optional("regexp")?,
+        custom: arguments.optional("custom")?,
+        text: arguments.optional("text")?,
+    };
+    argv.value("string", args.string.as_ref());
+    argv.negatable("bool", args.bool);
+    argv.switch("unnegatable-bool", args.unnegatable_bool, false)?;
+    argv.value("enum", args.r#enum.as_ref());
+    argv.value("regexp", args.regexp.as_ref());
+    argv.value("custom", args.custom.as_ref());
+    argv.value("text", args.text.as_ref());
+    Ok(())
 }
 
 /// The `types_scalars` tool: Strings, booleans, enums, regular expressions and custom
@@ -99,9 +91,9 @@ pub(crate) static TYPES_SCALARS: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"bool":{"description":"The bool flag","type":"boolean"},"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"custom":{"description":"The custom flag","type":"string"},"enum":{"description":"The enum flag","enum":["red","green","blue"],"type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"regexp":{"description":"The regexp flag","type":"string"},"string":{"description":"The string flag","type":"string"},"text":{"description":"The text flag","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"unnegatable-bool":{"description":"The unnegatable-bool flag","type":"boolean"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/types_scalars.json"),
     run: rt::Run::Command {
         command: &["types", "scalars"],
-        argv: types_scalars_argv,
+        argv: types_scalars,
     },
 };

@@ -7,34 +7,25 @@
 use std::collections::BTreeMap;
 use ::fiskgen_runtime::__private as rt;
 
-/// The arguments of `cluster status`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `cluster status`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct ClusterStatusArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// JSON output
     json: Option<bool>,
 }
 
-/// Checks a call's arguments against [`ClusterStatusArgs`] and builds the command line of
-/// `cluster status`.
-fn cluster_status_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let ClusterStatusArgs { trace, colors, profile, json } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["cluster", "status"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.switch("json", json, false)?;
-    Ok(argv)
+/// Reads the arguments of `cluster status` into [`ClusterStatusArgs`] and puts them on its
+/// command line.
+fn cluster_status(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = ClusterStatusArgs {
+        json: arguments.optional("json")?,
+    };
+    argv.switch("json", args.json, false)?;
+    Ok(())
 }
 
 /// The `cluster_status` tool: Cluster status, the default command of cluster
@@ -50,41 +41,32 @@ pub(crate) static CLUSTER_STATUS: rt::ToolSpec = rt::ToolSpec {
         open_world: false,
     },
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"json":{"description":"JSON output","type":"boolean"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/cluster_status.json"),
     run: rt::Run::Command {
         command: &["cluster", "status"],
-        argv: cluster_status_argv,
+        argv: cluster_status,
     },
 };
 
-/// The arguments of `cluster node list`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `cluster node list`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct ClusterNodeListArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// JSON output
     json: Option<bool>,
 }
 
-/// Checks a call's arguments against [`ClusterNodeListArgs`] and builds the command line of
-/// `cluster node list`.
-fn cluster_node_list_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let ClusterNodeListArgs { trace, colors, profile, json } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["cluster", "node", "list"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.switch("json", json, false)?;
-    Ok(argv)
+/// Reads the arguments of `cluster node list` into [`ClusterNodeListArgs`] and puts them on
+/// its command line.
+fn cluster_node_list(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = ClusterNodeListArgs {
+        json: arguments.optional("json")?,
+    };
+    argv.switch("json", args.json, false)?;
+    Ok(())
 }
 
 /// The `cluster_node_list` tool: List nodes
@@ -95,48 +77,40 @@ pub(crate) static CLUSTER_NODE_LIST: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"json":{"description":"JSON output","type":"boolean"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/cluster_node_list.json"),
     run: rt::Run::Command {
         command: &["cluster", "node", "list"],
-        argv: cluster_node_list_argv,
+        argv: cluster_node_list,
     },
 };
 
-/// The arguments of `cluster node label set`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `cluster node label set`, as its input schema describes them (the
+/// exposed global flags are [`super::Globals`]).
 struct ClusterNodeLabelSetArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// Node
     node: String,
     /// Labels as KEY=VALUE
     labels: Option<BTreeMap<String, String>>,
 }
 
-/// Checks a call's arguments against [`ClusterNodeLabelSetArgs`] and builds the command
-/// line of `cluster node label set`.
-fn cluster_node_label_set_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let ClusterNodeLabelSetArgs { trace, colors, profile, node, labels } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["cluster", "node", "label", "set"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
+/// Reads the arguments of `cluster node label set` into [`ClusterNodeLabelSetArgs`] and
+/// puts them on its command line.
+fn cluster_node_label_set(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = ClusterNodeLabelSetArgs {
+        node: arguments.required("node")?,
+        labels: arguments.optional("labels")?,
+    };
     argv.positionals(
-        Vec::from([
-            rt::Positional::one("node", Some(&node), &[]),
-            rt::Positional::map("labels", labels.as_ref(), &[]),
-        ]),
+        &[
+            rt::Positional::one("node", Some(&args.node), &[]),
+            rt::Positional::map("labels", args.labels.as_ref(), &[]),
+        ],
     )?;
-    Ok(argv)
+    Ok(())
 }
 
 /// The `cluster_node_label_set` tool: Set labels on a node
@@ -147,41 +121,32 @@ pub(crate) static CLUSTER_NODE_LABEL_SET: rt::ToolSpec = rt::ToolSpec {
     tags: &["impact:rw"],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"labels":{"additionalProperties":{"type":"string"},"description":"Labels as KEY=VALUE","type":"object"},"node":{"description":"Node","type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"}},"required":["node","profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/cluster_node_label_set.json"),
     run: rt::Run::Command {
         command: &["cluster", "node", "label", "set"],
-        argv: cluster_node_label_set_argv,
+        argv: cluster_node_label_set,
     },
 };
 
-/// The arguments of `cluster peer list`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `cluster peer list`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct ClusterPeerListArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// JSON output
     json: Option<bool>,
 }
 
-/// Checks a call's arguments against [`ClusterPeerListArgs`] and builds the command line of
-/// `cluster peer list`.
-fn cluster_peer_list_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let ClusterPeerListArgs { trace, colors, profile, json } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["cluster", "peer", "list"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.switch("json", json, false)?;
-    Ok(argv)
+/// Reads the arguments of `cluster peer list` into [`ClusterPeerListArgs`] and puts them on
+/// its command line.
+fn cluster_peer_list(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = ClusterPeerListArgs {
+        json: arguments.optional("json")?,
+    };
+    argv.switch("json", args.json, false)?;
+    Ok(())
 }
 
 /// The `cluster_peer_list` tool: List peers (a second leaf named list)
@@ -192,9 +157,9 @@ pub(crate) static CLUSTER_PEER_LIST: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"json":{"description":"JSON output","type":"boolean"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/cluster_peer_list.json"),
     run: rt::Run::Command {
         command: &["cluster", "peer", "list"],
-        argv: cluster_peer_list_argv,
+        argv: cluster_peer_list,
     },
 };

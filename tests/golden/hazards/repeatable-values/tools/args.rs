@@ -7,34 +7,25 @@
 use std::collections::BTreeMap;
 use ::fiskgen_runtime::__private as rt;
 
-/// The arguments of `args cumulative counter`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `args cumulative counter`, as its input schema describes them (the
+/// exposed global flags are [`super::Globals`]).
 struct ArgsCumulativeCounterArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// Values, repeatable (how many times to repeat the flag)
     values: Option<u8>,
 }
 
-/// Checks a call's arguments against [`ArgsCumulativeCounterArgs`] and builds the command
-/// line of `args cumulative counter`.
-fn args_cumulative_counter_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let ArgsCumulativeCounterArgs { trace, colors, profile, values } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["args", "cumulative", "counter"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.positionals(Vec::from([rt::Positional::counter("values", values, &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `args cumulative counter` into [`ArgsCumulativeCounterArgs`] and
+/// puts them on its command line.
+fn args_cumulative_counter(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = ArgsCumulativeCounterArgs {
+        values: arguments.optional("values")?,
+    };
+    argv.positionals(&[rt::Positional::counter("values", args.values, &[])])?;
+    Ok(())
 }
 
 /// The `args_cumulative_counter` tool: The counter type as a cumulative argument
@@ -45,43 +36,32 @@ pub(crate) static ARGS_CUMULATIVE_COUNTER: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"values":{"description":"Values, repeatable","maximum":255,"minimum":0,"type":"integer"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/args_cumulative_counter.json"),
     run: rt::Run::Command {
         command: &["args", "cumulative", "counter"],
-        argv: args_cumulative_counter_argv,
+        argv: args_cumulative_counter,
     },
 };
 
-/// The arguments of `args cumulative strings`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `args cumulative strings`, as its input schema describes them (the
+/// exposed global flags are [`super::Globals`]).
 struct ArgsCumulativeStringsArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// Values, repeatable
     values: Option<Vec<String>>,
 }
 
-/// Checks a call's arguments against [`ArgsCumulativeStringsArgs`] and builds the command
-/// line of `args cumulative strings`.
-fn args_cumulative_strings_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let ArgsCumulativeStringsArgs { trace, colors, profile, values } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["args", "cumulative", "strings"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.positionals(
-        Vec::from([rt::Positional::many("values", values.as_deref(), &[])]),
-    )?;
-    Ok(argv)
+/// Reads the arguments of `args cumulative strings` into [`ArgsCumulativeStringsArgs`] and
+/// puts them on its command line.
+fn args_cumulative_strings(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = ArgsCumulativeStringsArgs {
+        values: arguments.optional("values")?,
+    };
+    argv.positionals(&[rt::Positional::many("values", args.values.as_deref(), &[])])?;
+    Ok(())
 }
 
 /// The `args_cumulative_strings` tool: The strings type as a cumulative argument
@@ -92,41 +72,32 @@ pub(crate) static ARGS_CUMULATIVE_STRINGS: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"values":{"description":"Values, repeatable","items":{"type":"string"},"type":"array"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/args_cumulative_strings.json"),
     run: rt::Run::Command {
         command: &["args", "cumulative", "strings"],
-        argv: args_cumulative_strings_argv,
+        argv: args_cumulative_strings,
     },
 };
 
-/// The arguments of `args cumulative string-map`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `args cumulative string-map`, as its input schema describes them (the
+/// exposed global flags are [`super::Globals`]).
 struct ArgsCumulativeStringMapArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// Values, repeatable
     values: Option<BTreeMap<String, String>>,
 }
 
-/// Checks a call's arguments against [`ArgsCumulativeStringMapArgs`] and builds the command
-/// line of `args cumulative string-map`.
-fn args_cumulative_string_map_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let ArgsCumulativeStringMapArgs { trace, colors, profile, values } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["args", "cumulative", "string-map"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.positionals(Vec::from([rt::Positional::map("values", values.as_ref(), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `args cumulative string-map` into [`ArgsCumulativeStringMapArgs`]
+/// and puts them on its command line.
+fn args_cumulative_string_map(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = ArgsCumulativeStringMapArgs {
+        values: arguments.optional("values")?,
+    };
+    argv.positionals(&[rt::Positional::map("values", args.values.as_ref(), &[])])?;
+    Ok(())
 }
 
 /// The `args_cumulative_string-map` tool: The string-map type as a cumulative argument
@@ -137,9 +108,9 @@ pub(crate) static ARGS_CUMULATIVE_STRING_MAP: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"values":{"additionalProperties":{"type":"string"},"description":"Values, repeatable","type":"object"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/args_cumulative_string-map.json"),
     run: rt::Run::Command {
         command: &["args", "cumulative", "string-map"],
-        argv: args_cumulative_string_map_argv,
+        argv: args_cumulative_string_map,
     },
 };

@@ -6,41 +6,33 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// The arguments of `options remainder`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `options remainder`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct OptionsRemainderArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// Command to run
     command: String,
     /// Its arguments
     rest: Option<Vec<String>>,
 }
 
-/// Checks a call's arguments against [`OptionsRemainderArgs`] and builds the command line
-/// of `options remainder`.
-fn options_remainder_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let OptionsRemainderArgs { trace, colors, profile, command, rest } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["options", "remainder"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
+/// Reads the arguments of `options remainder` into [`OptionsRemainderArgs`] and puts them
+/// on its command line.
+fn options_remainder(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = OptionsRemainderArgs {
+        command: arguments.required("command")?,
+        rest: arguments.optional("rest")?,
+    };
     argv.positionals(
-        Vec::from([
-            rt::Positional::one("command", Some(&command), &[]),
-            rt::Positional::many("rest", rest.as_deref(), &[]),
-        ]),
+        &[
+            rt::Positional::one("command", Some(&args.command), &[]),
+            rt::Positional::many("rest", args.rest.as_deref(), &[]),
+        ],
     )?;
-    Ok(argv)
+    Ok(())
 }
 
 /// The `options_remainder` tool: A cumulative last argument
@@ -51,9 +43,9 @@ pub(crate) static OPTIONS_REMAINDER: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"command":{"description":"Command to run","type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"rest":{"description":"Its arguments","items":{"type":"string"},"type":"array"},"trace":{"description":"Global flag: Trace execution","type":"boolean"}},"required":["command","profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/options_remainder.json"),
     run: rt::Run::Command {
         command: &["options", "remainder"],
-        argv: options_remainder_argv,
+        argv: options_remainder,
     },
 };

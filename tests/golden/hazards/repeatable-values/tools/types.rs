@@ -7,110 +7,85 @@
 use std::collections::BTreeMap;
 use ::fiskgen_runtime::__private as rt;
 
-/// The arguments of `types collections`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `types collections`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct TypesCollectionsArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// The counter repeatable flag (how many times to repeat the flag)
     counter: Option<u8>,
     /// The strings repeatable flag
     strings: Option<Vec<String>>,
     /// The string-map repeatable flag
-    #[serde(rename = "string-map")]
     string_map: Option<BTreeMap<String, String>>,
     /// The url-list repeatable flag
-    #[serde(rename = "url-list")]
     url_list: Option<Vec<String>>,
     /// The enums repeatable flag
     enums: Option<Vec<TypesCollectionsEnums>>,
     /// The bool-list repeatable flag
-    #[serde(rename = "bool-list")]
     bool_list: Option<Vec<String>>,
     /// The unnegatable-bool-list repeatable flag
-    #[serde(rename = "unnegatable-bool-list")]
     unnegatable_bool_list: Option<Vec<String>>,
     /// The ints repeatable flag
     ints: Option<Vec<String>>,
     /// The int8-list repeatable flag
-    #[serde(rename = "int8-list")]
     int8_list: Option<Vec<String>>,
     /// The int16-list repeatable flag
-    #[serde(rename = "int16-list")]
     int16_list: Option<Vec<String>>,
     /// The int32-list repeatable flag
-    #[serde(rename = "int32-list")]
     int32_list: Option<Vec<String>>,
     /// The int64-list repeatable flag
-    #[serde(rename = "int64-list")]
     int64_list: Option<Vec<String>>,
     /// The uints repeatable flag
     uints: Option<Vec<String>>,
     /// The uint8-list repeatable flag
-    #[serde(rename = "uint8-list")]
     uint8_list: Option<Vec<String>>,
     /// The uint16-list repeatable flag
-    #[serde(rename = "uint16-list")]
     uint16_list: Option<Vec<String>>,
     /// The uint32-list repeatable flag
-    #[serde(rename = "uint32-list")]
     uint32_list: Option<Vec<String>>,
     /// The uint64-list repeatable flag
-    #[serde(rename = "uint64-list")]
     uint64_list: Option<Vec<String>>,
     /// The float32-list repeatable flag
-    #[serde(rename = "float32-list")]
     float32_list: Option<Vec<String>>,
     /// The float64-list repeatable flag
-    #[serde(rename = "float64-list")]
     float64_list: Option<Vec<String>>,
     /// The duration-list repeatable flag
-    #[serde(rename = "duration-list")]
     duration_list: Option<Vec<String>>,
     /// The ip-list repeatable flag
-    #[serde(rename = "ip-list")]
     ip_list: Option<Vec<String>>,
     /// The resolved-ip-list repeatable flag
-    #[serde(rename = "resolved-ip-list")]
     resolved_ip_list: Option<Vec<String>>,
     /// The tcp-list repeatable flag
-    #[serde(rename = "tcp-list")]
     tcp_list: Option<Vec<String>>,
     /// The existing-files repeatable flag
-    #[serde(rename = "existing-files")]
     existing_files: Option<Vec<String>>,
     /// The existing-dirs repeatable flag
-    #[serde(rename = "existing-dirs")]
     existing_dirs: Option<Vec<String>>,
     /// The existing-files-or-dirs repeatable flag
-    #[serde(rename = "existing-files-or-dirs")]
     existing_files_or_dirs: Option<Vec<String>>,
     /// The regexp-list repeatable flag
-    #[serde(rename = "regexp-list")]
     regexp_list: Option<Vec<String>>,
     /// The hex-bytes-list repeatable flag
-    #[serde(rename = "hex-bytes-list")]
     hex_bytes_list: Option<Vec<String>>,
 }
 
 /// The values of `enums` of `types collections`.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde")]
+#[derive(Clone, Copy)]
 enum TypesCollectionsEnums {
     /// `red`
-    #[serde(rename = "red")]
     Red,
     /// `green`
-    #[serde(rename = "green")]
     Green,
     /// `blue`
-    #[serde(rename = "blue")]
     Blue,
+}
+
+impl rt::FromArg for TypesCollectionsEnums {
+    fn from_arg(value: rt::Value) -> Result<Self, rt::ArgError> {
+        rt::choice(
+            value,
+            &[("red", Self::Red), ("green", Self::Green), ("blue", Self::Blue)],
+        )
+    }
 }
 
 impl rt::ArgValue for TypesCollectionsEnums {
@@ -124,77 +99,72 @@ impl rt::ArgValue for TypesCollectionsEnums {
     }
 }
 
-/// Checks a call's arguments against [`TypesCollectionsArgs`] and builds the command line
-/// of `types collections`.
-fn types_collections_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let TypesCollectionsArgs {
-        trace,
-        colors,
-        profile,
-        counter,
-        strings,
-        string_map,
-        url_list,
-        enums,
-        bool_list,
-        unnegatable_bool_list,
-        ints,
-        int8_list,
-        int16_list,
-        int32_list,
-        int64_list,
-        uints,
-        uint8_list,
-        uint16_list,
-        uint32_list,
-        uint64_list,
-        float32_list,
-        float64_list,
-        duration_list,
-        ip_list,
-        resolved_ip_list,
-        tcp_list,
-        existing_files,
-        existing_dirs,
-        existing_files_or_dirs,
-        regexp_list,
-        hex_bytes_list,
-    } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["types", "collections"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.counter("counter", counter);
-    argv.values("strings", strings.as_deref());
-    argv.map("string-map", string_map.as_ref());
-    argv.values("url-list", url_list.as_deref());
-    argv.values("enums", enums.as_deref());
-    argv.values("bool-list", bool_list.as_deref());
-    argv.values("unnegatable-bool-list", unnegatable_bool_list.as_deref());
-    argv.values("ints", ints.as_deref());
-    argv.values("int8-list", int8_list.as_deref());
-    argv.values("int16-list", int16_list.as_deref());
-    argv.values("int32-list", int32_list.as_deref());
-    argv.values("int64-list", int64_list.as_deref());
-    argv.values("uints", uints.as_deref());
-    argv.values("uint8-list", uint8_list.as_deref());
-    argv.values("uint16-list", uint16_list.as_deref());
-    argv.values("uint32-list", uint32_list.as_deref());
-    argv.values("uint64-list", uint64_list.as_deref());
-    argv.values("float32-list", float32_list.as_deref());
-    argv.values("float64-list", float64_list.as_deref());
-    argv.values("duration-list", duration_list.as_deref());
-    argv.values("ip-list", ip_list.as_deref());
-    argv.values("resolved-ip-list", resolved_ip_list.as_deref());
-    argv.values("tcp-list", tcp_list.as_deref());
-    argv.values("existing-files", existing_files.as_deref());
-    argv.values("existing-dirs", existing_dirs.as_deref());
-    argv.values("existing-files-or-dirs", existing_files_or_dirs.as_deref());
-    argv.values("regexp-list", regexp_list.as_deref());
-    argv.values("hex-bytes-list", hex_bytes_list.as_deref());
-    Ok(argv)
+/// Reads the arguments of `types collections` into [`TypesCollectionsArgs`] and puts them
+/// on its command line.
+fn types_collections(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = TypesCollectionsArgs {
+        counter: arguments.optional("counter")?,
+        strings: arguments.optional("strings")?,
+        string_map: arguments.optional("string-map")?,
+        url_list: arguments.optional("url-list")?,
+        enums: arguments.optional("enums")?,
+        bool_list: arguments.optional("bool-list")?,
+        unnegatable_bool_list: arguments.optional("unnegatable-bool-list")?,
+        ints: arguments.optional("ints")?,
+        int8_list: arguments.optional("int8-list")?,
+        int16_list: arguments.optional("int16-list")?,
+        int32_list: arguments.optional("int32-list")?,
+        int64_list: arguments.optional("int64-list")?,
+        uints: arguments.optional("uints")?,
+        uint8_list: arguments.optional("uint8-list")?,
+        uint16_list: arguments.optional("uint16-list")?,
+        uint32_list: arguments.optional("uint32-list")?,
+        uint64_list: arguments.optional("uint64-list")?,
+        float32_list: arguments.optional("float32-list")?,
+        float64_list: arguments.optional("float64-list")?,
+        duration_list: arguments.optional("duration-list")?,
+        ip_list: arguments.optional("ip-list")?,
+        resolved_ip_list: arguments.optional("resolved-ip-list")?,
+        tcp_list: arguments.optional("tcp-list")?,
+        existing_files: arguments.optional("existing-files")?,
+        existing_dirs: arguments.optional("existing-dirs")?,
+        existing_files_or_dirs: arguments.optional("existing-files-or-dirs")?,
+        regexp_list: arguments.optional("regexp-list")?,
+        hex_bytes_list: arguments.optional("hex-bytes-list")?,
+    };
+    argv.counter("counter", args.counter);
+    argv.values("strings", args.strings.as_deref());
+    argv.map("string-map", args.string_map.as_ref());
+    argv.values("url-list", args.url_list.as_deref());
+    argv.values("enums", args.enums.as_deref());
+    argv.values("bool-list", args.bool_list.as_deref());
+    argv.values("unnegatable-bool-list", args.unnegatable_bool_list.as_deref());
+    argv.values("ints", args.ints.as_deref());
+    argv.values("int8-list", args.int8_list.as_deref());
+    argv.values("int16-list", args.int16_list.as_deref());
+    argv.values("int32-list", args.int32_list.as_deref());
+    argv.values("int64-list", args.int64_list.as_deref());
+    argv.values("uints", args.uints.as_deref());
+    argv.values("uint8-list", args.uint8_list.as_deref());
+    argv.values("uint16-list", args.uint16_list.as_deref());
+    argv.values("uint32-list", args.uint32_list.as_deref());
+    argv.values("uint64-list", args.uint64_list.as_deref());
+    argv.values("float32-list", args.float32_list.as_deref());
+    argv.values("float64-list", args.float64_list.as_deref());
+    argv.values("duration-list", args.duration_list.as_deref());
+    argv.values("ip-list", args.ip_list.as_deref());
+    argv.values("resolved-ip-list", args.resolved_ip_list.as_deref());
+    argv.values("tcp-list", args.tcp_list.as_deref());
+    argv.values("existing-files", args.existing_files.as_deref());
+    argv.values("existing-dirs", args.existing_dirs.as_deref());
+    argv.values("existing-files-or-dirs", args.existing_files_or_dirs.as_deref());
+    argv.values("regexp-list", args.regexp_list.as_deref());
+    argv.values("hex-bytes-list", args.hex_bytes_list.as_deref());
+    Ok(())
 }
 
 /// The `types_collections` tool: Every repeatable value type
@@ -205,9 +175,9 @@ pub(crate) static TYPES_COLLECTIONS: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"bool-list":{"description":"The bool-list repeatable flag","items":{"type":"string"},"type":"array"},"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"counter":{"description":"The counter repeatable flag","maximum":255,"minimum":0,"type":"integer"},"duration-list":{"description":"The duration-list repeatable flag","items":{"type":"string"},"type":"array"},"enums":{"description":"The enums repeatable flag","items":{"enum":["red","green","blue"],"type":"string"},"type":"array"},"existing-dirs":{"description":"The existing-dirs repeatable flag","items":{"type":"string"},"type":"array"},"existing-files":{"description":"The existing-files repeatable flag","items":{"type":"string"},"type":"array"},"existing-files-or-dirs":{"description":"The existing-files-or-dirs repeatable flag","items":{"type":"string"},"type":"array"},"float32-list":{"description":"The float32-list repeatable flag","items":{"type":"string"},"type":"array"},"float64-list":{"description":"The float64-list repeatable flag","items":{"type":"string"},"type":"array"},"hex-bytes-list":{"description":"The hex-bytes-list repeatable flag","items":{"type":"string"},"type":"array"},"int16-list":{"description":"The int16-list repeatable flag","items":{"type":"string"},"type":"array"},"int32-list":{"description":"The int32-list repeatable flag","items":{"type":"string"},"type":"array"},"int64-list":{"description":"The int64-list repeatable flag","items":{"type":"string"},"type":"array"},"int8-list":{"description":"The int8-list repeatable flag","items":{"type":"string"},"type":"array"},"ints":{"description":"The ints repeatable flag","items":{"type":"string"},"type":"array"},"ip-list":{"description":"The ip-list repeatable flag","items":{"type":"string"},"type":"array"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"regexp-list":{"description":"The regexp-list repeatable flag","items":{"type":"string"},"type":"array"},"resolved-ip-list":{"description":"The resolved-ip-list repeatable flag","items":{"type":"string"},"type":"array"},"string-map":{"additionalProperties":{"type":"string"},"description":"The string-map repeatable flag","type":"object"},"strings":{"description":"The strings repeatable flag","items":{"type":"string"},"type":"array"},"tcp-list":{"description":"The tcp-list repeatable flag","items":{"type":"string"},"type":"array"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"uint16-list":{"description":"The uint16-list repeatable flag","items":{"type":"string"},"type":"array"},"uint32-list":{"description":"The uint32-list repeatable flag","items":{"type":"string"},"type":"array"},"uint64-list":{"description":"The uint64-list repeatable flag","items":{"type":"string"},"type":"array"},"uint8-list":{"description":"The uint8-list repeatable flag","items":{"type":"string"},"type":"array"},"uints":{"description":"The uints repeatable flag","items":{"type":"string"},"type":"array"},"unnegatable-bool-list":{"description":"The unnegatable-bool-list repeatable flag","items":{"type":"string"},"type":"array"},"url-list":{"description":"The url-list repeatable flag","items":{"format":"uri","type":"string"},"type":"array"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/types_collections.json"),
     run: rt::Run::Command {
         command: &["types", "collections"],
-        argv: types_collections_argv,
+        argv: types_collections,
     },
 };

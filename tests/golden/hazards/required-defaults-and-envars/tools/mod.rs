@@ -16,19 +16,51 @@ pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &options::OPTIONS_HIDDEN,
 ];
 
+/// The exposed global flags, as every tool's input schema describes them.
+struct Globals {
+    /// Trace execution
+    trace: Option<bool>,
+    /// When to use colors
+    colors: Option<Colors>,
+    /// Profile to run as; required by every command
+    profile: String,
+}
+
+/// Reads the exposed global flags and puts them on a tool's command line, right after the
+/// command path.
+fn globals(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    let globals = Globals {
+        trace: arguments.optional("trace")?,
+        colors: arguments.optional("colors")?,
+        profile: arguments.required("profile")?,
+    };
+    argv.negatable("trace", globals.trace);
+    argv.value("colors", globals.colors.as_ref());
+    argv.value("profile", Some(&globals.profile));
+    Ok(())
+}
+
 /// The values of the global flag `--colors`.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde")]
+#[derive(Clone, Copy)]
 enum Colors {
     /// `auto`
-    #[serde(rename = "auto")]
     Auto,
     /// `always`
-    #[serde(rename = "always")]
     Always,
     /// `never`
-    #[serde(rename = "never")]
     Never,
+}
+
+impl rt::FromArg for Colors {
+    fn from_arg(value: rt::Value) -> Result<Self, rt::ArgError> {
+        rt::choice(
+            value,
+            &[("auto", Self::Auto), ("always", Self::Always), ("never", Self::Never)],
+        )
+    }
 }
 
 impl rt::ArgValue for Colors {

@@ -7,16 +7,9 @@
 use std::collections::BTreeMap;
 use ::fiskgen_runtime::__private as rt;
 
-/// The arguments of `options required`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `options required`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct OptionsRequiredArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// A required name
     name: String,
     /// A required count, may come from the environment
@@ -27,27 +20,28 @@ struct OptionsRequiredArgs {
     extra: Option<String>,
 }
 
-/// Checks a call's arguments against [`OptionsRequiredArgs`] and builds the command line of
-/// `options required`.
-fn options_required_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let OptionsRequiredArgs { trace, colors, profile, name, count, target, extra } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["options", "required"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.value("name", Some(&name));
-    argv.value("count", Some(&count));
+/// Reads the arguments of `options required` into [`OptionsRequiredArgs`] and puts them on
+/// its command line.
+fn options_required(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = OptionsRequiredArgs {
+        name: arguments.required("name")?,
+        count: arguments.required("count")?,
+        target: arguments.required("target")?,
+        extra: arguments.optional("extra")?,
+    };
+    argv.value("name", Some(&args.name));
+    argv.value("count", Some(&args.count));
     argv.positionals(
-        Vec::from([
-            rt::Positional::one("target", Some(&target), &[]),
-            rt::Positional::one("extra", extra.as_ref(), &["x"]),
-        ]),
+        &[
+            rt::Positional::one("target", Some(&args.target), &[]),
+            rt::Positional::one("extra", args.extra.as_ref(), &["x"]),
+        ],
     )?;
-    Ok(argv)
+    Ok(())
 }
 
 /// The `options_required` tool: Required flags and args
@@ -58,23 +52,16 @@ pub(crate) static OPTIONS_REQUIRED: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"count":{"description":"A required count, may come from the environment","type":"integer"},"extra":{"description":"An optional extra","type":"string"},"name":{"description":"A required name","type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"target":{"description":"A required target","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"}},"required":["target","name","count","profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/options_required.json"),
     run: rt::Run::Command {
         command: &["options", "required"],
-        argv: options_required_argv,
+        argv: options_required,
     },
 };
 
-/// The arguments of `options defaults`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `options defaults`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct OptionsDefaultsArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// Greeting
     greeting: Option<String>,
     /// Retries
@@ -104,18 +91,23 @@ struct OptionsDefaultsArgs {
 }
 
 /// The values of `color` of `options defaults`.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde")]
+#[derive(Clone, Copy)]
 enum OptionsDefaultsColor {
     /// `red`
-    #[serde(rename = "red")]
     Red,
     /// `green`
-    #[serde(rename = "green")]
     Green,
     /// `blue`
-    #[serde(rename = "blue")]
     Blue,
+}
+
+impl rt::FromArg for OptionsDefaultsColor {
+    fn from_arg(value: rt::Value) -> Result<Self, rt::ArgError> {
+        rt::choice(
+            value,
+            &[("red", Self::Red), ("green", Self::Green), ("blue", Self::Blue)],
+        )
+    }
 }
 
 impl rt::ArgValue for OptionsDefaultsColor {
@@ -129,51 +121,46 @@ impl rt::ArgValue for OptionsDefaultsColor {
     }
 }
 
-/// Checks a call's arguments against [`OptionsDefaultsArgs`] and builds the command line of
-/// `options defaults`.
-fn options_defaults_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let OptionsDefaultsArgs {
-        trace,
-        colors,
-        profile,
-        greeting,
-        retries,
-        timeout,
-        labels,
-        verbose,
-        enabled,
-        ratio,
-        size,
-        color,
-        env,
-        first,
-        second,
-        third,
-    } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["options", "defaults"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.value("greeting", greeting.as_ref());
-    argv.value("retries", retries.as_ref());
-    argv.value("timeout", timeout.as_ref());
-    argv.values("labels", labels.as_deref());
-    argv.switch("verbose", verbose, true)?;
-    argv.negatable("enabled", enabled);
-    argv.value("ratio", ratio.as_ref());
-    argv.value("size", size.as_ref());
-    argv.value("color", color.as_ref());
-    argv.map("env", env.as_ref());
+/// Reads the arguments of `options defaults` into [`OptionsDefaultsArgs`] and puts them on
+/// its command line.
+fn options_defaults(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = OptionsDefaultsArgs {
+        greeting: arguments.optional("greeting")?,
+        retries: arguments.optional("retries")?,
+        timeout: arguments.optional("timeout")?,
+        labels: arguments.optional("labels")?,
+        verbose: arguments.optional("verbose")?,
+        enabled: arguments.optional("enabled")?,
+        ratio: arguments.optional("ratio")?,
+        size: arguments.optional("size")?,
+        color: arguments.optional("color")?,
+        env: arguments.optional("env")?,
+        first: arguments.optional("first")?,
+        second: arguments.optional("second")?,
+        third: arguments.optional("third")?,
+    };
+    argv.value("greeting", args.greeting.as_ref());
+    argv.value("retries", args.retries.as_ref());
+    argv.value("timeout", args.timeout.as_ref());
+    argv.values("labels", args.labels.as_deref());
+    argv.switch("verbose", args.verbose, true)?;
+    argv.negatable("enabled", args.enabled);
+    argv.value("ratio", args.ratio.as_ref());
+    argv.value("size", args.size.as_ref());
+    argv.value("color", args.color.as_ref());
+    argv.map("env", args.env.as_ref());
     argv.positionals(
-        Vec::from([
-            rt::Positional::one("first", first.as_ref(), &["one"]),
-            rt::Positional::one("second", second.as_ref(), &[]),
-            rt::Positional::one("third", third.as_ref(), &["three"]),
-        ]),
+        &[
+            rt::Positional::one("first", args.first.as_ref(), &["one"]),
+            rt::Positional::one("second", args.second.as_ref(), &[]),
+            rt::Positional::one("third", args.third.as_ref(), &["three"]),
+        ],
     )?;
-    Ok(argv)
+    Ok(())
 }
 
 /// The `options_defaults` tool: Every option has a default
@@ -184,23 +171,16 @@ pub(crate) static OPTIONS_DEFAULTS: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"color":{"description":"Color","enum":["red","green","blue"],"type":"string"},"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"enabled":{"description":"Enabled, on by default","type":"boolean"},"env":{"additionalProperties":{"type":"string"},"description":"Environment","type":"object"},"first":{"description":"First, defaults to one","type":"string"},"greeting":{"description":"Greeting","type":"string"},"labels":{"description":"Labels","items":{"type":"string"},"type":"array"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"ratio":{"description":"Ratio","type":"number"},"retries":{"description":"Retries","type":"integer"},"second":{"description":"Second, no default","type":"string"},"size":{"description":"Size","pattern":"^(0|[-+]?(\\d+(\\.\\d+)?[a-zA-Z]+)+)$","type":"string"},"third":{"description":"Third, defaults to three","type":"string"},"timeout":{"description":"Timeout","pattern":"^(0|[-+]?(\\d+(\\.\\d+)?(ns|us|µs|ms|s|m|h))+)$","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"verbose":{"description":"Verbose, on by default","type":"boolean"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/options_defaults.json"),
     run: rt::Run::Command {
         command: &["options", "defaults"],
-        argv: options_defaults_argv,
+        argv: options_defaults,
     },
 };
 
-/// The arguments of `options envars`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `options envars`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct OptionsEnvarsArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// Region
     region: Option<String>,
     /// Zone
@@ -211,23 +191,24 @@ struct OptionsEnvarsArgs {
     item: Option<String>,
 }
 
-/// Checks a call's arguments against [`OptionsEnvarsArgs`] and builds the command line of
-/// `options envars`.
-fn options_envars_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let OptionsEnvarsArgs { trace, colors, profile, region, zone, tags, item } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["options", "envars"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.value("region", region.as_ref());
-    argv.value("zone", zone.as_ref());
-    argv.values("tags", tags.as_deref());
-    argv.positionals(Vec::from([rt::Positional::one("item", item.as_ref(), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `options envars` into [`OptionsEnvarsArgs`] and puts them on its
+/// command line.
+fn options_envars(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = OptionsEnvarsArgs {
+        region: arguments.optional("region")?,
+        zone: arguments.optional("zone")?,
+        tags: arguments.optional("tags")?,
+        item: arguments.optional("item")?,
+    };
+    argv.value("region", args.region.as_ref());
+    argv.value("zone", args.zone.as_ref());
+    argv.values("tags", args.tags.as_deref());
+    argv.positionals(&[rt::Positional::one("item", args.item.as_ref(), &[])])?;
+    Ok(())
 }
 
 /// The `options_envars` tool: Options that read environment variables
@@ -238,44 +219,36 @@ pub(crate) static OPTIONS_ENVARS: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"item":{"description":"Item","type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"region":{"description":"Region","type":"string"},"tags":{"description":"Tags","items":{"type":"string"},"type":"array"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"zone":{"description":"Zone","type":"string"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/options_envars.json"),
     run: rt::Run::Command {
         command: &["options", "envars"],
-        argv: options_envars_argv,
+        argv: options_envars,
     },
 };
 
-/// The arguments of `options hidden`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `options hidden`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct OptionsHiddenArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// A visible flag
     visible: Option<String>,
     /// A visible argument
     shown: Option<String>,
 }
 
-/// Checks a call's arguments against [`OptionsHiddenArgs`] and builds the command line of
-/// `options hidden`.
-fn options_hidden_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let OptionsHiddenArgs { trace, colors, profile, visible, shown } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["options", "hidden"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.value("visible", visible.as_ref());
-    argv.positionals(Vec::from([rt::Positional::one("shown", shown.as_ref(), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `options hidden` into [`OptionsHiddenArgs`] and puts them on its
+/// command line.
+fn options_hidden(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv)?;
+    let args = OptionsHiddenArgs {
+        visible: arguments.optional("visible")?,
+        shown: arguments.optional("shown")?,
+    };
+    argv.value("visible", args.visible.as_ref());
+    argv.positionals(&[rt::Positional::one("shown", args.shown.as_ref(), &[])])?;
+    Ok(())
 }
 
 /// The `options_hidden` tool: Hidden flags and args
@@ -286,9 +259,9 @@ pub(crate) static OPTIONS_HIDDEN: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"shown":{"description":"A visible argument","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"},"visible":{"description":"A visible flag","type":"string"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/options_hidden.json"),
     run: rt::Run::Command {
         command: &["options", "hidden"],
-        argv: options_hidden_argv,
+        argv: options_hidden,
     },
 };

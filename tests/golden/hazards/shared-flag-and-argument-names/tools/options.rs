@@ -6,35 +6,26 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// The arguments of `options same-name`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `options same-name`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct OptionsSameNameArgs {
-    /// Global flag: Trace execution
-    trace: Option<bool>,
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// The name flag (an int)
     name: i64,
 }
 
-/// Checks a call's arguments against [`OptionsSameNameArgs`] and builds the command line of
-/// `options same-name`.
-fn options_same_name_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let OptionsSameNameArgs { trace, colors, profile, name } = rt::parse_arguments(
-        arguments,
-    )?;
-    let mut argv = rt::Argv::new(&["options", "same-name"]);
-    argv.negatable("trace", trace);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.value("name", Some(&name));
-    argv.positionals(Vec::from([rt::Positional::one("name", Some(&name), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `options same-name` into [`OptionsSameNameArgs`] and puts them on
+/// its command line.
+fn options_same_name(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv, &[])?;
+    let args = OptionsSameNameArgs {
+        name: arguments.required("name")?,
+    };
+    argv.value("name", Some(&args.name));
+    argv.positionals(&[rt::Positional::one("name", Some(&args.name), &[])])?;
+    Ok(())
 }
 
 /// The `options_same-name` tool: An argument and a flag with the same name
@@ -45,36 +36,32 @@ pub(crate) static OPTIONS_SAME_NAME: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"name":{"description":"The name flag (an int)","type":"integer"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"Global flag: Trace execution","type":"boolean"}},"required":["name","profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/options_same-name.json"),
     run: rt::Run::Command {
         command: &["options", "same-name"],
-        argv: options_same_name_argv,
+        argv: options_same_name,
     },
 };
 
-/// The arguments of `options shadow`, as its input schema describes them.
-#[derive(rt::serde::Deserialize)]
-#[serde(crate = "::fiskgen_runtime::__private::serde", deny_unknown_fields)]
+/// The arguments of `options shadow`, as its input schema describes them (the exposed
+/// global flags are [`super::Globals`]).
 struct OptionsShadowArgs {
-    /// Global flag: When to use colors
-    colors: Option<super::Colors>,
-    /// Global flag: Profile to run as; required by every command
-    profile: String,
     /// A trace id, not the global flag
     trace: Option<String>,
 }
 
-/// Checks a call's arguments against [`OptionsShadowArgs`] and builds the command line of
-/// `options shadow`.
-fn options_shadow_argv(
-    arguments: rt::JsonObject,
-) -> Result<rt::Argv, rt::InvalidArguments> {
-    let OptionsShadowArgs { colors, profile, trace } = rt::parse_arguments(arguments)?;
-    let mut argv = rt::Argv::new(&["options", "shadow"]);
-    argv.value("colors", colors.as_ref());
-    argv.value("profile", Some(&profile));
-    argv.positionals(Vec::from([rt::Positional::one("trace", trace.as_ref(), &[])]))?;
-    Ok(argv)
+/// Reads the arguments of `options shadow` into [`OptionsShadowArgs`] and puts them on its
+/// command line.
+fn options_shadow(
+    arguments: &mut rt::Arguments,
+    argv: &mut rt::Argv,
+) -> Result<(), rt::InvalidArguments> {
+    super::globals(arguments, argv, &["trace"])?;
+    let args = OptionsShadowArgs {
+        trace: arguments.optional("trace")?,
+    };
+    argv.positionals(&[rt::Positional::one("trace", args.trace.as_ref(), &[])])?;
+    Ok(())
 }
 
 /// The `options_shadow` tool: An argument named like the global --trace flag
@@ -85,9 +72,9 @@ pub(crate) static OPTIONS_SHADOW: rt::ToolSpec = rt::ToolSpec {
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
-    input_schema: r#"{"additionalProperties":false,"properties":{"colors":{"description":"Global flag: When to use colors","enum":["auto","always","never"],"type":"string"},"profile":{"description":"Global flag: Profile to run as; required by every command","type":"string"},"trace":{"description":"A trace id, not the global flag","type":"string"}},"required":["profile"],"type":"object"}"#,
+    input_schema: include_str!("schemas/options_shadow.json"),
     run: rt::Run::Command {
         command: &["options", "shadow"],
-        argv: options_shadow_argv,
+        argv: options_shadow,
     },
 };
