@@ -5,6 +5,7 @@
 //! writes `Running <command line>` when it starts. Built-in tools take the same path, with
 //! their trace line (`read_file docs/a.md`) where a command shows its command line.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -24,11 +25,13 @@ use crate::duration;
 use crate::exec::{self, CancelReason, Outcome};
 use crate::logging::{cap_line, label};
 use crate::server::{ServerState, client_name};
+use crate::tasks::live::Live;
+use crate::tasks::{Decision, Ran, Running, Stop};
 use crate::spec::{ArgvFn, Builtin, Run, ToolSpec};
 
 /// Runs one call to the end.
 pub(crate) async fn call(
-    state: &ServerState,
+    state: &Arc<ServerState>,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
@@ -55,7 +58,7 @@ pub(crate) async fn call(
 
 /// What every step of a call needs.
 struct Ctx<'a> {
-    state: &'a ServerState,
+    state: &'a Arc<ServerState>,
     spec: &'static ToolSpec,
     client: String,
     started: Instant,
@@ -77,13 +80,13 @@ impl Ctx<'_> {
 
     /// The one line logged when the call ends.
     fn log_end(&self, outcome: &str, exit_code: Option<i32>, message: &str) {
-        tracing::info!(
-            tool = self.spec.name,
-            client = self.client,
-            exit_code,
-            duration_ms = self.started.elapsed().as_millis() as u64,
+        log_end(
+            self.spec.name,
+            &self.client,
+            self.started,
             outcome,
-            "{message}"
+            exit_code,
+            message,
         );
     }
 
@@ -255,7 +258,8 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
     }
 }
 
-/// A command of the application.
+/// A command of the application: validated and gated here, run by a job of its own that the
+/// request waits for (`tasks::wait`), so that a long one can become a task.
 async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
     let state = call.state;
     let spec = call.spec;
@@ -275,10 +279,19 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
     let full_line = cmdline::display(&argv);
     // Error texts and log lines quote at most about 1 KiB of it (head and tail); the result's
     // `command` and the approval prompt show it whole.
-    let line = cap_line(&full_line);
+    let line = cap_line(&full_line).into_owned();
     let quoted = go_quote(&line);
+    // A client that declared tasks is asked for approval inside a task.
+    let tasks = state
+        .tasks
+        .as_ref()
+        .filter(|_| crate::tasks::declared(&call.context));
+    let asks_in_task = tasks.is_some()
+        && spec.confirm.is_some()
+        && call.request.request_state.is_none()
+        && state.confirmer.asks_in_task(&call.context);
 
-    if let Some(response) = call.gate(&full_line).await {
+    if !asks_in_task && let Some(response) = call.gate(&full_line).await {
         return response;
     }
 
@@ -293,131 +306,307 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
             "command {quoted} has no application path to execute"
         ));
     };
-
-    let log_end = |outcome: &str, exit_code: Option<i32>, message: &str| {
-        call.log_end(outcome, exit_code, message);
+    let job = Job {
+        state: Arc::clone(state),
+        tool: spec.name,
+        client: call.client.clone(),
+        started: call.started,
+        program: program.clone(),
+        argv,
+        full_line,
+        line,
+        quoted,
     };
-    let permit = match call.slot(&line, &quoted).await {
-        Ok(permit) => permit,
-        Err(response) => return response,
-    };
-    call.log_start(&line);
+    if asks_in_task && let (Some(store), Some(trigger)) = (tasks, spec.confirm) {
+        return ask_in_task(call, store, trigger, job);
+    }
+    let quoted = job.quoted.clone();
+    crate::tasks::wait(job.start(), tasks, spec.name, &quoted, &call.context).await
+}
 
-    let cancel = async {
-        tokio::select! {
-            biased;
-            () = state.shutdown.cancelled() => CancelReason::Shutdown,
-            () = call.context.ct.cancelled() => CancelReason::Client,
+/// A gated call by a client that declared tasks: a task that asks for approval at once; the
+/// command starts when `tasks/update` brings an approval.
+fn ask_in_task(
+    call: &Ctx<'_>,
+    store: &Arc<crate::tasks::Store>,
+    trigger: &'static str,
+    job: Job,
+) -> CallToolResponse {
+    let state = Arc::clone(call.state);
+    let arguments = call.arguments.clone();
+    let quoted = job.quoted.clone();
+    let question = state
+        .confirmer
+        .task_question(&gated(&job, trigger, &arguments));
+    let decide = move |answer: Value| {
+        let gate = state
+            .confirmer
+            .judge_answer(&gated(&job, trigger, &arguments), answer);
+        match gate {
+            Gate::Proceed => Decision::Run(job.start()),
+            Gate::Respond(response) => match response {
+                CallToolResponse::Complete(result) => Decision::Answer(result),
+                _ => Decision::Answer(CallToolResult::error(vec![ContentBlock::text(
+                    "internal error: the approval could not be judged".to_string(),
+                )])),
+            },
         }
     };
-    let outcome = exec::run(
-        exec::Command {
-            program,
-            args: &argv,
-            env: &state.env,
-            timeout: state.tool_timeout,
-            groups: &state.groups,
-        },
-        cancel,
-    )
-    .await;
-    drop(permit);
-
-    match outcome {
-        Outcome::Finished {
-            status,
-            output,
-            elapsed,
-        } => {
-            let exit_code = exec::exit_code(&status);
-            let signal = exec::signal_name(&status);
-            let mut object = json!({
-                "command": full_line,
-                "exit_code": exit_code,
-                "output": output.text,
-                "truncated": output.truncated,
-            });
-            if let (Some(signal), Value::Object(map)) = (&signal, &mut object) {
-                map.insert("signal".into(), Value::String(signal.clone()));
-            }
-            let outcome = match &signal {
-                Some(_) => "signalled",
-                None => "exited",
-            };
-            log_end(
-                outcome,
-                Some(exit_code),
-                &format!(
-                    "Ran {line} ({} bytes of output in {})",
-                    output.total_bytes,
-                    duration::elapsed(elapsed)
-                ),
-            );
-            CallToolResult::structured(object).into()
-        }
-        Outcome::SpawnFailed(error) => {
-            log_end(
-                "spawn_failed",
-                None,
-                &format!("Could not start {line}: {error}"),
-            );
-            let hint = match error.kind() {
-                std::io::ErrorKind::NotFound => {
-                    " (the application was not found; check --application-path)".into()
-                }
-                std::io::ErrorKind::PermissionDenied => " (it is not executable)".into(),
-                std::io::ErrorKind::ArgumentListTooLong => format!(
-                    " (the command line is {} bytes; the system limits the arguments and \
-                     environment of one command, and a single argument to 128 KiB on Linux)",
-                    full_line.len()
-                ),
-                _ => String::new(),
-            };
+    match crate::tasks::ask(store, call.spec.name, question, decide) {
+        Ok(response) => response,
+        Err(full) => {
+            call.log_end("busy", None, &format!("Not run ({full})"));
             error_result(format!(
-                "running command {quoted}: cannot start {}: {error}{hint}",
-                program.display()
-            ))
-        }
-        Outcome::TimedOut { output } => {
-            log_end("timeout", None, &format!("Timed out: {line}"));
-            error_result(with_partial_output(
-                format!(
-                    "running command {quoted}: timed out after {} (the tool timeout, \
-                     tool_timeout / --tool-timeout); the command and everything it started \
-                     were killed",
-                    duration::format(state.tool_timeout)
-                ),
-                &output,
-            ))
-        }
-        Outcome::Cancelled {
-            reason,
-            output,
-            elapsed,
-        } => {
-            let why = match reason {
-                CancelReason::Client => {
-                    "the client cancelled the request or closed its response stream"
-                }
-                CancelReason::Shutdown => "the server is shutting down",
-            };
-            log_end("cancelled", None, &format!("Cancelled ({why}): {line}"));
-            error_result(with_partial_output(
-                format!(
-                    "running command {quoted}: cancelled after {} because {why}; the command \
-                     and everything it started were killed",
-                    duration::elapsed(elapsed)
-                ),
-                &output,
-            ))
-        }
-        Outcome::Failed(error) => {
-            log_end("failed", None, &format!("Lost track of {line}: {error}"));
-            error_result(format!(
-                "running command {quoted}: watching it failed: {error}; it was killed"
+                "{quoted} needs the user's approval, which a client that declares tasks gives \
+                 inside a task, but {full}; it did not run. Try again later, once a task has \
+                 ended and its result has expired"
             ))
         }
     }
+}
+
+/// The gated call a job is, for the confirmation gate.
+fn gated<'a>(job: &'a Job, trigger: &'a str, arguments: &'a JsonObject) -> Call<'a> {
+    Call {
+        tool: job.tool,
+        trigger,
+        command_line: &job.full_line,
+        arguments,
+        client: &job.client,
+        request_state: None,
+        input_responses: None,
+    }
+}
+
+/// One command, ready to run on its own (after validation and the gate).
+struct Job {
+    state: Arc<ServerState>,
+    tool: &'static str,
+    client: String,
+    started: Instant,
+    program: PathBuf,
+    argv: Vec<String>,
+    /// The whole command line, for the result.
+    full_line: String,
+    /// The command line for logs (at most about 1 KiB).
+    line: String,
+    /// `line`, Go-quoted, for error texts.
+    quoted: String,
+}
+
+impl Job {
+    /// Starts the job.
+    fn start(self) -> Running {
+        let stop = Arc::new(Stop::default());
+        let live = Arc::new(Live::default());
+        let handle = tokio::spawn(self.run(Arc::clone(&stop), Arc::clone(&live)));
+        Running { handle, stop, live }
+    }
+
+    fn log_end(&self, outcome: &str, exit_code: Option<i32>, message: &str) {
+        log_end(self.tool, &self.client, self.started, outcome, exit_code, message);
+    }
+
+    /// A slot (waiting at most the tool timeout), the run, and its result.
+    async fn run(self, stop: Arc<Stop>, live: Arc<Live>) -> Ran {
+        let state = &*self.state;
+        let (line, quoted) = (&self.line, &self.quoted);
+        let permit = tokio::select! {
+            biased;
+            () = state.shutdown.cancelled() => {
+                self.log_end("cancelled", None, &format!("Not run (shutting down): {line}"));
+                return stopped(CancelReason::Shutdown, format!(
+                    "cancelled: the server is shutting down, so {quoted} did not run"
+                ));
+            }
+            reason = stop.stopped() => {
+                self.log_end("cancelled", None, &format!("Not run (cancelled while queued): {line}"));
+                return stopped(reason, format!(
+                    "cancelled while waiting for a free tool slot, because {}: {quoted} did not run",
+                    why(reason)
+                ));
+            }
+            permit = tokio::time::timeout(state.tool_timeout, state.slots.acquire()) => match permit {
+                Ok(Ok(permit)) => permit,
+                Ok(Err(_)) | Err(_) => {
+                    self.log_end("busy", None, &format!("Not run (no free slot): {line}"));
+                    return Ran { stopped: None, result: tool_error(format!(
+                        "the server is busy: all {} tool slots (max_concurrent_tools) stayed in use \
+                         for {}, so {quoted} did not run; try again later",
+                        state.max_concurrent,
+                        duration::format(state.tool_timeout)
+                    ))};
+                }
+            }
+        };
+        tracing::info!(tool = self.tool, client = self.client, "Running {line}");
+        let cancel = async {
+            tokio::select! {
+                biased;
+                () = state.shutdown.cancelled() => CancelReason::Shutdown,
+                reason = stop.stopped() => reason,
+            }
+        };
+        let outcome = exec::run(
+            exec::Command {
+                program: &self.program,
+                args: &self.argv,
+                env: &state.env,
+                timeout: state.tool_timeout,
+                groups: &state.groups,
+                live: Some(&live),
+            },
+            cancel,
+        )
+        .await;
+        drop(permit);
+        self.result(outcome)
+    }
+
+    /// The result of a run, logged.
+    fn result(&self, outcome: Outcome) -> Ran {
+        let (line, quoted) = (&self.line, &self.quoted);
+        let ended = |result| Ran {
+            result,
+            stopped: None,
+        };
+        match outcome {
+            Outcome::Finished {
+                status,
+                output,
+                elapsed,
+            } => {
+                let exit_code = exec::exit_code(&status);
+                let signal = exec::signal_name(&status);
+                let mut object = json!({
+                    "command": self.full_line,
+                    "exit_code": exit_code,
+                    "output": output.text,
+                    "truncated": output.truncated,
+                });
+                if let (Some(signal), Value::Object(map)) = (&signal, &mut object) {
+                    map.insert("signal".into(), Value::String(signal.clone()));
+                }
+                let outcome = match &signal {
+                    Some(_) => "signalled",
+                    None => "exited",
+                };
+                self.log_end(
+                    outcome,
+                    Some(exit_code),
+                    &format!(
+                        "Ran {line} ({} bytes of output in {})",
+                        output.total_bytes,
+                        duration::elapsed(elapsed)
+                    ),
+                );
+                ended(CallToolResult::structured(object))
+            }
+            Outcome::SpawnFailed(error) => {
+                self.log_end(
+                    "spawn_failed",
+                    None,
+                    &format!("Could not start {line}: {error}"),
+                );
+                let hint = match error.kind() {
+                    std::io::ErrorKind::NotFound => {
+                        " (the application was not found; check --application-path)".into()
+                    }
+                    std::io::ErrorKind::PermissionDenied => " (it is not executable)".into(),
+                    std::io::ErrorKind::ArgumentListTooLong => format!(
+                        " (the command line is {} bytes; the system limits the arguments and \
+                         environment of one command, and a single argument to 128 KiB on Linux)",
+                        self.full_line.len()
+                    ),
+                    _ => String::new(),
+                };
+                ended(tool_error(format!(
+                    "running command {quoted}: cannot start {}: {error}{hint}",
+                    self.program.display()
+                )))
+            }
+            Outcome::TimedOut { output } => {
+                self.log_end("timeout", None, &format!("Timed out: {line}"));
+                ended(tool_error(with_partial_output(
+                    format!(
+                        "running command {quoted}: timed out after {} (the tool timeout, \
+                         tool_timeout / --tool-timeout); the command and everything it started \
+                         were killed",
+                        duration::format(self.state.tool_timeout)
+                    ),
+                    &output,
+                )))
+            }
+            Outcome::Cancelled {
+                reason,
+                output,
+                elapsed,
+            } => {
+                let why = why(reason);
+                self.log_end("cancelled", None, &format!("Cancelled ({why}): {line}"));
+                stopped(
+                    reason,
+                    with_partial_output(
+                        format!(
+                            "running command {quoted}: cancelled after {} because {why}; the \
+                             command and everything it started were killed",
+                            duration::elapsed(elapsed)
+                        ),
+                        &output,
+                    ),
+                )
+            }
+            Outcome::Failed(error) => {
+                self.log_end("failed", None, &format!("Lost track of {line}: {error}"));
+                ended(tool_error(format!(
+                    "running command {quoted}: watching it failed: {error}; it was killed"
+                )))
+            }
+        }
+    }
+}
+
+/// Why a command was stopped, as the end of a sentence.
+fn why(reason: CancelReason) -> &'static str {
+    match reason {
+        CancelReason::Client => "the client cancelled the request or closed its response stream",
+        CancelReason::Shutdown => "the server is shutting down",
+        CancelReason::TaskCancelled => "the client cancelled the task (tasks/cancel)",
+        CancelReason::TaskExpired => "the task outlived its TTL (tasks.ttl)",
+        CancelReason::StoreFull => "the task store was full",
+    }
+}
+
+/// A job stopped for `reason`, answering `text`.
+fn stopped(reason: CancelReason, text: String) -> Ran {
+    Ran {
+        result: tool_error(text),
+        stopped: Some(reason),
+    }
+}
+
+/// A tool error result with `text`.
+fn tool_error(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// The one line logged when a call ends.
+fn log_end(
+    tool: &str,
+    client: &str,
+    started: Instant,
+    outcome: &str,
+    exit_code: Option<i32>,
+    message: &str,
+) {
+    tracing::info!(
+        tool,
+        client,
+        exit_code,
+        duration_ms = started.elapsed().as_millis() as u64,
+        outcome,
+        "{message}"
+    );
 }
 
 /// A tool error with `text`.

@@ -95,6 +95,8 @@ struct Cli {
     /// from (checked before serving; without it the check runs in the background and warns)
     #[arg(long)]
     strict_app: bool,
+    #[command(flatten, next_help_heading = "Tasks (long calls, for clients that declare them)")]
+    tasks: crate::tasks::TaskArgs,
     #[command(flatten, next_help_heading = "Narrowing (only removes tools)")]
     narrow: NarrowArgs,
     #[command(subcommand)]
@@ -445,6 +447,7 @@ fn serve(app: &'static AppSpec, cli: Cli, generator_notes: Vec<String>) -> Resul
         Limits {
             max_concurrent,
             tool_timeout,
+            tasks: cli.tasks.settings(settings.tasks),
         },
         Confirmer {
             mode: confirm,

@@ -35,6 +35,7 @@ mod security;
 mod server;
 mod sessions;
 mod stdio;
+mod tasks;
 mod tools;
 mod verify;
 

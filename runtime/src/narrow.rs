@@ -222,6 +222,7 @@ mod tests {
             auth: None,
             stateless: false,
             scrub_env: &[],
+            tasks: None,
         },
     };
 

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
+    DiscoverResult, GetTaskParams, GetTaskResult, UpdateTaskParams,
     GetPromptRequestParams, GetPromptResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig, SetLevelRequestMethod, Tool,
@@ -25,7 +26,7 @@ use crate::builtins::Builtins;
 use crate::confirm::{self, Confirmer, Reach};
 use crate::exec::ProcessGroups;
 use crate::logging::label;
-use crate::spec::{AppSpec, ConfirmMode};
+use crate::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::tools::Catalog;
 use crate::verify::FirstAnswer;
 
@@ -56,6 +57,8 @@ pub(crate) struct ServerState {
     pub(crate) groups: ProcessGroups,
     /// Cancelled when the server shuts down.
     pub(crate) shutdown: CancellationToken,
+    /// The tasks of this process, when tasks are on (`expose.agent.mcp.tasks`).
+    pub(crate) tasks: Option<Arc<crate::tasks::Store>>,
     /// Set once a request has been answered; the background check of the application waits
     /// for it (see `verify.rs`).
     pub(crate) first_answer: FirstAnswer,
@@ -72,6 +75,8 @@ pub(crate) struct Limits {
     pub(crate) max_concurrent: u32,
     /// Per-call timeout.
     pub(crate) tool_timeout: Duration,
+    /// Tasks, when on.
+    pub(crate) tasks: Option<TaskSettings>,
 }
 
 impl ServerState {
@@ -99,12 +104,20 @@ impl ServerState {
             deprecated,
             reason = "logging is deprecated (SEP-2577) but legacy clients use it"
         )]
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_prompts()
             .enable_resources()
             .enable_tools()
             .build();
+        if limits.tasks.is_some() {
+            // The tasks extension (SEP-2663): `capabilities.extensions`, in `initialize` and
+            // `server/discover` alike.
+            capabilities.extensions = ServerCapabilities::builder()
+                .enable_tasks()
+                .build()
+                .extensions;
+        }
         let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(app.identity, server_version(app)))
             // Offered to legacy clients that ask for a version we do not know.
@@ -122,6 +135,9 @@ impl ServerState {
             confirmer,
             builtins: Arc::new(builtins),
             groups: ProcessGroups::default(),
+            tasks: limits
+                .tasks
+                .map(|settings| Arc::new(crate::tasks::Store::new(settings))),
             shutdown,
             first_answer: FirstAnswer::default(),
             info,
@@ -221,6 +237,16 @@ impl Handler {
     }
 }
 
+impl Handler {
+    /// The task store; rmcp answers `tasks/*` with -32601 itself when the extension is not
+    /// declared, so this error is only a safeguard.
+    fn tasks(&self) -> Result<&Arc<crate::tasks::Store>, ErrorData> {
+        self.state.tasks.as_ref().ok_or_else(|| {
+            ErrorData::method_not_found::<rmcp::model::GetTaskMethod>()
+        })
+    }
+}
+
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         self.state.info.clone()
@@ -273,6 +299,31 @@ impl ServerHandler for Handler {
                 .into())
             }
         }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks()?.get(&request.task_id)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks()?
+            .update(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks()?.cancel(&request.task_id).await
     }
 
     async fn discover(

@@ -103,6 +103,20 @@ pub struct Settings {
     pub stateless: bool,
     /// Environment variables removed from every child process.
     pub scrub_env: &'static [&'static str],
+    /// Long calls as tasks (`expose.agent.mcp.tasks`); `None`: off.
+    pub tasks: Option<TaskSettings>,
+}
+
+/// `expose.agent.mcp.tasks`: when a call becomes a task of the tasks extension (SEP-2663), and
+/// how many and how long tasks are kept (docs/runtime.md, "Tasks").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskSettings {
+    /// A command still running this long after the call arrived becomes a task.
+    pub after: Duration,
+    /// How long a task may run and how long its result is kept after it ends.
+    pub ttl: Duration,
+    /// Tasks held at once, running or keeping a result.
+    pub max: u32,
 }
 
 /// `confirm_over_mcp` (also the values of the binary's `--confirm` flag).
