@@ -140,6 +140,7 @@ fn main() -> ExitCode {
             auth: None,
             stateless: false,
             scrub_env: &[],
+            tasks: None,
         },
     }));
     // What fiskgen prints for an enabled built-in it does not serve.

@@ -299,6 +299,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
             auth,
             stateless,
             scrub_env: &["ANTHROPIC_API_KEY", "FAKE_SECRET"],
+            tasks: None,
         },
     }
 }
