@@ -353,6 +353,30 @@ pub struct McpConfig {
     pub stateless: bool,
     /// fiskgen: extra environment variables scrubbed from every child process.
     pub scrub_env: Vec<String>,
+    /// fiskgen: long calls as tasks (the tasks extension); `None` when switched off
+    /// (`tasks: false`).
+    pub tasks: Option<TaskConfig>,
+}
+
+/// `expose.agent.mcp.tasks`: when a call becomes a task, and how many are kept for how long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskConfig {
+    /// A command still running this long becomes a task (for clients that declare tasks).
+    pub after: Duration,
+    /// How long a task may run, and how long its result is kept after it ends.
+    pub ttl: Duration,
+    /// Tasks held at once, running or keeping a result.
+    pub max: u32,
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        Self {
+            after: fiskgen_contract::defaults::TASK_AFTER,
+            ttl: fiskgen_contract::defaults::TASK_TTL,
+            max: fiskgen_contract::defaults::TASK_MAX,
+        }
+    }
 }
 
 impl Default for McpConfig {
@@ -371,6 +395,7 @@ impl Default for McpConfig {
             auth: None,
             stateless: false,
             scrub_env: Vec::new(),
+            tasks: Some(TaskConfig::default()),
         }
     }
 }

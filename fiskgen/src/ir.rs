@@ -28,6 +28,23 @@ pub struct Server {
     pub notes: Vec<String>,
     /// Things that are probably mistakes but do not stop a build.
     pub warnings: Vec<String>,
+    /// Long calls as tasks (`expose.agent.mcp.tasks`), when on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<Tasks>,
+}
+
+/// When calls become tasks of the tasks extension, and which tools' calls may.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tasks {
+    /// A command still running this long becomes a task, in milliseconds.
+    pub after_ms: u64,
+    /// How long a task may run and keeps its result, in milliseconds.
+    pub ttl_ms: u64,
+    /// Tasks held at once.
+    pub max: u32,
+    /// The tools whose calls may become tasks: the application's commands (built-in tools
+    /// always answer on the request).
+    pub tools: Vec<String>,
 }
 
 /// The wrapped application as introspected.

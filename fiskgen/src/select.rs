@@ -99,6 +99,19 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             problems: selection.problems,
         });
     }
+    let default_mcp = crate::config::McpConfig::default();
+    let mcp = config.mcp.as_ref().unwrap_or(&default_mcp);
+    let tasks = mcp.tasks.map(|tasks| ir::Tasks {
+        after_ms: u64::try_from(tasks.after.as_millis()).unwrap_or(u64::MAX),
+        ttl_ms: u64::try_from(tasks.ttl.as_millis()).unwrap_or(u64::MAX),
+        max: tasks.max,
+        tools: selection
+            .tools
+            .iter()
+            .filter(|tool| matches!(tool.kind, ir::ToolKind::Command(_)))
+            .map(|tool| tool.name.clone())
+            .collect(),
+    });
     Ok(ir::Server {
         identity: config.identity.clone(),
         application,
@@ -106,6 +119,7 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         global_flags,
         notes: selection.notes,
         warnings: selection.warnings,
+        tasks,
     })
 }
 

@@ -25,9 +25,9 @@ use crate::duration;
 use crate::exec::{self, CancelReason, Outcome};
 use crate::logging::{cap_line, label};
 use crate::server::{ServerState, client_name};
+use crate::spec::{ArgvFn, Builtin, Run, ToolSpec};
 use crate::tasks::live::Live;
 use crate::tasks::{Decision, Ran, Running, Stop};
-use crate::spec::{ArgvFn, Builtin, Run, ToolSpec};
 
 /// Runs one call to the end.
 pub(crate) async fn call(
@@ -404,7 +404,14 @@ impl Job {
     }
 
     fn log_end(&self, outcome: &str, exit_code: Option<i32>, message: &str) {
-        log_end(self.tool, &self.client, self.started, outcome, exit_code, message);
+        log_end(
+            self.tool,
+            &self.client,
+            self.started,
+            outcome,
+            exit_code,
+            message,
+        );
     }
 
     /// A slot (waiting at most the tool timeout), the run, and its result.

@@ -95,7 +95,10 @@ struct Cli {
     /// from (checked before serving; without it the check runs in the background and warns)
     #[arg(long)]
     strict_app: bool,
-    #[command(flatten, next_help_heading = "Tasks (long calls, for clients that declare them)")]
+    #[command(
+        flatten,
+        next_help_heading = "Tasks (long calls, for clients that declare them)"
+    )]
     tasks: crate::tasks::TaskArgs,
     #[command(flatten, next_help_heading = "Narrowing (only removes tools)")]
     narrow: NarrowArgs,

@@ -12,10 +12,10 @@ use std::time::Duration;
 use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
-    DiscoverResult, GetTaskParams, GetTaskResult, UpdateTaskParams,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SetLevelRequestMethod, Tool,
+    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SetLevelRequestMethod, Tool, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -241,9 +241,10 @@ impl Handler {
     /// The task store; rmcp answers `tasks/*` with -32601 itself when the extension is not
     /// declared, so this error is only a safeguard.
     fn tasks(&self) -> Result<&Arc<crate::tasks::Store>, ErrorData> {
-        self.state.tasks.as_ref().ok_or_else(|| {
-            ErrorData::method_not_found::<rmcp::model::GetTaskMethod>()
-        })
+        self.state
+            .tasks
+            .as_ref()
+            .ok_or_else(|| ErrorData::method_not_found::<rmcp::model::GetTaskMethod>())
     }
 }
 

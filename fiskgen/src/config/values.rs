@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::draft::{Draft, MAX_CONCURRENCY};
 use super::reader::{Reader, Text, Value};
 use super::yaml::{Kind, Pos};
-use fiskgen_contract::duration;
+use fiskgen_contract::{defaults, duration};
 
 use super::{ConfirmMode, HARNESS_TOOLS, Hint, KNOWLEDGE_TOOLS};
 use crate::suggest::nearest;
@@ -139,6 +139,46 @@ pub(super) fn read_tool_timeout(r: &mut Reader, v: Value<'_>) -> Option<Duration
         .ok()
         .filter(|&n| n > 0)
         .map(Duration::from_nanos)
+}
+
+/// `tasks.after` and `tasks.ttl`: positive, at most a week; `None` when unset or invalid.
+pub(super) fn read_task_duration(r: &mut Reader, v: Value<'_>) -> Option<Duration> {
+    let (raw, nanos) = read_duration(r, v)?;
+    let limit = defaults::TASK_DURATION_LIMIT;
+    match u64::try_from(nanos).map(Duration::from_nanos) {
+        Ok(duration) if duration.is_zero() => {
+            r.invalid(v, format!("invalid {} {raw:?}: must be positive", v.path));
+            None
+        }
+        Ok(duration) if duration <= limit => Some(duration),
+        Ok(_) => {
+            r.invalid(
+                v,
+                format!("invalid {} {raw:?}: must be at most 168h (a week)", v.path),
+            );
+            None
+        }
+        Err(_) => {
+            r.invalid(v, format!("invalid {} {raw:?}: must be positive", v.path));
+            None
+        }
+    }
+}
+
+/// `tasks.max`: 1 to [`defaults::TASK_MAX_LIMIT`]; `None` when unset or invalid.
+pub(super) fn read_task_max(r: &mut Reader, v: Value<'_>) -> Option<u32> {
+    let n = r.int(v)?;
+    let limit = defaults::TASK_MAX_LIMIT;
+    match u32::try_from(n) {
+        Ok(n) if (1..=limit).contains(&n) => Some(n),
+        _ => {
+            r.invalid(
+                v,
+                format!("invalid {} {n}: must be between 1 and {limit}", v.path),
+            );
+            None
+        }
+    }
 }
 
 /// `embeddings.timeout`: must be positive when set.

@@ -34,7 +34,8 @@ impl TaskArgs {
         if self.no_tasks {
             return None;
         }
-        let given = self.task_after.is_some() || self.task_ttl.is_some() || self.max_tasks.is_some();
+        let given =
+            self.task_after.is_some() || self.task_ttl.is_some() || self.max_tasks.is_some();
         let base = match built {
             Some(built) => built,
             None if given => TaskSettings {

@@ -56,7 +56,11 @@ impl Live {
         let bytes: Vec<u8> = inner.tail.iter().copied().collect();
         // A cut through a character shows as one U+FFFD at the start: skip its remains.
         let skip = if inner.total > bytes.len() as u64 {
-            bytes.iter().take(3).take_while(|b| **b & 0xC0 == 0x80).count()
+            bytes
+                .iter()
+                .take(3)
+                .take_while(|b| **b & 0xC0 == 0x80)
+                .count()
         } else {
             0
         };
@@ -74,7 +78,11 @@ impl Live {
         let (front, back) = inner.tail.as_slices();
         let mut bytes = Vec::with_capacity(LINE * 4);
         // Walk back from the end: skip trailing blanks, then take up to the previous newline.
-        let mut iter = front.iter().chain(back).rev().skip_while(|b| b.is_ascii_whitespace());
+        let mut iter = front
+            .iter()
+            .chain(back)
+            .rev()
+            .skip_while(|b| b.is_ascii_whitespace());
         for &byte in iter.by_ref() {
             if byte == b'\n' {
                 break;

@@ -34,8 +34,8 @@ use crate::exec::CancelReason;
 pub(crate) use flags::TaskArgs;
 use live::Live;
 use progress::Progress;
-pub(crate) use store::Store;
 use store::Stage;
+pub(crate) use store::Store;
 
 /// Far beyond any call (for a client that cannot get a task).
 const NEVER: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 60 * 60);
@@ -276,7 +276,9 @@ fn supervise(store: Arc<Store>, id: String, mut handle: JoinHandle<Ran>, stop: A
                 (completed(&result), message.to_string())
             }
             Err(join) => (
-                failed(&format!("internal error: the command's job stopped: {join}")),
+                failed(&format!(
+                    "internal error: the command's job stopped: {join}"
+                )),
                 "failed".to_string(),
             ),
         };

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    DetailedTask, GetTaskResult, InputRequests, JsonObject, MetaObject, Task, TaskPayload, TaskStatus,
+    DetailedTask, GetTaskResult, InputRequests, JsonObject, MetaObject, Task, TaskPayload,
+    TaskStatus,
 };
 use rmcp::task_manager::current_timestamp;
 use serde_json::{Value, json};
