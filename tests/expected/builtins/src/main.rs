@@ -62,6 +62,11 @@ static APP: rt::AppSpec = rt::AppSpec {
             "TOGETHER_API_KEY",
             "XAI_API_KEY",
         ],
+        tasks: Some(rt::TaskSettings {
+            after: Duration::from_secs(2),
+            ttl: Duration::from_secs(3600),
+            max: 64,
+        }),
     },
 };
 
