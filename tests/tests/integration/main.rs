@@ -32,3 +32,5 @@ mod readme;
 mod replicas;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;
+/// Long calls as tasks and progress notifications, with the Python SDK.
+mod tasks;
