@@ -5,6 +5,9 @@ use std::fmt::Write as _;
 use crate::config::{Config, ConfirmMode, Hint, JwksConfig, McpConfig, SecretSource};
 use crate::ir::{self, HintName};
 
+mod tasks;
+pub use tasks::render_tasks;
+
 /// Terminal width used when `COLUMNS` is not set.
 pub const DEFAULT_WIDTH: usize = 80;
 

@@ -399,8 +399,14 @@ impl Job {
     fn start(self) -> Running {
         let stop = Arc::new(Stop::default());
         let live = Arc::new(Live::default());
+        let started = self.started;
         let handle = tokio::spawn(self.run(Arc::clone(&stop), Arc::clone(&live)));
-        Running { handle, stop, live }
+        Running {
+            handle,
+            stop,
+            live,
+            started,
+        }
     }
 
     fn log_end(&self, outcome: &str, exit_code: Option<i32>, message: &str) {

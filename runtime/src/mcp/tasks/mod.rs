@@ -87,6 +87,8 @@ pub(crate) struct Running {
     pub(crate) stop: Arc<Stop>,
     /// Its output so far.
     pub(crate) live: Arc<Live>,
+    /// When its call arrived.
+    pub(crate) started: std::time::Instant,
 }
 
 /// What the approval answer of a task decides.
@@ -130,13 +132,14 @@ pub(crate) async fn wait(
         mut handle,
         stop,
         live,
+        started: arrived,
     } = running;
     let mut guard = StopOnDrop(Some(Arc::clone(&stop)));
     let started = tokio::time::Instant::now();
     let after = tasks.map_or(NEVER, |store| store.settings().after);
     let become_task = tokio::time::sleep(after);
     tokio::pin!(become_task);
-    let mut progress = Progress::of(context, started.into_std());
+    let mut progress = Progress::of(context, arrived);
     let mut ticks = tokio::time::interval_at(started + progress::PERIOD, progress::PERIOD);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut cancelled = false;
@@ -154,7 +157,8 @@ pub(crate) async fn wait(
             () = &mut become_task, if tasks.is_some() && !cancelled => {
                 let Some(store) = tasks else { continue };
                 let message = "running".to_string();
-                match store.create(tool, Stage::Running { stop: Arc::clone(&stop), live }, message) {
+                let stage = Stage::Running { stop: Arc::clone(&stop), live };
+                match store.create(tool, arrived, stage, message) {
                     Ok(task) => {
                         guard.0 = None;
                         tracing::info!(tool, task = %task.task_id, "Became a task after {}", duration::format(after));
@@ -206,7 +210,7 @@ pub(crate) fn ask(
     let message = format!("waiting for the user's approval (inputRequests.{INPUT_KEY})");
     let ttl = store.settings().ttl;
     let task = store
-        .create(tool, stage, message)
+        .create(tool, std::time::Instant::now(), stage, message)
         .map_err(|full| full.explain(ttl))?;
     let id = task.task_id.clone();
     let store = Arc::clone(store);

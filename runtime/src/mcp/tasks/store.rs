@@ -63,7 +63,8 @@ pub(crate) enum Stage {
 struct Entry {
     /// The wire fields; `status`, `statusMessage` and `lastUpdatedAt` change.
     task: Task,
-    created: Instant,
+    /// When the call that became this task arrived: what elapsed times count from.
+    started: Instant,
     ended: Option<Instant>,
     tool: &'static str,
     stage: Stage,
@@ -141,11 +142,13 @@ impl Store {
         tasks.retain(|_, entry| entry.ended.is_none_or(|ended| ended.elapsed() < ttl));
     }
 
-    /// Holds a new task for `tool` in `stage`, or says the store is full. The task can be got
-    /// before this returns (SEP-2663: a created task is durable).
+    /// Holds a new task for `tool` in `stage`, for a call that arrived at `started`, or says the
+    /// store is full. The task can be got before this returns (SEP-2663: a created task is
+    /// durable).
     pub(crate) fn create(
         &self,
         tool: &'static str,
+        started: Instant,
         stage: Stage,
         message: String,
     ) -> Result<Task, Full> {
@@ -171,7 +174,7 @@ impl Store {
             id,
             Entry {
                 task: task.clone(),
-                created: Instant::now(),
+                started,
                 ended: None,
                 tool,
                 stage,
@@ -208,7 +211,7 @@ impl Store {
         let status = payload.status();
         entry.stage = Stage::Done { payload, live };
         entry.ended = Some(Instant::now());
-        let elapsed = duration::elapsed(entry.created.elapsed());
+        let elapsed = duration::elapsed(entry.started.elapsed());
         entry.set(status, format!("{message} (after {elapsed})"));
         let _ = entry.done.send(true);
     }
@@ -219,7 +222,7 @@ impl Store {
         let mut tasks = self.lock();
         self.sweep(&mut tasks);
         let entry = tasks.get(id).ok_or_else(|| self.unknown(id))?;
-        let elapsed = entry.ended.unwrap_or_else(Instant::now) - entry.created;
+        let elapsed = entry.ended.unwrap_or_else(Instant::now) - entry.started;
         let mut task = entry.task.clone();
         let (payload, live) = match &entry.stage {
             Stage::Asking { requests, .. } => (
@@ -346,4 +349,117 @@ fn new_id() -> String {
         bytes = nanos.to_le_bytes();
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(max: u32) -> Store {
+        Store::new(TaskSettings {
+            after: Duration::from_millis(10),
+            ttl: Duration::from_secs(60),
+            max,
+        })
+    }
+
+    fn running() -> Stage {
+        Stage::Running {
+            stop: Arc::new(Stop::default()),
+            live: Arc::new(Live::default()),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_full_store_says_so_and_an_ended_task_still_counts_until_it_expires() {
+        let store = store(1);
+        let task = store
+            .create("t", Instant::now(), running(), "running".into())
+            .expect("room for one");
+        let full = store
+            .create("t", Instant::now(), running(), "running".into())
+            .expect_err("full");
+        assert_eq!((full.max, full.active), (1, 1));
+        store.settle(&task.task_id, TaskPayload::Cancelled, "cancelled".into());
+        let full = store
+            .create("t", Instant::now(), running(), "running".into())
+            .expect_err("still full");
+        assert_eq!((full.max, full.active), (1, 0));
+        assert!(
+            full.explain(Duration::from_secs(3600)).starts_with(
+                "the task store is full: it holds 1 tasks (tasks.max, --max-tasks), 0 of them \
+                 still running or waiting for approval and the others keeping their results for \
+                 1h0m0s after they ended"
+            ),
+            "{}",
+            full.explain(Duration::from_secs(3600))
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unknown_id_is_invalid_params_naming_the_id() {
+        let store = store(4);
+        let error = store.get("nope").expect_err("unknown");
+        assert_eq!(error.code.0, -32602);
+        assert!(
+            error
+                .message
+                .starts_with("unknown task \"nope\": this server holds no such task."),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.data, Some(json!({"taskId": "nope"})));
+        assert_eq!(
+            store.cancel("nope").await.expect_err("unknown").code.0,
+            -32602
+        );
+        let update = store
+            .update("nope", Default::default())
+            .expect_err("unknown");
+        assert_eq!(update.code.0, -32602);
+    }
+
+    #[tokio::test]
+    async fn cancelling_an_ended_task_changes_nothing_and_it_takes_no_input() {
+        let store = store(4);
+        let task = store
+            .create("t", Instant::now(), running(), "running".into())
+            .expect("room");
+        let id = task.task_id.clone();
+        let stop = match &store.lock()[&id].stage {
+            Stage::Running { stop, .. } => Arc::clone(stop),
+            _ => unreachable!("created running"),
+        };
+        // The job would settle once the stop is seen; here the test plays the job.
+        let settler = async {
+            let reason = stop.stopped().await;
+            assert_eq!(reason, CancelReason::TaskCancelled);
+            store.settle(
+                &id,
+                TaskPayload::Cancelled,
+                "cancelled by tasks/cancel".into(),
+            );
+        };
+        let (cancelled, ()) = tokio::join!(store.cancel(&id), settler);
+        cancelled.expect("ack");
+        let got = store.get(&id).expect("kept");
+        assert_eq!(got.task.status(), TaskStatus::Cancelled);
+        store.cancel(&id).await.expect("idempotent ack");
+        assert_eq!(
+            store.get(&id).expect("kept").task.status(),
+            TaskStatus::Cancelled
+        );
+        let refused = store.update(&id, Default::default()).expect_err("ended");
+        assert_eq!(
+            refused.message,
+            format!("task {id:?} has ended (cancelled); it takes no more input")
+        );
+    }
+
+    #[test]
+    fn ids_are_128_random_bits() {
+        let (a, b) = (new_id(), new_id());
+        assert_eq!(a.len(), 32);
+        assert_ne!(a, b);
+    }
 }
