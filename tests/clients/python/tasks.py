@@ -17,6 +17,8 @@ Scenarios (`--scenario`):
   full       with `--max-tasks 1`, a second long call is refused: the task store is full
   confirm    a gated tool (ai:confirm) called by a client that declares tasks becomes a task
              that asks for approval (input_required); `tasks/update` approves and it completes
+  expiry     with `--task-ttl 1500ms`, a task still running at its TTL is killed and `failed`
+  off        with `--no-tasks`, the extension is not declared and a slow call answers directly
   progress   a call with a progress token gets notifications about once a second, progress
              strictly increasing, the latest output line as message, none after the result
              (`--mode legacy` and `--mode 2026-07-28`: both eras)
@@ -260,6 +262,35 @@ async def full(c: mcp.Client) -> None:
     await cancel(session, held.task_id)
 
 
+async def expiry(c: mcp.Client) -> None:
+    session = c.session
+    created = await session.call_tool("ticker", ticker(600, "100ms", spawn=True), allow_claimed=True)
+    check(isinstance(created, CreateTaskResult), f"not a task: {created!r}")
+    check(created.ttl_ms == 1500, f"ttlMs {created.ttl_ms}")
+    running = await until(session, created.task_id, lambda t: "pgid" in detail(t).get("output", ""), "pgid line")
+    pgid = value_after(detail(running)["output"], "pgid")
+    ended = await until(session, created.task_id, lambda t: t.status != "working", "expiry", limit=10.0)
+    check(ended.status == "failed", f"ended {ended.status}: {ended!r}")
+    error = ended.error or {}
+    check(error.get("code") == -32603, f"error {error!r}")
+    check(
+        error.get("message", "").startswith("task expired: its TTL (1.5s, tasks.ttl) passed before the command finished"),
+        f"error {error!r}",
+    )
+    check(group_members(pgid) == [], f"group {pgid} outlived the TTL: {group_members(pgid)}")
+    print(f"expired: {error['message']}")
+
+
+async def off(c: mcp.Client) -> None:
+    caps = c.server_capabilities
+    extensions = getattr(caps, "extensions", None) or {}
+    check(EXTENSION not in extensions, f"the extension is declared: {caps!r}")
+    result = await c.session.call_tool("ticker", ticker(4, "250ms"), allow_claimed=True)
+    check(isinstance(result, types.CallToolResult), f"a task although tasks are off: {result!r}")
+    check("tick 4/4" in command_result(result, "ticker")["output"], "the call did not run to its end")
+    print("off: answered directly, the extension not declared")
+
+
 async def confirm(c: mcp.Client) -> None:
     session = c.session
     created = await session.call_tool("tags_confirm", {**PROFILE, "value": "v"}, allow_claimed=True)
@@ -323,12 +354,13 @@ async def main(args: argparse.Namespace) -> None:
         elicitation_callback=approve_never if args.scenario == "confirm" else None,
     ) as c:
         print(f"protocol: {c.protocol_version}")
-        await {"lifecycle": lifecycle, "full": full, "confirm": confirm, "progress": progress}[args.scenario](c)
+        scenarios = {"lifecycle": lifecycle, "full": full, "confirm": confirm, "expiry": expiry, "off": off}
+        await {**scenarios, "progress": progress}[args.scenario](c)
 
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--url", required=True)
     p.add_argument("--mode", default="auto")
-    p.add_argument("--scenario", required=True, choices=["lifecycle", "full", "confirm", "progress"])
+    p.add_argument("--scenario", required=True, choices=["lifecycle", "full", "confirm", "expiry", "off", "progress"])
     run(main, p.parse_args())

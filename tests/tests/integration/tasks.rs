@@ -55,6 +55,22 @@ fn python_sdk_a_gated_call_asks_for_approval_inside_its_task() -> Result<()> {
 }
 
 #[test]
+fn python_sdk_a_task_still_running_at_its_ttl_is_killed_and_failed() -> Result<()> {
+    scenario(
+        "expiry",
+        "2026-07-28",
+        &["--task-after", "300ms", "--task-ttl", "1500ms"],
+    )?;
+    Ok(())
+}
+
+#[test]
+fn python_sdk_no_tasks_declares_no_extension_and_answers_on_the_request() -> Result<()> {
+    scenario("off", "2026-07-28", &["--no-tasks"])?;
+    Ok(())
+}
+
+#[test]
 fn python_sdk_progress_arrives_in_order_on_the_request_stream_2026_07_28() -> Result<()> {
     scenario("progress", "2026-07-28", &[])?;
     Ok(())

@@ -162,7 +162,8 @@ pub(crate) async fn wait(
                     Ok(task) => {
                         guard.0 = None;
                         tracing::info!(tool, task = %task.task_id, "Became a task after {}", duration::format(after));
-                        supervise(Arc::clone(store), task.task_id.clone(), handle, stop);
+                        let deadline = tokio::time::Instant::now() + store.settings().ttl;
+                        supervise(Arc::clone(store), task.task_id.clone(), handle, stop, deadline);
                         return CreateTaskResult::new(task).into();
                     }
                     Err(full) => {
@@ -214,10 +215,11 @@ pub(crate) fn ask(
         .map_err(|full| full.explain(ttl))?;
     let id = task.task_id.clone();
     let store = Arc::clone(store);
+    let deadline = tokio::time::Instant::now() + ttl;
     tokio::spawn(async move {
         let answer = tokio::select! {
             answer = answered => answer.ok(),
-            () = tokio::time::sleep(ttl) => {
+            () = tokio::time::sleep_until(deadline) => {
                 store.settle(&id, expired(ttl, "while waiting for approval; nothing ran"), "expired".into());
                 return;
             }
@@ -237,20 +239,26 @@ pub(crate) fn ask(
             }
             Decision::Run(running) => {
                 store.running(&id, Arc::clone(&running.stop), running.live);
-                supervise(store, id, running.handle, running.stop);
+                supervise(store, id, running.handle, running.stop, deadline);
             }
         }
     });
     Ok(CreateTaskResult::new(task).into())
 }
 
-/// Waits for a task's job, bounded by the task's TTL, and records how it ended.
-fn supervise(store: Arc<Store>, id: String, mut handle: JoinHandle<Ran>, stop: Arc<Stop>) {
+/// Waits for a task's job until the task's TTL ends at `deadline`, and records how it ended.
+fn supervise(
+    store: Arc<Store>,
+    id: String,
+    mut handle: JoinHandle<Ran>,
+    stop: Arc<Stop>,
+    deadline: tokio::time::Instant,
+) {
     let ttl = store.settings().ttl;
     tokio::spawn(async move {
         let ran = tokio::select! {
             ran = &mut handle => ran,
-            () = tokio::time::sleep(ttl) => {
+            () = tokio::time::sleep_until(deadline) => {
                 stop.stop(CancelReason::TaskExpired);
                 handle.await
             }
