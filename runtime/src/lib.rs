@@ -11,6 +11,7 @@
 mod builtins;
 mod cli;
 mod contract;
+mod logging;
 mod mcp;
 mod process;
 mod transport;

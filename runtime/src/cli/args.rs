@@ -6,10 +6,10 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use crate::cli::clients::Client;
-use crate::cli::logging::LogFormat;
 use crate::cli::narrow::NarrowArgs;
 use crate::contract::spec::ConfirmMode;
 use crate::duration;
+use crate::logging::LogFormat;
 
 /// Command-line interface of a generated MCP server.
 #[derive(Debug, Parser)]

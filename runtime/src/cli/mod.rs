@@ -1,13 +1,12 @@
 //! The generated binary's command line ([`args`]) and its top level: answer the informational
 //! subcommands ([`print`], [`connect`], the contract's verify), or resolve the settings
 //! ([`settings`]) and serve until stopped ([`serve`]), with the start-up banner ([`banner`]),
-//! client entries ([`clients`]), logs ([`logging`]) and run-time narrowing ([`narrow`]).
+//! client entries ([`clients`]) and run-time narrowing ([`narrow`]).
 
 mod args;
 pub(crate) mod banner;
 pub(crate) mod clients;
 pub(crate) mod connect;
-pub(crate) mod logging;
 pub(crate) mod narrow;
 mod print;
 mod serve;
@@ -20,7 +19,8 @@ use clap::{CommandFactory, FromArgMatches};
 use crate::builtins;
 use crate::contract::spec::AppSpec;
 use crate::contract::verify;
-use crate::mcp::server::server_version;
+use crate::logging;
+use crate::mcp::state::server_version;
 
 use args::{Cli, KnowledgeCommand, Sub};
 use connect::ConfigRequest;

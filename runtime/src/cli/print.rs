@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use crate::JsonObject;
 use crate::contract::spec::{AppSpec, Run};
-use crate::mcp::server::server_version;
+use crate::mcp::state::server_version;
 use crate::mcp::tools;
 
 pub(super) fn print_tools(app: &'static AppSpec, json: bool) -> ExitCode {

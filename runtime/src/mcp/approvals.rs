@@ -291,7 +291,7 @@ async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R) -> Result
 
 /// Server-chosen text made safe and short for a message.
 fn shown(text: &str) -> String {
-    crate::cli::logging::label(text)
+    crate::logging::label(text)
 }
 
 #[cfg(test)]

@@ -18,12 +18,12 @@ use tokio::sync::SemaphorePermit;
 
 use crate::JsonObject;
 use crate::builtins;
-use crate::cli::logging::{cap_line, label};
 use crate::contract::spec::{ArgvFn, Builtin, Run, ToolSpec};
 use crate::duration;
+use crate::logging::{cap_line, label};
 use crate::mcp::arg_errors;
 use crate::mcp::confirm::{Call, Gate};
-use crate::mcp::server::{ServerState, client_name};
+use crate::mcp::state::{ServerState, client_name};
 use crate::mcp::tasks::live::Live;
 use crate::mcp::tasks::{Decision, Ran, Running, Stop};
 use crate::process::cmdline::{self, go_quote};

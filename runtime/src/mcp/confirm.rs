@@ -26,8 +26,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
-use crate::cli::logging::cap_line;
 use crate::contract::spec::ConfirmMode;
+use crate::logging::cap_line;
 use crate::mcp::request_state::{Refusal, RequestStates};
 use crate::process::cmdline::go_quote;
 use crate::transport::intake::Declared;
@@ -103,10 +103,8 @@ pub(crate) fn reach(context: &RequestContext<RoleServer>) -> Reach {
         && let Some(declared) = declared(context)
     {
         return match declared {
-            Declared::Known(record) => match record.reach() {
-                Reach::None => Reach::None,
-                _ => Reach::Stranded,
-            },
+            Declared::Known(record) if record.declared_elicitation() => Reach::Stranded,
+            Declared::Known(_) => Reach::None,
             Declared::Unknown => Reach::Unknown,
         };
     }

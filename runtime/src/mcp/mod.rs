@@ -10,5 +10,6 @@ pub(crate) mod call;
 pub(crate) mod confirm;
 pub(crate) mod request_state;
 pub(crate) mod server;
+pub(crate) mod state;
 pub(crate) mod tasks;
 pub(crate) mod tools;

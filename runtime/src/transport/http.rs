@@ -29,9 +29,6 @@ use crate::transport::auth::{self, Auth};
 use crate::transport::intake;
 use crate::transport::sessions::{self, CappedSessions};
 
-/// Largest request body accepted (413 beyond). A `tools/call` is a few KiB at most.
-pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
-
 /// The time a client has to send a request's headers.
 pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -66,7 +63,7 @@ pub(crate) fn router(
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_allowed_origins(options.allowed_origins.clone())
         .enforce_origin_validation()
-        .with_max_request_body_bytes(MAX_BODY_BYTES)
+        .with_max_request_body_bytes(intake::MAX_BODY_BYTES)
         .with_legacy_session_mode(!options.stateless)
         .with_cancellation_token(shutdown.child_token());
     let router = if options.stateless {
