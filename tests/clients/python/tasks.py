@@ -19,6 +19,10 @@ Scenarios (`--scenario`):
              that asks for approval (input_required); `tasks/update` approves and it completes
   expiry     with `--task-ttl 1500ms`, a task still running at its TTL is killed and `failed`
   off        with `--no-tasks`, the extension is not declared and a slow call answers directly
+  v1         a 2025-11-25 client using the experimental tasks of that revision (`params.task`,
+             `tasks/list`), which rmcp 3.11 does not serve: the call answers on its request and
+             `tasks/list` is -32601 (typed requests through the SDK session; the SDK has no API
+             for them either)
   progress   a call with a progress token gets notifications about once a second, progress
              strictly increasing, the latest output line as message, none after the result
              (`--mode legacy` and `--mode 2026-07-28`: both eras)
@@ -291,6 +295,39 @@ async def off(c: mcp.Client) -> None:
     print("off: answered directly, the extension not declared")
 
 
+class V1CallParams(mcp_types.RequestParams):
+    name: str
+    arguments: dict[str, Any]
+    task: dict[str, Any]
+
+
+class V1Call(mcp_types.Request[V1CallParams, Literal["tools/call"]]):
+    method: Literal["tools/call"] = "tools/call"
+    params: V1CallParams
+
+
+class V1ListParams(mcp_types.RequestParams):
+    pass
+
+
+class V1List(mcp_types.Request[V1ListParams, Literal["tasks/list"]]):
+    method: Literal["tasks/list"] = "tasks/list"
+    params: V1ListParams
+
+
+async def v1(c: mcp.Client) -> None:
+    check(c.protocol_version == "2025-11-25", f"negotiated {c.protocol_version}")
+    params = V1CallParams(name="ticker", arguments=ticker(3, "300ms"), task={"ttl": 60000})
+    result = await c.session.send_request(V1Call(params=params), types.CallToolResult)
+    check("tick 3/3" in command_result(result, "v1 call")["output"], "the call did not run to its end")
+    try:
+        await c.session.send_request(V1List(params=V1ListParams()), Ack)
+        raise AssertionError("tasks/list was answered")
+    except MCPError as error:
+        check(error.error.code == -32601, f"tasks/list code {error.error.code}: {error.error.message}")
+    print("v1: params.task ignored (answered on the request), tasks/list -32601")
+
+
 async def confirm(c: mcp.Client) -> None:
     session = c.session
     created = await session.call_tool("tags_confirm", {**PROFILE, "value": "v"}, allow_claimed=True)
@@ -341,7 +378,7 @@ async def progress(c: mcp.Client) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
-    extensions = [] if args.scenario == "progress" else [Tasks()]
+    extensions = [] if args.scenario in ("progress", "v1") else [Tasks()]
 
     async def approve_never(_ctx: Any, _params: Any) -> types.ElicitResult:
         raise AssertionError("asked by elicitation/create, not through the task")
@@ -354,7 +391,7 @@ async def main(args: argparse.Namespace) -> None:
         elicitation_callback=approve_never if args.scenario == "confirm" else None,
     ) as c:
         print(f"protocol: {c.protocol_version}")
-        scenarios = {"lifecycle": lifecycle, "full": full, "confirm": confirm, "expiry": expiry, "off": off}
+        scenarios = {"lifecycle": lifecycle, "full": full, "confirm": confirm, "expiry": expiry, "off": off, "v1": v1}
         await {**scenarios, "progress": progress}[args.scenario](c)
 
 
@@ -362,5 +399,5 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--url", required=True)
     p.add_argument("--mode", default="auto")
-    p.add_argument("--scenario", required=True, choices=["lifecycle", "full", "confirm", "expiry", "off", "progress"])
+    p.add_argument("--scenario", required=True, choices=["lifecycle", "full", "confirm", "expiry", "off", "v1", "progress"])
     run(main, p.parse_args())

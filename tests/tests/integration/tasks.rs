@@ -71,6 +71,12 @@ fn python_sdk_no_tasks_declares_no_extension_and_answers_on_the_request() -> Res
 }
 
 #[test]
+fn a_2025_11_25_experimental_task_request_is_answered_as_a_plain_call() -> Result<()> {
+    scenario("v1", "legacy", &["--task-after", "300ms"])?;
+    Ok(())
+}
+
+#[test]
 fn python_sdk_progress_arrives_in_order_on_the_request_stream_2026_07_28() -> Result<()> {
     scenario("progress", "2026-07-28", &[])?;
     Ok(())
