@@ -8,6 +8,7 @@ pub(crate) mod approvals;
 pub(crate) mod arg_errors;
 pub(crate) mod call;
 pub(crate) mod confirm;
+pub(crate) mod job;
 pub(crate) mod request_state;
 pub(crate) mod server;
 pub(crate) mod state;
