@@ -353,7 +353,19 @@ pub struct McpConfig {
     pub stateless: bool,
     /// fiskgen: extra environment variables scrubbed from every child process.
     pub scrub_env: Vec<String>,
+    /// fiskgen: serve the tools' help and the cheat sheets as resources (docs/resources.md).
+    pub resources: bool,
+    /// fiskgen: serve the cheats as prompts.
+    pub prompts: bool,
+    /// fiskgen: items per page of `resources/list`, `resources/templates/list` and
+    /// `prompts/list` (1 to 1000, default 50).
+    pub list_page_size: u32,
 }
+
+/// The default of `list_page_size`.
+pub const DEFAULT_PAGE_SIZE: u32 = 50;
+/// The largest `list_page_size`.
+pub const MAX_PAGE_SIZE: u32 = 1000;
 
 impl Default for McpConfig {
     fn default() -> Self {
@@ -371,6 +383,9 @@ impl Default for McpConfig {
             auth: None,
             stateless: false,
             scrub_env: Vec::new(),
+            resources: true,
+            prompts: true,
+            list_page_size: DEFAULT_PAGE_SIZE,
         }
     }
 }

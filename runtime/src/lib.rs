@@ -23,6 +23,7 @@ mod clients;
 mod cmdline;
 mod confirm;
 mod connect;
+mod docs;
 mod exec;
 mod http;
 mod intake;

@@ -11,10 +11,12 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SetLevelRequestMethod, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod,
+    CompleteRequestParams, CompleteResult, ContentBlock, DiscoverResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SetLevelRequestMethod, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -23,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::builtins::Builtins;
 use crate::confirm::{self, Confirmer, Reach};
+use crate::docs::Docs;
 use crate::exec::ProcessGroups;
 use crate::logging::label;
 use crate::spec::{AppSpec, ConfirmMode};
@@ -59,6 +62,8 @@ pub(crate) struct ServerState {
     /// Set once a request has been answered; the background check of the application waits
     /// for it (see `verify.rs`).
     pub(crate) first_answer: FirstAnswer,
+    /// The resources, prompts and completions made from the application's help.
+    pub(crate) docs: Docs,
     /// What `initialize` and `server/discover` say about us.
     info: ServerConfig,
     /// 2026-era clients already logged.
@@ -90,21 +95,24 @@ impl ServerState {
         builtins: Builtins,
         shutdown: CancellationToken,
     ) -> Self {
-        // Prompts and resources are declared and always empty, so generic clients (and the
-        // conformance suite) get empty lists and spec-shaped "not found" errors rather than
-        // -32601. `logging` is declared for legacy clients, which may send `logging/setLevel`;
-        // the server sends no log notifications (it logs to stderr), and `discover` leaves it
-        // out for 2026-07-28 clients, where logging is deprecated and setLevel removed.
+        let docs = Docs::new(app);
+        // Prompts and resources are declared even when there are none, so generic clients (and
+        // the conformance suite) get empty lists and spec-shaped "not found" errors rather than
+        // -32601 (docs/resources.md). `logging` is declared for legacy clients, which may send
+        // `logging/setLevel`; the server sends no log notifications (it logs to stderr), and
+        // `discover` leaves it out for 2026-07-28 clients, where logging is deprecated and
+        // setLevel removed.
         #[expect(
             deprecated,
             reason = "logging is deprecated (SEP-2577) but legacy clients use it"
         )]
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_prompts()
             .enable_resources()
             .enable_tools()
             .build();
+        crate::docs::declare(&docs, &mut capabilities);
         let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(app.identity, server_version(app)))
             // Offered to legacy clients that ask for a version we do not know.
@@ -124,6 +132,7 @@ impl ServerState {
             groups: ProcessGroups::default(),
             shutdown,
             first_answer: FirstAnswer::default(),
+            docs,
             info,
             noted: Mutex::new(HashSet::new()),
         }
@@ -208,6 +217,11 @@ pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
+/// The cursor of a list request.
+fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
+    request.and_then(|params| params.cursor.as_deref())
+}
+
 /// The rmcp handler.
 #[derive(Debug, Clone)]
 pub(crate) struct Handler {
@@ -282,6 +296,7 @@ impl ServerHandler for Handler {
         let mut info = self.get_info();
         // Deprecated in 2026-07-28, and `logging/setLevel` is gone: nothing to declare.
         info.capabilities.logging = None;
+        crate::docs::undeclare_legacy(&mut info.capabilities);
         self.state.first_answer.mark();
         Ok(DiscoverResult::from_server_info(
             ServerHandler::supported_protocol_versions(self).into_owned(),
@@ -306,18 +321,23 @@ impl ServerHandler for Handler {
         Ok(())
     }
 
-    async fn get_prompt(
+    async fn list_resources(
         &self,
-        request: GetPromptRequestParams,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.state.note_modern_client(&context);
+        let answer = self.state.docs.list_resources(cursor(request.as_ref()));
+        self.state.first_answer.mark();
+        answer
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        Err(ErrorData::invalid_params(
-            format!(
-                "unknown prompt: {:?} (this server has no prompts)",
-                request.name
-            ),
-            None,
-        ))
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.state.docs.list_templates(cursor(request.as_ref()))
     }
 
     async fn read_resource(
@@ -325,12 +345,54 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        // -32002 with the URI in `data` (2025-11-25); rmcp turns the code into -32602 for
-        // 2026-07-28 clients (SEP-2164).
-        Err(ErrorData::resource_not_found(
-            "Resource not found",
-            Some(serde_json::json!({ "uri": request.uri })),
-        ))
+        self.state.docs.read(&request.uri).map(Into::into)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state.docs.subscribe(&request.uri)
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state.docs.subscribe(&request.uri)
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.state.note_modern_client(&context);
+        self.state.docs.list_prompts(cursor(request.as_ref()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.state
+            .docs
+            .get_prompt(&request.name, request.arguments.as_ref())
+            .map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        if !self.state.docs.completes() {
+            return Err(ErrorData::method_not_found::<CompleteRequestMethod>());
+        }
+        self.state.docs.complete(&request)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
