@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, Builtin, DocsSpec, ConfirmMode, EmbeddingsSpec, FileAccess, Hints, KnowledgeSpec, Run, Settings,
-    ToolSpec,
+    AppSpec, Builtin, ConfirmMode, DocsSpec, EmbeddingsSpec, FileAccess, Hints, KnowledgeSpec, Run,
+    Settings, ToolSpec,
 };
 
 const READ_ONLY: Hints = Hints {

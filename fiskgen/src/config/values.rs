@@ -177,7 +177,10 @@ pub(super) fn read_page_size(r: &mut Reader, v: Value<'_>) -> Option<u32> {
     if !(1..=i64::from(MAX_PAGE_SIZE)).contains(&n) {
         r.invalid(
             v,
-            format!("invalid {} {n}: must be between 1 and {MAX_PAGE_SIZE}", v.path),
+            format!(
+                "invalid {} {n}: must be between 1 and {MAX_PAGE_SIZE}",
+                v.path
+            ),
         );
         return None;
     }

@@ -41,7 +41,10 @@ pub fn render_text(docs: &ir::Docs, width: usize) -> String {
     } else if docs.cheats.is_empty() {
         out.push_str("\nPrompts: none (the application declares no cheats).\n");
     } else {
-        let _ = writeln!(out, "\nPrompts (one per cheat; completion/complete offers the values shown):");
+        let _ = writeln!(
+            out,
+            "\nPrompts (one per cheat; completion/complete offers the values shown):"
+        );
         let rows: Vec<(String, String)> = docs
             .cheats
             .iter()
@@ -54,7 +57,10 @@ pub fn render_text(docs: &ir::Docs, width: usize) -> String {
                         values => format!("{}: {}", argument.name, values.join("|")),
                     })
                     .collect();
-                (format!("{}({})", cheat.label, arguments.join(", ")), cheat.description.clone())
+                (
+                    format!("{}({})", cheat.label, arguments.join(", ")),
+                    cheat.description.clone(),
+                )
             })
             .collect();
         table(&mut out, &rows, width);
@@ -64,7 +70,12 @@ pub fn render_text(docs: &ir::Docs, width: usize) -> String {
 
 /// Two columns, the first as wide as its widest entry (up to half the width).
 fn table(out: &mut String, rows: &[(String, String)], width: usize) {
-    let first = rows.iter().map(|(a, _)| a.chars().count()).max().unwrap_or(0).min(width / 2);
+    let first = rows
+        .iter()
+        .map(|(a, _)| a.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(width / 2);
     for (a, b) in rows {
         let line = format!("  {a:<first$}  {b}");
         let line: String = if line.chars().count() > width {

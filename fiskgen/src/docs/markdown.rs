@@ -18,7 +18,10 @@ pub(super) fn tool(app: &str, tool: &ir::Tool, command: Option<&model::Command>)
                     out.push_str(&format!("\n{text}\n"));
                 }
             }
-            out.push_str(&format!("\n## Usage\n\n```text\n{}\n```\n", usage(app, spec)));
+            out.push_str(&format!(
+                "\n## Usage\n\n```text\n{}\n```\n",
+                usage(app, spec)
+            ));
             let args: Vec<&model::Arg> = spec.args.iter().filter(|a| !a.hidden).collect();
             if !args.is_empty() {
                 out.push_str(
@@ -27,7 +30,11 @@ pub(super) fn tool(app: &str, tool: &ir::Tool, command: Option<&model::Command>)
                 );
                 for arg in args {
                     out.push_str(&row(&[
-                        format!("`{}`{}", arg.name, if arg.cumulative { " (repeatable)" } else { "" }),
+                        format!(
+                            "`{}`{}",
+                            arg.name,
+                            if arg.cumulative { " (repeatable)" } else { "" }
+                        ),
                         yes_no(arg.required),
                         defaults(&arg.default),
                         env(arg.envar.as_deref()),
@@ -53,7 +60,10 @@ pub(super) fn tool(app: &str, tool: &ir::Tool, command: Option<&model::Command>)
         }
         _ => {
             out.push_str(&format!("# {}\n\n", tool.title));
-            out.push_str(&format!("MCP tool: `{}` (built into the server)\n", tool.name));
+            out.push_str(&format!(
+                "MCP tool: `{}` (built into the server)\n",
+                tool.name
+            ));
             if !tool.description.trim().is_empty() {
                 out.push_str(&format!("\n{}\n", tool.description.trim()));
             }
@@ -93,7 +103,10 @@ fn flags(out: &mut String, heading: &str, flags: &[model::Flag]) {
     for flag in flags {
         let mut name = format!("`--{}", flag.name);
         if !flag.boolean {
-            let holder = flag.place_holder.clone().unwrap_or_else(|| flag.name.to_uppercase());
+            let holder = flag
+                .place_holder
+                .clone()
+                .unwrap_or_else(|| flag.name.to_uppercase());
             name.push_str(&format!("={holder}"));
         }
         name.push('`');
@@ -138,8 +151,14 @@ fn schema_arguments(out: &mut String, schema: &serde_json::Map<String, Value>) {
         "\n## Arguments\n\n| Argument | Type | Required | Description |\n|---|---|---|---|\n",
     );
     for (name, property) in properties {
-        let kind = property.get("type").and_then(Value::as_str).unwrap_or("any");
-        let help = property.get("description").and_then(Value::as_str).unwrap_or("");
+        let kind = property
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("any");
+        let help = property
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         out.push_str(&row(&[
             format!("`{name}`"),
             kind.to_string(),
@@ -161,16 +180,25 @@ fn defaults(values: &[String]) -> String {
     if values.is_empty() {
         return String::new();
     }
-    values.iter().map(|v| format!("`{}`", cell(v))).collect::<Vec<_>>().join(", ")
+    values
+        .iter()
+        .map(|v| format!("`{}`", cell(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn env(var: Option<&str>) -> String {
-    var.filter(|v| !v.is_empty()).map(|v| format!("`{v}`")).unwrap_or_default()
+    var.filter(|v| !v.is_empty())
+        .map(|v| format!("`{v}`"))
+        .unwrap_or_default()
 }
 
 /// Text safe inside a table cell: one line, `|` escaped.
 fn cell(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").replace('|', "\\|")
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('|', "\\|")
 }
 
 /// A code block that no backtick run inside `text` can close.

@@ -69,7 +69,10 @@ fn summary(tool: &ir::Tool, command: Option<&model::Command>) -> String {
 }
 
 /// The command at `path`.
-pub(crate) fn find<'m>(model: &'m model::Application, path: &[String]) -> Option<&'m model::Command> {
+pub(crate) fn find<'m>(
+    model: &'m model::Application,
+    path: &[String],
+) -> Option<&'m model::Command> {
     let (first, rest) = path.split_first()?;
     let mut command = model.commands.iter().find(|c| &c.name == first)?;
     for segment in rest {
@@ -145,7 +148,9 @@ fn cheats(
                 };
                 let scope = tools
                     .iter()
-                    .filter(|t| matches!(&t.kind, ToolKind::Command(c) if c.command.starts_with(&path)))
+                    .filter(
+                        |t| matches!(&t.kind, ToolKind::Command(c) if c.command.starts_with(&path)),
+                    )
                     .collect();
                 (tool, scope)
             }
@@ -178,9 +183,15 @@ fn argument(name: &str, scope: &[&ir::Tool]) -> CheatArgument {
         let ToolKind::Command(command) = &tool.kind else {
             continue;
         };
-        let flag = command.flags.iter().chain(&command.globals).find(|f| f.name == name);
+        let flag = command
+            .flags
+            .iter()
+            .chain(&command.globals)
+            .find(|f| f.name == name);
         let arg = command.args.iter().find(|a| a.name == name);
-        let help = flag.map(|f| f.help.as_str()).or(arg.map(|a| a.help.as_str()));
+        let help = flag
+            .map(|f| f.help.as_str())
+            .or(arg.map(|a| a.help.as_str()));
         if help.is_none() {
             continue;
         }
@@ -214,7 +225,11 @@ fn enum_values(schema: &Map<String, Value>, name: &str) -> Vec<String> {
         .map(|values| {
             values
                 .iter()
-                .map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string())
+                })
                 .collect()
         })
         .unwrap_or_default()

@@ -15,7 +15,8 @@ pub(super) fn docs_rs(docs: &ir::Docs) -> TokenStream {
     );
     let page_size = Literal::u32_unsuffixed(docs.page_size);
     let help = docs.help.iter().map(|help| {
-        let (tool, title, summary, markdown) = (&help.tool, &help.title, &help.summary, &help.markdown);
+        let (tool, title, summary, markdown) =
+            (&help.tool, &help.title, &help.summary, &help.markdown);
         quote! {
             rt::HelpSpec {
                 tool: #tool,

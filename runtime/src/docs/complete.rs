@@ -10,7 +10,10 @@ use super::{Docs, invalid, listing};
 
 impl Docs {
     /// The values that start with what the client typed so far, at most 100 (with the total).
-    pub(crate) fn complete(&self, request: &CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
+    pub(crate) fn complete(
+        &self,
+        request: &CompleteRequestParams,
+    ) -> Result<CompleteResult, ErrorData> {
         let argument = &request.argument;
         let candidates: Vec<&str> = match &request.r#ref {
             Reference::Prompt(reference) => {
@@ -54,7 +57,10 @@ impl Docs {
             .map(str::to_string)
             .collect();
         let total = matching.len();
-        let shown: Vec<String> = matching.into_iter().take(CompletionInfo::MAX_VALUES).collect();
+        let shown: Vec<String> = matching
+            .into_iter()
+            .take(CompletionInfo::MAX_VALUES)
+            .collect();
         let has_more = shown.len() < total;
         let info = CompletionInfo::with_pagination(shown, u32::try_from(total).ok(), has_more)
             .map_err(|error| ErrorData::internal_error(error, None))?;

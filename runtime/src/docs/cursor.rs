@@ -82,7 +82,11 @@ mod tests {
         ] {
             let error = page("resources/list", &items, 3, Some(&bad)).expect_err(&bad);
             assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{bad}");
-            assert!(error.message.contains("invalid cursor"), "{}", error.message);
+            assert!(
+                error.message.contains("invalid cursor"),
+                "{}",
+                error.message
+            );
         }
         assert!(page("resources/list", &items, 3, Some(&next)).is_ok());
     }

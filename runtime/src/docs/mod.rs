@@ -95,7 +95,11 @@ impl Docs {
         };
         let (prompts, cheats) = if spec.prompts {
             let prompts = spec.cheats.iter().map(prompt).collect();
-            let cheats = spec.cheats.iter().map(|cheat| (cheat.label, cheat)).collect();
+            let cheats = spec
+                .cheats
+                .iter()
+                .map(|cheat| (cheat.label, cheat))
+                .collect();
             (prompts, cheats)
         } else {
             (Vec::new(), HashMap::new())
@@ -175,7 +179,12 @@ fn listing<'a>(names: impl Iterator<Item = &'a str>) -> String {
     if names.is_empty() {
         return "none".to_string();
     }
-    let mut shown = names.iter().take(20).copied().collect::<Vec<_>>().join(", ");
+    let mut shown = names
+        .iter()
+        .take(20)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
     if names.len() > 20 {
         shown.push_str(&format!(" and {} more", names.len() - 20));
     }

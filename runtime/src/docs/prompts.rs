@@ -14,7 +14,10 @@ pub(crate) const MAX_ARGUMENT_BYTES: usize = 4096;
 
 impl Docs {
     /// One page of prompts.
-    pub(crate) fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, ErrorData> {
+    pub(crate) fn list_prompts(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListPromptsResult, ErrorData> {
         let (items, next) = cursor::page("prompts/list", &self.prompts, self.page_size, cursor)?;
         let mut result = ListPromptsResult::with_all_items(items);
         result.next_cursor = next;

@@ -66,9 +66,7 @@ impl Docs {
                 crate::logging::label(&tool),
                 super::listing(self.help.iter().map(|help| help.tool))
             ),
-            None if self.resources.is_empty() => {
-                ": this server offers no resources".to_string()
-            }
+            None if self.resources.is_empty() => ": this server offers no resources".to_string(),
             None => " (resources/list names every URI this server offers)".to_string(),
         };
         ErrorData::resource_not_found(

@@ -27,10 +27,7 @@ const fn tool(name: &'static str) -> ToolSpec {
         hints: Hints::NONE,
         confirm: None,
         input_schema: "{}",
-        run: Run::Command {
-            command: &[],
-            argv,
-        },
+        run: Run::Command { command: &[], argv },
     }
 }
 
@@ -139,13 +136,23 @@ fn only_served_tools_have_help_and_every_listed_uri_reads_back() {
 #[test]
 fn unknown_uris_are_not_found_with_the_uri_in_data() {
     let docs = Docs::new(&APP);
-    for uri in ["nats-cli://help/stream_rm", "nats-cli://nothing", "file:///etc/passwd"] {
+    for uri in [
+        "nats-cli://help/stream_rm",
+        "nats-cli://nothing",
+        "file:///etc/passwd",
+    ] {
         let error = docs.read(uri).expect_err(uri);
         assert_eq!(error.code, ErrorCode::RESOURCE_NOT_FOUND);
         assert_eq!(error.data, Some(json!({ "uri": uri })));
     }
-    let error = docs.read("nats-cli://help/stream_rm").expect_err("unserved");
-    assert!(error.message.contains("serves no tool \"stream_rm\""), "{}", error.message);
+    let error = docs
+        .read("nats-cli://help/stream_rm")
+        .expect_err("unserved");
+    assert!(
+        error.message.contains("serves no tool \"stream_rm\""),
+        "{}",
+        error.message
+    );
     assert!(docs.subscribe("nats-cli://stream").is_ok());
     assert!(docs.subscribe("nats-cli://nothing").is_err());
 }
@@ -160,14 +167,20 @@ fn prompts_fill_given_placeholders_and_embed_the_tools_help() {
     let ContentBlock::Text(text) = &result.messages[0].content else {
         panic!("first message is not text");
     };
-    assert_eq!(text.text, "# info\nnats stream info ORDERS --output <format>");
+    assert_eq!(
+        text.text,
+        "# info\nnats stream info ORDERS --output <format>"
+    );
     let ContentBlock::Resource(embedded) = &result.messages[1].content else {
         panic!("second message is not a resource");
     };
     let ResourceContents::TextResourceContents { uri, text, .. } = &embedded.resource else {
         panic!("not text");
     };
-    assert_eq!((uri.as_str(), text.as_str()), ("nats-cli://help/stream_info", "# stream info\n"));
+    assert_eq!(
+        (uri.as_str(), text.as_str()),
+        ("nats-cli://help/stream_info", "# stream info\n")
+    );
 }
 
 #[test]
@@ -175,15 +188,22 @@ fn bad_prompt_requests_get_specific_invalid_params_errors() {
     let docs = Docs::new(&APP);
     let error = docs.get_prompt("streams", None).expect_err("unknown");
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
-    assert_eq!(error.message, "unknown prompt: \"streams\" (its prompts: stream)");
+    assert_eq!(
+        error.message,
+        "unknown prompt: \"streams\" (its prompts: stream)"
+    );
     let arguments = json!({ "bucket": "x" });
-    let error = docs.get_prompt("stream", arguments.as_object()).expect_err("argument");
+    let error = docs
+        .get_prompt("stream", arguments.as_object())
+        .expect_err("argument");
     assert_eq!(
         error.message,
         "prompt \"stream\" has no argument \"bucket\"; its arguments: stream, format"
     );
     let long = json!({ "stream": "x".repeat(5000) });
-    let error = docs.get_prompt("stream", long.as_object()).expect_err("long");
+    let error = docs
+        .get_prompt("stream", long.as_object())
+        .expect_err("long");
     assert!(error.message.contains("at most 4096"), "{}", error.message);
 }
 
@@ -201,8 +221,14 @@ fn complete(reference: Reference, name: &str, value: &str) -> Result<Vec<String>
 #[test]
 fn completions_offer_served_tool_names_and_argument_values_by_prefix() {
     let template = Reference::for_resource("nats-cli://help/{tool}");
-    assert_eq!(complete(template.clone(), "tool", "").unwrap(), ["stream_info", "stream_ls"]);
-    assert_eq!(complete(template, "tool", "stream_l").unwrap(), ["stream_ls"]);
+    assert_eq!(
+        complete(template.clone(), "tool", "").unwrap(),
+        ["stream_info", "stream_ls"]
+    );
+    assert_eq!(
+        complete(template, "tool", "stream_l").unwrap(),
+        ["stream_ls"]
+    );
     let prompt = Reference::for_prompt("stream");
     assert_eq!(complete(prompt.clone(), "format", "t").unwrap(), ["Text"]);
     assert!(complete(prompt, "stream", "").unwrap().is_empty());
@@ -215,7 +241,12 @@ fn completing_an_unknown_argument_names_the_known_ones() {
         error,
         "prompt \"stream\" has no argument \"bucket\" to complete; its arguments: stream, format"
     );
-    let error = complete(Reference::for_resource("nats-cli://help/{tool}"), "name", "").unwrap_err();
+    let error = complete(
+        Reference::for_resource("nats-cli://help/{tool}"),
+        "name",
+        "",
+    )
+    .unwrap_err();
     assert!(error.contains("has no variable \"name\""), "{error}");
     let error = complete(Reference::for_resource("nats-cli://x/{y}"), "y", "").unwrap_err();
     assert!(error.starts_with("unknown resource template"), "{error}");

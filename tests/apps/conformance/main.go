@@ -40,6 +40,11 @@ func build() *fisk.Application {
 		return nil
 	})
 
+	app.Command("test_reconnection", "Answer at once (the SSE polling scenario's tool)").Action(func(*fisk.ParseContext) error {
+		fmt.Println("reconnected")
+		return nil
+	})
+
 	app.Command("test_error_handling", "Always fail with an error message").Action(func(*fisk.ParseContext) error {
 		fmt.Fprintln(os.Stderr, "This tool intentionally returns an error for testing")
 		os.Exit(1)

@@ -27,6 +27,7 @@ import mcp.types as types  # noqa: E402
 # The tools of the conformance fixture app, in serving order.
 TOOLS = [
     "test_simple_text",
+    "test_reconnection",
     "test_error_handling",
     "test_tool_with_progress",
     "test_logging_tool",

@@ -19,6 +19,12 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
             markdown: "# conformance test_simple_text\n\nMCP tool: `test_simple_text`\n\nPrint a simple text response\n\n## Usage\n\n```text\nconformance test_simple_text\n```\n",
         },
         rt::HelpSpec {
+            tool: "test_reconnection",
+            title: "test_reconnection",
+            summary: "Answer at once (the SSE polling scenario's tool)",
+            markdown: "# conformance test_reconnection\n\nMCP tool: `test_reconnection`\n\nAnswer at once (the SSE polling scenario's tool)\n\n## Usage\n\n```text\nconformance test_reconnection\n```\n",
+        },
+        rt::HelpSpec {
             tool: "test_error_handling",
             title: "test_error_handling",
             summary: "Always fail with an error message",

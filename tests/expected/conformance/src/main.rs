@@ -23,9 +23,9 @@ static APP: rt::AppSpec = rt::AppSpec {
         path: "conformance",
         name: "conformance",
         version: Some("0.1.0"),
-        fingerprint: "3e90b199978e5b0cff763b73af8b4f29ccd9a3426065e609cc2d69bae83ff958",
+        fingerprint: "95ccc8796ff71de9492bd3ca738d5a99c092c5a92399e330c561da49cb69e452",
         output_digest: Some(
-            "4f0fabf9f7e18093fda6eed2fa751e2aa8c245b78ec08d9d0979c94cf016cc0a",
+            "65b42b07e6dc0e1671bcd5f4fe20ec408f50e3343e678fcdfaa9506e395d85ce",
         ),
         serving: SERVING,
         commands: COMMANDS,
@@ -143,6 +143,12 @@ const COMMANDS: &[rt::CommandPrint] = &[
         tool: Some("test_prompt_with_embedded_resource"),
         structure: "986179c4412c93b935a1f916f6c4fedd25fa27e67f12b2f6482b6abc12c55b28",
         help: "d457d8f7169b7054ce3707cdb17de049198cfa1b2e4f130cb12a134071378046",
+    },
+    rt::CommandPrint {
+        path: "test_reconnection",
+        tool: Some("test_reconnection"),
+        structure: "9c4528131997b5519b9597da05681feb2887001263b6a2446bd097e3ae0cf836",
+        help: "e378205593504eddacf244049a0b89121ef80d5b8595c7d1b4cd543928700301",
     },
     rt::CommandPrint {
         path: "test_simple_text",

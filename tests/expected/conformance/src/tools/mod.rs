@@ -15,6 +15,7 @@ mod test_input_required_result_request_state;
 mod test_input_required_result_tampered_state;
 mod test_logging_tool;
 mod test_prompt_with_embedded_resource;
+mod test_reconnection;
 mod test_simple_text;
 mod test_streaming_elicitation;
 mod test_tool_with_progress;
@@ -24,6 +25,7 @@ use ::fiskgen_runtime::__private as rt;
 /// Every served tool, in serving order.
 pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &test_simple_text::TEST_SIMPLE_TEXT,
+    &test_reconnection::TEST_RECONNECTION,
     &test_error_handling::TEST_ERROR_HANDLING,
     &test_tool_with_progress::TEST_TOOL_WITH_PROGRESS,
     &test_logging_tool::TEST_LOGGING_TOOL,
