@@ -222,21 +222,24 @@ fn complete(reference: Reference, name: &str, value: &str) -> Result<Vec<String>
 fn completions_offer_served_tool_names_and_argument_values_by_prefix() {
     let template = Reference::for_resource("nats-cli://help/{tool}");
     assert_eq!(
-        complete(template.clone(), "tool", "").unwrap(),
+        complete(template.clone(), "tool", "").expect("values"),
         ["stream_info", "stream_ls"]
     );
     assert_eq!(
-        complete(template, "tool", "stream_l").unwrap(),
+        complete(template, "tool", "stream_l").expect("values"),
         ["stream_ls"]
     );
     let prompt = Reference::for_prompt("stream");
-    assert_eq!(complete(prompt.clone(), "format", "t").unwrap(), ["Text"]);
-    assert!(complete(prompt, "stream", "").unwrap().is_empty());
+    assert_eq!(
+        complete(prompt.clone(), "format", "t").expect("values"),
+        ["Text"]
+    );
+    assert!(complete(prompt, "stream", "").expect("values").is_empty());
 }
 
 #[test]
 fn completing_an_unknown_argument_names_the_known_ones() {
-    let error = complete(Reference::for_prompt("stream"), "bucket", "").unwrap_err();
+    let error = complete(Reference::for_prompt("stream"), "bucket", "").expect_err("an error");
     assert_eq!(
         error,
         "prompt \"stream\" has no argument \"bucket\" to complete; its arguments: stream, format"
@@ -246,11 +249,12 @@ fn completing_an_unknown_argument_names_the_known_ones() {
         "name",
         "",
     )
-    .unwrap_err();
+    .expect_err("an error");
     assert!(error.contains("has no variable \"name\""), "{error}");
-    let error = complete(Reference::for_resource("nats-cli://x/{y}"), "y", "").unwrap_err();
+    let error =
+        complete(Reference::for_resource("nats-cli://x/{y}"), "y", "").expect_err("an error");
     assert!(error.starts_with("unknown resource template"), "{error}");
-    let error = complete(Reference::for_prompt("nope"), "x", "").unwrap_err();
+    let error = complete(Reference::for_prompt("nope"), "x", "").expect_err("an error");
     assert!(error.starts_with("unknown prompt"), "{error}");
 }
 
