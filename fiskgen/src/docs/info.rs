@@ -88,3 +88,56 @@ fn table(out: &mut String, rows: &[(String, String)], width: usize) {
         let _ = writeln!(out, "{}", line.trim_end());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn switched_off_features_name_their_key() {
+        let text = render_text(&ir::Docs::default(), 80);
+        assert!(
+            text.contains("Resources: off (expose.agent.mcp.resources: false)."),
+            "{text}"
+        );
+        assert!(
+            text.contains("Prompts: off (expose.agent.mcp.prompts: false)."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn prompts_show_their_arguments_and_completion_values() {
+        let docs = ir::Docs {
+            resources: true,
+            prompts: true,
+            page_size: 50,
+            cheats: vec![ir::Cheat {
+                label: "stream".into(),
+                uri: Some("nats://stream".into()),
+                description: "Work with streams".into(),
+                tool: None,
+                arguments: vec![ir::CheatArgument {
+                    name: "format".into(),
+                    description: String::new(),
+                    values: vec!["json".into(), "yaml".into()],
+                }],
+                text: String::new(),
+            }],
+            ..ir::Docs::default()
+        };
+        let text = render_text(&docs, 80);
+        assert!(
+            text.contains("0 tool help pages, 1 cheat sheets, 50 per page"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  nats://stream  cheat sheet: Work with streams"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  stream(format: json|yaml)  Work with streams"),
+            "{text}"
+        );
+    }
+}
