@@ -356,6 +356,13 @@ pub struct McpConfig {
     /// fiskgen: long calls as tasks (the tasks extension); `None` when switched off
     /// (`tasks: false`).
     pub tasks: Option<TaskConfig>,
+    /// fiskgen: serve the tools' help and the cheat sheets as resources (docs/resources.md).
+    pub resources: bool,
+    /// fiskgen: serve the cheats as prompts.
+    pub prompts: bool,
+    /// fiskgen: items per page of `resources/list`, `resources/templates/list` and
+    /// `prompts/list` (1 to 1000, default 50).
+    pub list_page_size: u32,
 }
 
 /// `expose.agent.mcp.tasks`: when a call becomes a task, and how many are kept for how long.
@@ -379,6 +386,11 @@ impl Default for TaskConfig {
     }
 }
 
+/// The default of `list_page_size`.
+pub const DEFAULT_PAGE_SIZE: u32 = 50;
+/// The largest `list_page_size`.
+pub const MAX_PAGE_SIZE: u32 = 1000;
+
 impl Default for McpConfig {
     fn default() -> Self {
         Self {
@@ -396,6 +408,9 @@ impl Default for McpConfig {
             stateless: false,
             scrub_env: Vec::new(),
             tasks: Some(TaskConfig::default()),
+            resources: true,
+            prompts: true,
+            list_page_size: DEFAULT_PAGE_SIZE,
         }
     }
 }

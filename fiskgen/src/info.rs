@@ -54,6 +54,9 @@ pub fn render_text(server: &ir::Server, width: usize) -> String {
             let _ = writeln!(out, "{}", truncate(line.trim_end(), width));
         }
     }
+    if server.application.is_some() || !server.docs.help.is_empty() {
+        out.push_str(&crate::docs::render_text(&server.docs, width));
+    }
     for (label, lines) in [("Warnings", &server.warnings), ("Notes", &server.notes)] {
         if !lines.is_empty() {
             let _ = writeln!(out, "\n{label}:");

@@ -112,11 +112,13 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .map(|tool| tool.name.clone())
             .collect(),
     });
+    let docs = crate::docs::docs(config, app.map(|app| app.model), &selection.tools);
     Ok(ir::Server {
         identity: config.identity.clone(),
         application,
         tools: selection.tools,
         global_flags,
+        docs,
         notes: selection.notes,
         warnings: selection.warnings,
         tasks,

@@ -135,6 +135,9 @@ fn the_full_example_reads_into_every_field() {
             stateless: false,
             scrub_env: vec!["NATS_PASSWORD".to_string()],
             tasks: Some(TaskConfig::default()),
+            resources: true,
+            prompts: true,
+            list_page_size: 50,
         }
     );
     assert_eq!(
@@ -1082,6 +1085,31 @@ fn auth_names_exactly_one_token_source() {
             "{body}"
         );
     }
+}
+
+#[test]
+fn resources_and_prompts_can_be_switched_off_and_the_page_size_is_bounded() {
+    let config = ok(
+        "expose:\n  agent:\n    mcp:\n      resources: false\n      prompts: false\n      list_page_size: 7\n",
+    );
+    let mcp = mcp(&config);
+    assert!(!mcp.resources && !mcp.prompts);
+    assert_eq!(mcp.list_page_size, 7);
+    for bad in ["0", "1001", "-3"] {
+        let p = problem(&format!(
+            "expose: {{agent: {{mcp: {{list_page_size: {bad}}}}}}}\n"
+        ));
+        assert_eq!(p.path, "expose.agent.mcp.list_page_size");
+        assert_eq!(
+            p.message,
+            format!("invalid expose.agent.mcp.list_page_size {bad}: must be between 1 and 1000")
+        );
+    }
+    let p = problem("expose: {agent: {mcp: {prompts: off}}}\n");
+    assert_eq!(
+        p.message,
+        "expose.agent.mcp.prompts must be true or false, found \"off\""
+    );
 }
 
 #[test]

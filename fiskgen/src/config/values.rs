@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::MAX_PAGE_SIZE;
 use super::draft::{Draft, MAX_CONCURRENCY};
 use super::reader::{Reader, Text, Value};
 use super::yaml::{Kind, Pos};
@@ -208,6 +209,22 @@ pub(super) fn read_concurrency(r: &mut Reader, v: Value<'_>) -> Option<u32> {
         return None;
     }
     u32::try_from(n).ok().filter(|&n| n > 0)
+}
+
+/// `list_page_size`: 1..=[`MAX_PAGE_SIZE`]; `None` (the default) when unset or invalid.
+pub(super) fn read_page_size(r: &mut Reader, v: Value<'_>) -> Option<u32> {
+    let n = r.int(v)?;
+    if !(1..=i64::from(MAX_PAGE_SIZE)).contains(&n) {
+        r.invalid(
+            v,
+            format!(
+                "invalid {} {n}: must be between 1 and {MAX_PAGE_SIZE}",
+                v.path
+            ),
+        );
+        return None;
+    }
+    u32::try_from(n).ok()
 }
 
 /// `llm.budget` counts: validated only (agent-only).

@@ -97,6 +97,7 @@ pub(super) fn main_rs(
     quote! {
         #module_doc
 
+        mod docs;
         mod tools;
 
         use std::process::ExitCode;
@@ -111,6 +112,7 @@ pub(super) fn main_rs(
             application: #application,
             instructions: #instructions,
             tools: tools::TOOLS,
+            docs: &docs::DOCS,
             settings: #settings,
         };
 

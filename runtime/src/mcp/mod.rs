@@ -3,11 +3,14 @@
 //! and the confirmation gate ([`confirm`]) with its sealed request states ([`request_state`]) and
 //! the shared record of redeemed approvals ([`approvals`]); calls that outlast a moment: progress
 //! and tasks ([`tasks`]).
+//! the shared record of redeemed approvals ([`approvals`]); the resources, prompts and
+//! completions made from the application's help ([`docs`]).
 
 pub(crate) mod approvals;
 pub(crate) mod arg_errors;
 pub(crate) mod call;
 pub(crate) mod confirm;
+pub(crate) mod docs;
 pub(crate) mod job;
 pub(crate) mod request_state;
 pub(crate) mod server;

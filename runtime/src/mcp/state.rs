@@ -19,6 +19,7 @@ use crate::builtins::Builtins;
 use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::logging::label;
 use crate::mcp::confirm::{self, Confirmer, Reach};
+use crate::mcp::docs::Docs;
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
 
@@ -56,6 +57,8 @@ pub(crate) struct ServerState {
     pub(crate) first_answer: FirstAnswer,
     /// What `initialize` and `server/discover` say about us.
     pub(crate) info: ServerConfig,
+    /// The resources, prompts and completions made from the application's help.
+    pub(crate) docs: Docs,
     /// 2026-era clients already logged.
     noted: Mutex<HashSet<String>>,
 }
@@ -87,11 +90,13 @@ impl ServerState {
         builtins: Builtins,
         shutdown: CancellationToken,
     ) -> Self {
-        // Prompts and resources are declared and always empty, so generic clients (and the
-        // conformance suite) get empty lists and spec-shaped "not found" errors rather than
-        // -32601. `logging` is declared for legacy clients, which may send `logging/setLevel`;
-        // the server sends no log notifications (it logs to stderr), and `discover` leaves it
-        // out for 2026-07-28 clients, where logging is deprecated and setLevel removed.
+        let docs = Docs::new(app);
+        // Prompts and resources are declared even when there are none, so generic clients (and
+        // the conformance suite) get empty lists and spec-shaped "not found" errors rather than
+        // -32601 (docs/resources.md). `logging` is declared for legacy clients, which may send
+        // `logging/setLevel`; the server sends no log notifications (it logs to stderr), and
+        // `discover` leaves it out for 2026-07-28 clients, where logging is deprecated and
+        // setLevel removed.
         #[expect(
             deprecated,
             reason = "logging is deprecated (SEP-2577) but legacy clients use it"
@@ -110,6 +115,7 @@ impl ServerState {
                 .build()
                 .extensions;
         }
+        crate::mcp::docs::declare(&docs, &mut capabilities);
         let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(app.identity, server_version(app)))
             // Offered to legacy clients that ask for a version we do not know.
@@ -133,6 +139,7 @@ impl ServerState {
             shutdown,
             first_answer: FirstAnswer::default(),
             info,
+            docs,
             noted: Mutex::new(HashSet::new()),
         }
     }

@@ -8,6 +8,7 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 
+mod docs;
 mod tools;
 
 use std::process::ExitCode;
@@ -31,6 +32,7 @@ static APP: rt::AppSpec = rt::AppSpec {
     }),
     instructions: Some("The demo's read-only commands, and files and notes to read."),
     tools: tools::TOOLS,
+    docs: &docs::DOCS,
     settings: rt::Settings {
         port: 8080,
         address: "127.0.0.1",
