@@ -96,6 +96,7 @@ static APP: AppSpec = AppSpec {
         auth: None,
         stateless: false,
         scrub_env: &[],
+        tasks: None,
     },
 };
 
