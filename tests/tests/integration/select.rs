@@ -51,9 +51,10 @@ fn tool<'a>(server: &'a ir::Server, name: &str) -> &'a ir::Tool {
 fn every_visible_leaf_is_a_tool_named_by_its_path() {
     let server = serve("");
     let names = names(&server);
-    assert_eq!(names.len(), 64, "{names:?}");
+    assert_eq!(names.len(), 65, "{names:?}");
     for expected in [
         "ping",
+        "ticker",
         "types_numbers",
         "cluster_node_label_set",
         "cluster_node_list",
