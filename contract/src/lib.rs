@@ -8,6 +8,7 @@
 //! - [`duration`]: Go's duration syntax, parsed and formatted;
 //! - [`defaults`]: the settings a config may leave out (port, address, concurrency, timeouts);
 //! - [`identity`]: which identities name a server;
+//! - [`listing`]: the `tools/list` answer, computed at build time and served as bytes;
 //! - [`surface`]: the served surface of a server and the one drift verdict that `fiskgen check`
 //!   and `<binary> verify` both give (see `docs/drift.md`).
 //!
@@ -19,5 +20,6 @@ pub mod defaults;
 pub mod duration;
 pub mod identity;
 pub mod introspect;
+pub mod listing;
 pub mod model;
 pub mod surface;

@@ -353,6 +353,11 @@ pub struct McpConfig {
     pub stateless: bool,
     /// fiskgen: extra environment variables scrubbed from every child process.
     pub scrub_env: Vec<String>,
+    /// fiskgen: command tools declare an `outputSchema` and return `structuredContent`
+    /// (default on).
+    pub structured_output: bool,
+    /// fiskgen: tools per `tools/list` page (default 256).
+    pub page_size: usize,
 }
 
 impl Default for McpConfig {
@@ -371,6 +376,8 @@ impl Default for McpConfig {
             auth: None,
             stateless: false,
             scrub_env: Vec::new(),
+            structured_output: true,
+            page_size: fiskgen_contract::listing::DEFAULT_PAGE_SIZE,
         }
     }
 }

@@ -129,6 +129,7 @@ fn main() -> ExitCode {
         application: None,
         instructions: None,
         tools: Box::leak(tools.into_boxed_slice()),
+        listing: None,
         settings: Settings {
             port: 0,
             address: "",

@@ -288,6 +288,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
         }),
         instructions: Some("A fake application for tests."),
         tools: TOOLS,
+        listing: None,
         settings: Settings {
             port: 0,
             address: "",

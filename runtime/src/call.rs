@@ -353,7 +353,12 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
                     duration::elapsed(elapsed)
                 ),
             );
-            CallToolResult::structured(object).into()
+            if state.catalog.listing.structured_output {
+                CallToolResult::structured(object).into()
+            } else {
+                // `expose.agent.mcp.structured_output: false`: the same JSON, as text only.
+                CallToolResult::success(vec![ContentBlock::text(object.to_string())]).into()
+            }
         }
         Outcome::SpawnFailed(error) => {
             log_end(

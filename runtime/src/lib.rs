@@ -27,6 +27,9 @@ mod exec;
 mod http;
 mod intake;
 mod jwt;
+mod list_http;
+mod list_stdio;
+mod listing;
 mod logging;
 mod narrow;
 mod output;
@@ -54,6 +57,7 @@ pub mod __private {
     pub use crate::JsonObject;
     pub use crate::argv::{ArgValue, Argv, InvalidArguments, Positional, parse_arguments};
     pub use crate::cli::{main, main_with_notes};
+    pub use crate::listing::{ListingSpec, PageSpec};
     pub use crate::spec::*;
     pub use crate::values::{ByteSize, GoDuration, HexBytes};
 }

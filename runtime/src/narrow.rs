@@ -211,6 +211,7 @@ mod tests {
         application: None,
         instructions: None,
         tools: &[&LIST, &ADD, &DELETE],
+        listing: None,
         settings: Settings {
             port: 0,
             address: "",

@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use crate::builtins::Builtins;
 use crate::confirm::{self, Confirmer, Reach};
 use crate::exec::ProcessGroups;
+use crate::listing::Era;
 use crate::logging::label;
 use crate::spec::{AppSpec, ConfirmMode};
 use crate::tools::Catalog;
@@ -134,8 +135,12 @@ impl ServerState {
         if !confirm::is_modern(context) {
             return;
         }
-        let name = client_name(context);
-        let reach = confirm::reach(context);
+        self.note_modern(client_name(context), confirm::reach(context));
+    }
+
+    /// Logs the "connected" line of a 2026-era client named `name` the first time it is seen
+    /// (also for requests answered before they reach the handler).
+    pub(crate) fn note_modern(&self, name: String, reach: Reach) {
         let key = format!("{name}\0{reach:?}");
         {
             let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
@@ -219,6 +224,11 @@ impl Handler {
     pub(crate) fn new(state: Arc<ServerState>) -> Self {
         Self { state }
     }
+
+    /// What it shares with the transports' `tools/list` fast paths.
+    pub(crate) fn state(&self) -> &Arc<ServerState> {
+        &self.state
+    }
 }
 
 impl ServerHandler for Handler {
@@ -231,14 +241,19 @@ impl ServerHandler for Handler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // Most `tools/list` requests are answered as bytes before they get here
+        // (crate::listing); these are the rest, answered from the same pages.
         self.state.note_modern_client(&context);
-        if request.and_then(|params| params.cursor).is_some() {
-            // Everything fits in one page, so no cursor was ever issued.
-            return Err(ErrorData::invalid_params("invalid cursor", None));
-        }
-        let result = ListToolsResult::with_all_items(self.state.catalog.tools.clone());
+        let listing = &self.state.catalog.listing;
+        let page = listing.page(request.as_ref().and_then(|params| params.cursor.as_deref()))?;
+        let era = if confirm::is_modern(&context) {
+            Era::Modern
+        } else {
+            Era::Legacy
+        };
+        let result = listing.result(page, era);
         self.state.first_answer.mark();
-        Ok(result)
+        result
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -19,6 +19,8 @@ pub struct AppSpec {
     pub instructions: Option<&'static str>,
     /// Served tools, in serving order.
     pub tools: &'static [&'static ToolSpec],
+    /// The `tools/list` answer fiskgen computed for `tools` (`None`: joined at start).
+    pub listing: Option<&'static crate::listing::ListingSpec>,
     /// Settings fixed at build time; flags and the environment may override some of them.
     pub settings: Settings,
 }

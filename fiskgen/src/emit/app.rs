@@ -97,6 +97,7 @@ pub(super) fn main_rs(
     quote! {
         #module_doc
 
+        mod listing;
         mod tools;
 
         use std::process::ExitCode;
@@ -111,6 +112,7 @@ pub(super) fn main_rs(
             application: #application,
             instructions: #instructions,
             tools: tools::TOOLS,
+            listing: Some(&listing::LISTING),
             settings: #settings,
         };
 

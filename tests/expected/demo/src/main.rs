@@ -8,6 +8,7 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 
+mod listing;
 mod tools;
 
 use std::process::ExitCode;
@@ -33,6 +34,7 @@ static APP: rt::AppSpec = rt::AppSpec {
         "Tools for a small task list. Use task_list before task_add to avoid duplicates.",
     ),
     tools: tools::TOOLS,
+    listing: Some(&listing::LISTING),
     settings: rt::Settings {
         port: 8080,
         address: "127.0.0.1",
