@@ -7,16 +7,16 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// `tools/list`: 4 tool(s) in 1 page(s) of at most 256.
+/// `tools/list`: 4 tool(s) in 1 page(s) of at most 256, without structured output.
 pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     tools: 4,
     page_size: 256,
-    structured_output: true,
+    structured_output: false,
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
-            end: 2440,
+            end: 1448,
             cursor: None,
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
