@@ -1,0 +1,235 @@
+//! What the server prints to stderr when it starts: the served tools, where it listens, and
+//! client configuration ready to paste (fisk-ai reference 6.1, with a working URL for IPv6
+//! binds and entries for clients that start local servers over stdio).
+
+use std::fmt::Write as _;
+use std::net::{IpAddr, SocketAddr};
+
+use crate::cli::clients::{self, Transport};
+use crate::cli::connect;
+use crate::contract::spec::{AppSpec, ConfirmMode};
+
+/// The host to put in a URL for a listener: unspecified binds (`0.0.0.0`, `::`) are reached on
+/// `localhost`; IPv6 literals are bracketed.
+pub(crate) fn url_host(ip: IpAddr) -> String {
+    if ip.is_unspecified() {
+        return "localhost".into();
+    }
+    match ip {
+        IpAddr::V4(ip) => ip.to_string(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+    }
+}
+
+/// The MCP endpoint URL for a listener.
+pub(crate) fn endpoint(addr: SocketAddr) -> String {
+    format!("http://{}:{}/mcp", url_host(addr.ip()), addr.port())
+}
+
+/// `claude mcp add` for the HTTP endpoint.
+#[cfg(test)]
+fn claude_add_http(identity: &str, url: &str) -> String {
+    clients::entry(
+        clients::Client::ClaudeCode,
+        identity,
+        &Transport::Http(url.to_string()),
+        &clients::Credentials::None,
+    )
+}
+
+/// What is printed for an HTTP server: the tools, the endpoint, then every client's entry
+/// for it and for stdio (the same entries `<binary> config` prints).
+pub(crate) fn http(
+    app: &AppSpec,
+    version: &str,
+    addr: SocketAddr,
+    stdio_command: &[String],
+    notes: &[String],
+) -> String {
+    let url = endpoint(addr);
+    let mut out = served(app, version, &addr.to_string(), notes);
+    let _ = writeln!(out, "\nMCP endpoint: {url}");
+    let transports = [
+        Transport::Http(url),
+        Transport::Stdio(stdio_command.to_vec()),
+    ];
+    out.push_str(&clients::render_all(
+        app.identity,
+        &transports,
+        &connect::credentials(app),
+    ));
+    let _ = writeln!(
+        out,
+        "\n`{}-mcp config --client NAME` prints one entry (claude-code, claude-desktop, fx, \
+         vscode, json).",
+        app.identity
+    );
+    out
+}
+
+/// What is printed for a stdio server (on stderr; stdout carries the protocol).
+pub(crate) fn stdio(app: &AppSpec, version: &str, notes: &[String]) -> String {
+    served(app, version, "stdio", notes)
+}
+
+/// The headline, the tool list and the notes (the confirmation note first).
+fn served(app: &AppSpec, version: &str, place: &str, notes: &[String]) -> String {
+    let count = app.tools.len();
+    let mut out = format!(
+        "Serving {count} tool{} over MCP on {place} as {}/{version}\n",
+        if count == 1 { "" } else { "s" },
+        app.identity
+    );
+    for tool in app.tools {
+        let gate = tool
+            .confirm
+            .map(|trigger| format!("  (confirm: {trigger})"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  {}{gate}", tool.name);
+    }
+    for note in notes {
+        let _ = writeln!(out, "{note}");
+    }
+    out
+}
+
+/// How the server is reached, for the confirmation lines: who can be asked depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// `--stdio`.
+    Stdio,
+    /// HTTP with legacy sessions (and 2026-07-28 requests).
+    Sessions,
+    /// HTTP without sessions (`--stateless`).
+    Stateless,
+}
+
+/// `note: N exposed tool(s) require approval ...` with the effective confirmation mode when any
+/// tool is gated, then one line each for the clients that are asked, refused and run ungated on
+/// this transport; when `--confirm` set the mode, says so (and that it changes nothing when no
+/// tool is gated).
+pub(crate) fn confirm_note(
+    app: &AppSpec,
+    mode: ConfirmMode,
+    from_flag: bool,
+    transport: Reach,
+) -> Option<String> {
+    let gated = app
+        .tools
+        .iter()
+        .filter(|tool| tool.confirm.is_some())
+        .count();
+    let name = mode_name(mode);
+    if gated == 0 {
+        return from_flag.then(|| {
+            format!("note: --confirm {name} changes nothing: no exposed tool requires approval")
+        });
+    }
+    let summary = match mode {
+        ConfirmMode::Auto => "elicit-capable clients are asked, others run ungated",
+        ConfirmMode::Always => "elicit-capable clients are asked, others are refused",
+        ConfirmMode::Never => "they run ungated, approval is delegated to the client",
+    };
+    let source = if from_flag { ", set by --confirm" } else { "" };
+    let mut note = format!(
+        "note: {gated} exposed tool(s) require approval (ai:confirm or confirm_tags): {summary} \
+         (confirm_over_mcp={name}{source})"
+    );
+    for (who, clients) in who_is_asked(mode, transport) {
+        let _ = write!(note, "\n  {who}: {clients}");
+    }
+    Some(note)
+}
+
+/// Which clients are asked, refused and run ungated, in `mode` on `transport` (the same rules
+/// as the gate, docs/runtime.md "Confirmation").
+pub(crate) fn who_is_asked(
+    mode: ConfirmMode,
+    transport: Reach,
+) -> Vec<(&'static str, &'static str)> {
+    const DECLARING: &str = "clients that declare elicitation (2025 sessions: elicitation/create; \
+                             2026-07-28: an input-required result)";
+    const NOT_DECLARING: &str = "clients that declare no elicitation";
+    const STRANDED: &str = "2025-era clients that declare elicitation or whose initialize is \
+                            unknown (a stateless server cannot send them a request)";
+    let mut lines = Vec::new();
+    if mode == ConfirmMode::Never {
+        lines.push(("run ungated", "every client (confirm_over_mcp=never)"));
+        return lines;
+    }
+    let asked = match transport {
+        Reach::Stateless => {
+            "2026-07-28 clients that declare elicitation (an input-required result)"
+        }
+        Reach::Stdio | Reach::Sessions => DECLARING,
+    };
+    lines.push(("asked", asked));
+    match (mode, transport) {
+        (ConfirmMode::Always, Reach::Stateless) => {
+            lines.push(("refused", "every other client"));
+        }
+        (ConfirmMode::Always, _) => lines.push(("refused", NOT_DECLARING)),
+        (_, Reach::Stateless) => {
+            lines.push(("refused", STRANDED));
+            lines.push(("run ungated, with a warning", NOT_DECLARING));
+        }
+        _ => lines.push(("run ungated, with a warning", NOT_DECLARING)),
+    }
+    lines
+}
+
+/// A mode as written in the config and on the command line.
+fn mode_name(mode: ConfirmMode) -> &'static str {
+    match mode {
+        ConfirmMode::Auto => "auto",
+        ConfirmMode::Always => "always",
+        ConfirmMode::Never => "never",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(text: &str) -> SocketAddr {
+        text.parse().expect("socket address")
+    }
+
+    #[test]
+    fn the_confirmation_lines_name_who_is_asked_refused_and_ungated() {
+        let stateless = who_is_asked(ConfirmMode::Auto, Reach::Stateless);
+        assert_eq!(
+            stateless.iter().map(|(who, _)| *who).collect::<Vec<_>>(),
+            ["asked", "refused", "run ungated, with a warning"]
+        );
+        assert!(
+            stateless[1]
+                .1
+                .contains("2025-era clients that declare elicitation")
+        );
+        let sessions = who_is_asked(ConfirmMode::Auto, Reach::Sessions);
+        assert_eq!(sessions.len(), 2);
+        assert!(sessions[0].1.contains("elicitation/create"));
+        let always = who_is_asked(ConfirmMode::Always, Reach::Stdio);
+        assert_eq!(
+            always[1],
+            ("refused", "clients that declare no elicitation")
+        );
+        assert_eq!(who_is_asked(ConfirmMode::Never, Reach::Stateless).len(), 1);
+    }
+
+    #[test]
+    fn urls_for_unspecified_concrete_and_ipv6_binds() {
+        assert_eq!(endpoint(addr("0.0.0.0:8080")), "http://localhost:8080/mcp");
+        assert_eq!(endpoint(addr("[::]:8080")), "http://localhost:8080/mcp");
+        assert_eq!(
+            endpoint(addr("127.0.0.1:9000")),
+            "http://127.0.0.1:9000/mcp"
+        );
+        assert_eq!(endpoint(addr("[::1]:9000")), "http://[::1]:9000/mcp");
+        assert_eq!(
+            claude_add_http("myagent", &endpoint(addr("[::]:8080"))),
+            "claude mcp add --transport http myagent http://localhost:8080/mcp"
+        );
+    }
+}

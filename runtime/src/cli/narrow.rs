@@ -1,0 +1,305 @@
+//! Runtime narrowing: an operator removes tools from a built server without rebuilding it
+//! (`--read-only`, `--tools REGEX`, `--exclude-tools REGEX`, `--tags TAG`).
+//!
+//! Narrowing only ever takes tools away from the compiled-in set: it builds a new tool list
+//! from the served specs, unchanged (a confirmation gate, hints and schema stay exactly as
+//! built), so it can neither add a tool nor ungate one. A pattern or tag that matches no tool
+//! is a warning, not an error (it may be meant for another build of the same config).
+
+use regex::Regex;
+
+use crate::contract::spec::{AppSpec, ToolSpec};
+
+/// The narrowing flags, shared by serving, `tools` and `config` (see docs/runtime.md).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct NarrowArgs {
+    /// Serve only tools with the read-only hint (ai:read_only or a hint_tags mapping)
+    #[arg(long, global = true)]
+    pub(crate) read_only: bool,
+    /// Serve only tools whose name matches REGEX (repeatable: any may match; unanchored, use
+    /// ^...$ for a whole name)
+    #[arg(long = "tools", value_name = "REGEX", global = true, value_parser = pattern)]
+    pub(crate) tools: Vec<Regex>,
+    /// Do not serve tools whose name matches REGEX (repeatable)
+    #[arg(long = "exclude-tools", value_name = "REGEX", global = true, value_parser = pattern)]
+    pub(crate) exclude_tools: Vec<Regex>,
+    /// Serve only tools carrying TAG (repeatable: any may match; exact, as in include.tags)
+    #[arg(long = "tags", value_name = "TAG", global = true)]
+    pub(crate) tags: Vec<String>,
+}
+
+fn pattern(text: &str) -> Result<Regex, String> {
+    Regex::new(text).map_err(|error| {
+        let text = error.to_string();
+        let reason = text
+            .lines()
+            .rev()
+            .find(|line| !line.trim().is_empty())
+            .unwrap_or(&text)
+            .trim()
+            .trim_start_matches("error: ")
+            .to_string();
+        format!("not a valid regular expression: {reason}")
+    })
+}
+
+/// The served set after narrowing.
+#[derive(Debug)]
+pub(crate) struct Narrowed {
+    /// The server with only the kept tools (the same static specs as built).
+    pub(crate) app: &'static AppSpec,
+    /// Patterns and tags that matched no tool.
+    pub(crate) warnings: Vec<String>,
+    /// `narrowed by ...: N of M tools`, when any flag was given.
+    pub(crate) summary: Option<String>,
+}
+
+impl NarrowArgs {
+    /// Whether any narrowing flag was given.
+    pub(crate) fn is_set(&self) -> bool {
+        self.read_only
+            || !self.tools.is_empty()
+            || !self.exclude_tools.is_empty()
+            || !self.tags.is_empty()
+    }
+
+    /// Whether `tool` survives every flag.
+    fn keeps(&self, tool: &ToolSpec) -> bool {
+        (!self.read_only || tool.hints.read_only)
+            && (self.tools.is_empty() || self.tools.iter().any(|re| re.is_match(tool.name)))
+            && !self.exclude_tools.iter().any(|re| re.is_match(tool.name))
+            && (self.tags.is_empty()
+                || tool
+                    .tags
+                    .iter()
+                    .any(|tag| self.tags.iter().any(|t| t == tag)))
+    }
+
+    /// The flags as they would be passed again (for the stdio command clients run).
+    pub(crate) fn to_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if self.read_only {
+            args.push("--read-only".to_string());
+        }
+        for re in &self.tools {
+            args.extend(["--tools".to_string(), re.as_str().to_string()]);
+        }
+        for re in &self.exclude_tools {
+            args.extend(["--exclude-tools".to_string(), re.as_str().to_string()]);
+        }
+        for tag in &self.tags {
+            args.extend(["--tags".to_string(), tag.clone()]);
+        }
+        args
+    }
+
+    /// What the flags say, for the summary line.
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.read_only {
+            parts.push("--read-only".to_string());
+        }
+        for re in &self.tools {
+            parts.push(format!("--tools {:?}", re.as_str()));
+        }
+        for re in &self.exclude_tools {
+            parts.push(format!("--exclude-tools {:?}", re.as_str()));
+        }
+        for tag in &self.tags {
+            parts.push(format!("--tags {tag:?}"));
+        }
+        parts.join(" ")
+    }
+
+    /// Applies the flags to `app`. Without flags, `app` itself.
+    pub(crate) fn apply(&self, app: &'static AppSpec) -> Narrowed {
+        if !self.is_set() {
+            return Narrowed {
+                app,
+                warnings: Vec::new(),
+                summary: None,
+            };
+        }
+        let kept: Vec<&'static ToolSpec> = app
+            .tools
+            .iter()
+            .copied()
+            .filter(|tool| self.keeps(tool))
+            .collect();
+        let mut warnings = Vec::new();
+        for re in &self.tools {
+            if !app.tools.iter().any(|t| re.is_match(t.name)) {
+                warnings.push(format!(
+                    "--tools {:?} matches no tool of this server",
+                    re.as_str()
+                ));
+            }
+        }
+        for re in &self.exclude_tools {
+            if !app.tools.iter().any(|t| re.is_match(t.name)) {
+                warnings.push(format!(
+                    "--exclude-tools {:?} matches no tool of this server",
+                    re.as_str()
+                ));
+            }
+        }
+        for tag in &self.tags {
+            if !app.tools.iter().any(|t| t.tags.contains(&tag.as_str())) {
+                warnings.push(format!("--tags {tag:?}: no tool of this server carries it"));
+            }
+        }
+        if self.read_only && !app.tools.iter().any(|t| t.hints.read_only) {
+            warnings.push("--read-only: no tool of this server has the read-only hint".into());
+        }
+        let summary = Some(format!(
+            "narrowed by {}: {} of {} tools served",
+            self.describe(),
+            kept.len(),
+            app.tools.len()
+        ));
+        let tools: &'static [&'static ToolSpec] = Box::leak(kept.into_boxed_slice());
+        let app: &'static AppSpec = Box::leak(Box::new(AppSpec {
+            tools,
+            ..app.clone()
+        }));
+        Narrowed {
+            app,
+            warnings,
+            summary,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::spec::{Builtin, FileAccess, Hints, Run, Settings};
+    use std::time::Duration;
+
+    const fn tool(
+        name: &'static str,
+        tags: &'static [&'static str],
+        read_only: bool,
+        confirm: Option<&'static str>,
+    ) -> ToolSpec {
+        ToolSpec {
+            name,
+            title: name,
+            description: "",
+            tags,
+            hints: Hints {
+                read_only,
+                destructive: false,
+                idempotent: false,
+                open_world: false,
+            },
+            confirm,
+            input_schema: "{}",
+            run: Run::Builtin(Builtin::ReadFile(FileAccess {
+                roots: &[],
+                max_bytes: None,
+            })),
+        }
+    }
+
+    static LIST: ToolSpec = tool("task_list", &["ai:read_only", "impact:ro"], true, None);
+    static ADD: ToolSpec = tool("task_add", &["impact:rw"], false, None);
+    static DELETE: ToolSpec = tool("task_delete", &["ai:confirm"], false, Some("ai:confirm"));
+    static APP: AppSpec = AppSpec {
+        identity: "tasks",
+        fiskgen_version: "0",
+        application: None,
+        instructions: None,
+        tools: &[&LIST, &ADD, &DELETE],
+        listing: None,
+        settings: Settings {
+            port: 0,
+            address: "",
+            confirm: crate::contract::spec::ConfirmMode::Auto,
+            max_concurrent_tools: 2,
+            tool_timeout: Duration::from_secs(30),
+            allowed_hosts: &[],
+            allowed_origins: &[],
+            auth: None,
+            stateless: false,
+            scrub_env: &[],
+        },
+    };
+
+    fn args(read_only: bool, tools: &[&str], exclude: &[&str], tags: &[&str]) -> NarrowArgs {
+        NarrowArgs {
+            read_only,
+            tools: tools.iter().map(|p| pattern(p).expect("regex")).collect(),
+            exclude_tools: exclude.iter().map(|p| pattern(p).expect("regex")).collect(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+        }
+    }
+
+    fn names(narrowed: &Narrowed) -> Vec<&'static str> {
+        narrowed.app.tools.iter().map(|t| t.name).collect()
+    }
+
+    #[test]
+    fn no_flags_serve_the_built_set_unchanged() {
+        let narrowed = args(false, &[], &[], &[]).apply(&APP);
+        assert!(std::ptr::eq(narrowed.app, &APP));
+        assert!(narrowed.summary.is_none() && narrowed.warnings.is_empty());
+    }
+
+    #[test]
+    fn read_only_keeps_only_read_only_hints() {
+        let narrowed = args(true, &[], &[], &[]).apply(&APP);
+        assert_eq!(names(&narrowed), ["task_list"]);
+        assert_eq!(
+            narrowed.summary.as_deref(),
+            Some("narrowed by --read-only: 1 of 3 tools served")
+        );
+    }
+
+    #[test]
+    fn patterns_and_tags_combine_and_only_remove() {
+        let narrowed = args(false, &["^task_", "nothing_here"], &["_add$"], &[]).apply(&APP);
+        assert_eq!(names(&narrowed), ["task_list", "task_delete"]);
+        // The gate is the built one: narrowing cannot ungate a tool.
+        assert_eq!(narrowed.app.tools[1].confirm, Some("ai:confirm"));
+        assert_eq!(
+            narrowed.warnings,
+            ["--tools \"nothing_here\" matches no tool of this server"]
+        );
+        let narrowed = args(false, &[], &[], &["impact:rw", "impact:none"]).apply(&APP);
+        assert_eq!(names(&narrowed), ["task_add"]);
+        assert_eq!(
+            narrowed.warnings,
+            ["--tags \"impact:none\": no tool of this server carries it"]
+        );
+        // A pattern naming a tool the server does not have adds nothing.
+        let narrowed = args(false, &["^store_purge$"], &[], &[]).apply(&APP);
+        assert!(names(&narrowed).is_empty());
+    }
+
+    #[test]
+    fn a_bad_pattern_is_a_usage_error() {
+        let error = pattern("(").expect_err("refused");
+        assert!(
+            error.starts_with("not a valid regular expression"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn flags_round_trip_for_the_stdio_command() {
+        let given = args(true, &["^a"], &["b$"], &["t"]);
+        assert_eq!(
+            given.to_args(),
+            [
+                "--read-only",
+                "--tools",
+                "^a",
+                "--exclude-tools",
+                "b$",
+                "--tags",
+                "t"
+            ]
+        );
+    }
+}

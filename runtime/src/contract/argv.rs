@@ -1,0 +1,377 @@
+//! Arguments → argv, with exactly fisk's `ArgsFromJSON` rules, after typed validation.
+//!
+//! Generated handlers deserialize a call's arguments into their typed struct with
+//! [`parse_arguments`] and then describe the struct to an [`Argv`]: flags in declaration order
+//! as single `--name=value` tokens (so a value can never become a flag), then `--` and the
+//! positional arguments. The rules for positionals (fill earlier ones from their defaults, stop
+//! after the last one given) live in [`Argv::positionals`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+
+use crate::JsonObject;
+
+/// Arguments that do not fit a tool's input type: a tool error the model can correct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidArguments {
+    message: String,
+}
+
+impl InvalidArguments {
+    /// An error about one property, in the words of `arg_errors.rs`.
+    pub fn property(name: &str, problem: impl fmt::Display) -> Self {
+        Self {
+            message: crate::mcp::arg_errors::Problem::Other(problem.to_string()).describe(name),
+        }
+    }
+
+    /// The message, without the `invalid arguments:` prefix.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for InvalidArguments {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid arguments: {}", self.message)
+    }
+}
+
+impl std::error::Error for InvalidArguments {}
+
+/// Deserializes a call's arguments into a generated argument struct; errors name the property.
+pub fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, InvalidArguments> {
+    let value = serde_json::Value::Object(arguments);
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        InvalidArguments {
+            message: crate::mcp::arg_errors::from_serde(&path, &error.into_inner().to_string()),
+        }
+    })
+}
+
+/// A value that renders as one command-line token.
+pub trait ArgValue {
+    /// The token fisk parses back into this value.
+    fn to_arg(&self) -> String;
+}
+
+macro_rules! display_arg_value {
+    ($($t:ty),*) => {$(
+        impl ArgValue for $t {
+            fn to_arg(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+
+display_arg_value!(String, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool);
+
+/// One positional argument as a generated handler describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Positional {
+    /// The argument's name (for errors).
+    pub name: &'static str,
+    /// Its tokens when the call gave it (an array gives one token per element).
+    pub tokens: Option<Vec<String>>,
+    /// Its declared defaults, used when a later argument is given and this one is not.
+    pub defaults: &'static [&'static str],
+}
+
+impl Positional {
+    /// A positional with one value.
+    pub fn one<T: ArgValue>(
+        name: &'static str,
+        value: Option<&T>,
+        defaults: &'static [&'static str],
+    ) -> Self {
+        Self {
+            name,
+            tokens: value.map(|value| vec![value.to_arg()]),
+            defaults,
+        }
+    }
+
+    /// A positional with one token per element.
+    pub fn many<T: ArgValue>(
+        name: &'static str,
+        values: Option<&[T]>,
+        defaults: &'static [&'static str],
+    ) -> Self {
+        Self {
+            name,
+            tokens: values.map(|values| values.iter().map(ArgValue::to_arg).collect()),
+            defaults,
+        }
+    }
+
+    /// A `key=value` map positional, keys sorted.
+    pub fn map(
+        name: &'static str,
+        map: Option<&BTreeMap<String, String>>,
+        defaults: &'static [&'static str],
+    ) -> Self {
+        Self {
+            name,
+            tokens: map.map(|map| map.iter().map(|(k, v)| format!("{k}={v}")).collect()),
+            defaults,
+        }
+    }
+
+    /// A counter positional: fisk counts its tokens whatever they say, so `count` tokens.
+    pub fn counter(
+        name: &'static str,
+        count: Option<u8>,
+        defaults: &'static [&'static str],
+    ) -> Self {
+        Self {
+            name,
+            tokens: count.map(|count| vec!["1".to_string(); usize::from(count)]),
+            defaults,
+        }
+    }
+}
+
+/// An argv under construction: command path, flags, then `--` and positionals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Argv {
+    tokens: Vec<String>,
+    positionals: Vec<String>,
+}
+
+impl Argv {
+    /// Starts with the command path.
+    pub fn new(command: &[&str]) -> Self {
+        Self {
+            tokens: command.iter().map(|segment| segment.to_string()).collect(),
+            positionals: Vec::new(),
+        }
+    }
+
+    /// `--name=value` when given.
+    pub fn value<T: ArgValue>(&mut self, name: &str, value: Option<&T>) {
+        if let Some(value) = value {
+            self.tokens.push(format!("--{name}={}", value.to_arg()));
+        }
+    }
+
+    /// One `--name=value` per element, in order.
+    pub fn values<T: ArgValue>(&mut self, name: &str, values: Option<&[T]>) {
+        for value in values.unwrap_or_default() {
+            self.tokens.push(format!("--{name}={}", value.to_arg()));
+        }
+    }
+
+    /// One `--name=key=value` per entry, keys sorted.
+    pub fn map(&mut self, name: &str, map: Option<&BTreeMap<String, String>>) {
+        for (key, value) in map.into_iter().flatten() {
+            self.tokens.push(format!("--{name}={key}={value}"));
+        }
+    }
+
+    /// A negatable boolean: `--name` or `--no-name`.
+    pub fn negatable(&mut self, name: &str, value: Option<bool>) {
+        match value {
+            Some(true) => self.tokens.push(format!("--{name}")),
+            Some(false) => self.tokens.push(format!("--no-{name}")),
+            None => {}
+        }
+    }
+
+    /// An un-negatable boolean: `--name` for true; false is only possible when the default is
+    /// false (fisk offers no way to turn it off).
+    pub fn switch(
+        &mut self,
+        name: &str,
+        value: Option<bool>,
+        defaults_to_true: bool,
+    ) -> Result<(), InvalidArguments> {
+        match value {
+            Some(true) => self.tokens.push(format!("--{name}")),
+            Some(false) if defaults_to_true => {
+                return Err(InvalidArguments::property(
+                    name,
+                    "cannot be set to false: the flag has no negation and defaults to true",
+                ));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A counter: `--name` repeated `count` times.
+    pub fn counter(&mut self, name: &str, count: Option<u8>) {
+        for _ in 0..count.unwrap_or(0) {
+            self.tokens.push(format!("--{name}"));
+        }
+    }
+
+    /// Positionals up to the last one given; earlier ones that are missing take their defaults.
+    pub fn positionals(&mut self, args: Vec<Positional>) -> Result<(), InvalidArguments> {
+        let Some(last) = args.iter().rposition(|arg| arg.tokens.is_some()) else {
+            return Ok(());
+        };
+        for arg in args.into_iter().take(last + 1) {
+            let tokens = match arg.tokens {
+                Some(tokens) => tokens,
+                None if !arg.defaults.is_empty() => {
+                    arg.defaults.iter().map(|d| d.to_string()).collect()
+                }
+                None => {
+                    return Err(InvalidArguments::property(
+                        arg.name,
+                        "must be set because a later argument is set",
+                    ));
+                }
+            };
+            if tokens.iter().any(|token| token == "--") {
+                return Err(InvalidArguments::property(
+                    arg.name,
+                    "the value \"--\" cannot be passed as an argument (fisk drops it)",
+                ));
+            }
+            self.positionals.extend(tokens);
+        }
+        Ok(())
+    }
+
+    /// The finished argv (without the program).
+    pub fn into_vec(self) -> Vec<String> {
+        let mut argv = self.tokens;
+        if !self.positionals.is_empty() {
+            argv.push("--".to_string());
+            argv.extend(self.positionals);
+        }
+        argv
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_then_separator_then_positionals() {
+        let mut argv = Argv::new(&["deploy"]);
+        argv.value("level", Some(&"warn".to_string()));
+        argv.value("replicas", Some(&3i64));
+        argv.values("label", Some(&["a".to_string(), "b".to_string()][..]));
+        argv.negatable("force", Some(false));
+        argv.positionals(vec![
+            Positional::one("target", Some(&"prod".to_string()), &[]),
+            Positional::one::<String>("ttl", Some(&"2h".to_string()), &["1h"]),
+        ])
+        .expect("valid");
+        assert_eq!(
+            argv.into_vec(),
+            [
+                "deploy",
+                "--level=warn",
+                "--replicas=3",
+                "--label=a",
+                "--label=b",
+                "--no-force",
+                "--",
+                "prod",
+                "2h"
+            ]
+        );
+    }
+
+    #[test]
+    fn positionals_fill_defaults_and_stop_after_the_last_given() {
+        let mut argv = Argv::new(&[]);
+        argv.positionals(vec![
+            Positional::one::<String>("first", None, &["one"]),
+            Positional::one::<String>("second", Some(&"2".to_string()), &[]),
+            Positional::one::<String>("third", None, &["three"]),
+        ])
+        .expect("valid");
+        assert_eq!(argv.into_vec(), ["--", "one", "2"]);
+
+        let mut argv = Argv::new(&[]);
+        let error = argv
+            .positionals(vec![
+                Positional::one::<String>("target", None, &[]),
+                Positional::one::<String>("ttl", Some(&"2h".to_string()), &["1h"]),
+            ])
+            .expect_err("target has no default");
+        assert_eq!(
+            error.to_string(),
+            "invalid arguments: property `target`: must be set because a later argument is set"
+        );
+    }
+
+    #[test]
+    fn no_positionals_means_no_separator_and_values_stay_single_tokens() {
+        let mut argv = Argv::new(&["ls"]);
+        argv.value("name", Some(&"--delete-everything\nx=1".to_string()));
+        argv.map(
+            "env",
+            Some(&BTreeMap::from([
+                ("b".into(), "2".into()),
+                ("a".into(), "1".into()),
+            ])),
+        );
+        assert_eq!(
+            argv.into_vec(),
+            [
+                "ls",
+                "--name=--delete-everything\nx=1",
+                "--env=a=1",
+                "--env=b=2"
+            ]
+        );
+    }
+
+    #[test]
+    fn unnegatable_false_is_nothing_unless_the_default_is_true() {
+        let mut argv = Argv::new(&[]);
+        argv.switch("json", Some(false), false).expect("fine");
+        argv.switch("json", Some(true), false).expect("fine");
+        assert_eq!(argv.clone().into_vec(), ["--json"]);
+        let error = argv
+            .switch("verbose", Some(false), true)
+            .expect_err("refused");
+        assert!(error.to_string().contains("cannot be set to false"));
+    }
+
+    #[test]
+    fn a_literal_double_dash_positional_is_refused() {
+        let mut argv = Argv::new(&[]);
+        let error = argv
+            .positionals(vec![Positional::one("rest", Some(&"--".to_string()), &[])])
+            .expect_err("refused");
+        assert!(error.to_string().contains("\"--\""));
+    }
+
+    #[test]
+    fn typed_errors_name_the_property() {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Args {
+            count: Option<u8>,
+        }
+        let object = |value: serde_json::Value| value.as_object().cloned().unwrap_or_default();
+        let error = parse_arguments::<Args>(object(serde_json::json!({"count": 300})))
+            .expect_err("overflow");
+        assert!(
+            error.to_string().starts_with(
+                "invalid arguments: property `count`: expected an integer from 0 to 255"
+            ),
+            "{error}"
+        );
+        let error =
+            parse_arguments::<Args>(object(serde_json::json!({"cout": 1}))).expect_err("unknown");
+        assert!(
+            error
+                .to_string()
+                .contains("unknown property `cout` (the tool takes: count)"),
+            "{error}"
+        );
+    }
+}

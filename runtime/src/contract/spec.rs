@@ -1,0 +1,397 @@
+//! The static description of a generated server: what fiskgen emits as data and the runtime
+//! serves. Everything here is `const`-constructible so generated crates hold it in statics.
+
+use std::time::Duration;
+
+use crate::JsonObject;
+use crate::contract::argv::{Argv, InvalidArguments};
+
+/// A whole generated server. `Clone` so runtime narrowing can serve a copy with fewer tools.
+#[derive(Debug, Clone)]
+pub struct AppSpec {
+    /// MCP server name (`serverInfo.name`); the binary is `<identity>-mcp`.
+    pub identity: &'static str,
+    /// The fiskgen version that generated the crate.
+    pub fiskgen_version: &'static str,
+    /// The wrapped application; `None` for a built-ins-only server.
+    pub application: Option<ApplicationSpec>,
+    /// Sent in the initialize / discover result when set.
+    pub instructions: Option<&'static str>,
+    /// Served tools, in serving order.
+    pub tools: &'static [&'static ToolSpec],
+    /// The `tools/list` answer fiskgen computed for `tools` (`None`: joined at start).
+    pub listing: Option<&'static crate::contract::listing::ListingSpec>,
+    /// Settings fixed at build time; flags and the environment may override some of them.
+    pub settings: Settings,
+}
+
+/// The application a server wraps, as it was when the server was generated.
+#[derive(Debug, Clone)]
+pub struct ApplicationSpec {
+    /// Path to run (as configured: a bare name is looked up on PATH at run time).
+    pub path: &'static str,
+    /// The fisk application name.
+    pub name: &'static str,
+    /// The application's version, when it declares one.
+    pub version: Option<&'static str>,
+    /// SHA-256 of the canonical introspection document (sorted keys, no whitespace).
+    pub fingerprint: &'static str,
+    /// SHA-256 of the exact bytes the application printed when the server was generated from
+    /// it (`None` when generated from a saved model): checks compare this before parsing.
+    pub output_digest: Option<&'static str>,
+    /// What decides which commands are served, so a check can tell whether a new command
+    /// would be.
+    pub serving: ServingSpec,
+    /// Every command of the document the server was built from, reduced to fingerprints (the
+    /// served surface; see `docs/drift.md`). The document itself is not kept.
+    pub commands: &'static [CommandPrint],
+}
+
+/// The serving rules of the config a server was generated from.
+#[derive(Debug, Clone, Copy)]
+pub struct ServingSpec {
+    /// The filter stages, in order (`include`, `exclude`, `expose.agent.tools.*`).
+    pub stages: &'static [FilterSpec],
+    /// The application flags exposed on every tool, by name.
+    pub global_flags: &'static [&'static str],
+}
+
+/// One include or exclude stage.
+#[derive(Debug)]
+pub struct FilterSpec {
+    /// The config key.
+    pub label: &'static str,
+    /// Whether matching tools are kept (include) or dropped (exclude).
+    pub include: bool,
+    /// Unanchored regular expressions over tool names.
+    pub tools: &'static [&'static str],
+    /// Exact tags (`""` matches untagged commands).
+    pub tags: &'static [&'static str],
+}
+
+/// One command of the built document, reduced to fingerprints.
+#[derive(Debug)]
+pub struct CommandPrint {
+    /// The space-joined command path.
+    pub path: &'static str,
+    /// The tool it is served as, if served.
+    pub tool: Option<&'static str>,
+    /// Fingerprint of what shapes the tool and its argument handling.
+    pub structure: &'static str,
+    /// Fingerprint of its help texts.
+    pub help: &'static str,
+}
+
+/// Build-time settings of the server (`expose.agent.mcp`).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Listen port (flag > `FISK_AI_MCP_PORT` > this).
+    pub port: u16,
+    /// Bind address (flag > `FISK_AI_MCP_ADDRESS` > this).
+    pub address: &'static str,
+    /// How confirm-gated calls are confirmed.
+    pub confirm: ConfirmMode,
+    /// Global concurrency limit for tool calls.
+    pub max_concurrent_tools: u32,
+    /// Per-call timeout.
+    pub tool_timeout: Duration,
+    /// Extra `Host` values accepted (besides loopback names).
+    pub allowed_hosts: &'static [&'static str],
+    /// Extra `Origin` values accepted.
+    pub allowed_origins: &'static [&'static str],
+    /// Authentication of HTTP requests (`expose.agent.mcp.auth`), when configured.
+    pub auth: Option<AuthSpec>,
+    /// Serve without sessions.
+    pub stateless: bool,
+    /// Environment variables removed from every child process.
+    pub scrub_env: &'static [&'static str],
+}
+
+/// `confirm_over_mcp` (also the values of the binary's `--confirm` flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ConfirmMode {
+    /// Ask clients that can be asked; run ungated (with a warning) for the others.
+    Auto,
+    /// Ask clients that can be asked; refuse the call for the others.
+    Always,
+    /// Never ask; run (approval is left to the client).
+    Never,
+}
+
+/// Where a secret (the bearer token, a header's value) is read from at start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthSource {
+    /// An environment variable name.
+    Env(&'static str),
+    /// A file path.
+    File(&'static str),
+}
+
+/// `expose.agent.mcp.auth`: what an HTTP request must carry. A request is let in when any
+/// configured scheme accepts it (docs/runtime.md, "Authentication").
+///
+/// ```
+/// use std::time::Duration;
+/// use fiskgen_runtime::__private::*;
+///
+/// static OAUTH: OAuthSpec = OAuthSpec {
+///     resource: "https://mcp.example.com/mcp",
+///     authorization_servers: &["https://auth.example.com/realms/acme"],
+///     jwks: JwksSource::Url("https://auth.example.com/realms/acme/certs"),
+///     jwks_refresh: Duration::from_secs(600),
+///     algorithms: &["RS256", "ES256"],
+///     token_types: &["at+jwt", "JWT"],
+///     required_scopes: &["mcp"],
+///     method_scopes: &[("tools/call", &["mcp:run"])],
+///     leeway: Duration::from_secs(30),
+/// };
+/// static AUTH: AuthSpec = AuthSpec {
+///     token: Some(AuthSource::Env("MCP_TOKEN")),
+///     header: Some(HeaderAuth { name: "X-Api-Key", value: AuthSource::File("/run/secrets/key") }),
+///     oauth: Some(&OAUTH),
+/// };
+/// # assert!(AUTH.oauth.is_some());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuthSpec {
+    /// A static bearer token (`token_env` / `token_file`).
+    pub token: Option<AuthSource>,
+    /// A named header whose value must equal a secret (`header`).
+    pub header: Option<HeaderAuth>,
+    /// OAuth 2.1 access tokens as JWTs (`oauth`).
+    pub oauth: Option<&'static OAuthSpec>,
+}
+
+/// A custom header compared in constant time (for clients that send `header_env`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeaderAuth {
+    /// The header's name, e.g. `X-Api-Key`.
+    pub name: &'static str,
+    /// Where the expected value is read from at start.
+    pub value: AuthSource,
+}
+
+/// The server as an OAuth 2.1 protected resource (RFC 9728), validating JWT access tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OAuthSpec {
+    /// This server's resource URL (the token audience), e.g. `https://mcp.example.com/mcp`.
+    pub resource: &'static str,
+    /// The authorization servers' issuer identifiers: named in the metadata document, and the
+    /// only accepted `iss` values.
+    pub authorization_servers: &'static [&'static str],
+    /// Where the signing keys are.
+    pub jwks: JwksSource,
+    /// How often keys fetched from a URL are refreshed (an unknown `kid` refreshes sooner).
+    pub jwks_refresh: Duration,
+    /// Accepted signing algorithms (`RS256`, `ES256`, ...).
+    pub algorithms: &'static [&'static str],
+    /// Accepted `typ` header values (RFC 9068 says `at+jwt`); empty: any.
+    pub token_types: &'static [&'static str],
+    /// Scopes every request needs.
+    pub required_scopes: &'static [&'static str],
+    /// Further scopes per JSON-RPC method (`tools/call`, `tools/list`, ...).
+    pub method_scopes: &'static [(&'static str, &'static [&'static str])],
+    /// Clock skew allowed on `exp` and `nbf`.
+    pub leeway: Duration,
+}
+
+/// Where a JWKS (JSON Web Key Set) is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JwksSource {
+    /// A file, read at start.
+    File(&'static str),
+    /// An `https` (or loopback `http`) URL, fetched at start and refreshed.
+    Url(&'static str),
+}
+
+/// One served tool.
+#[derive(Debug)]
+pub struct ToolSpec {
+    /// MCP tool name.
+    pub name: &'static str,
+    /// Human title (`annotations.title`).
+    pub title: &'static str,
+    /// Description sent to clients.
+    pub description: &'static str,
+    /// The command's tags, in declaration order.
+    pub tags: &'static [&'static str],
+    /// Behaviour hints; only hints that are `true` are sent.
+    pub hints: Hints,
+    /// The tag that gates calls behind the user's approval, when gated.
+    pub confirm: Option<&'static str>,
+    /// The input schema, as JSON text.
+    pub input_schema: &'static str,
+    /// What a call runs.
+    pub run: Run,
+}
+
+/// MCP tool annotation hints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Hints {
+    /// `readOnlyHint`.
+    pub read_only: bool,
+    /// `destructiveHint`.
+    pub destructive: bool,
+    /// `idempotentHint`.
+    pub idempotent: bool,
+    /// `openWorldHint`.
+    pub open_world: bool,
+}
+
+impl Hints {
+    /// No hints: nothing is sent.
+    pub const NONE: Hints = Hints {
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: false,
+    };
+}
+
+/// Builds a command's argv tail (everything after the program name) from a call's arguments,
+/// validating them against the command's typed argument struct first.
+pub type ArgvFn = fn(JsonObject) -> Result<Argv, InvalidArguments>;
+
+/// What a tool call runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Run {
+    /// A leaf command of the application.
+    Command {
+        /// The command path (`["stream", "info"]`).
+        command: &'static [&'static str],
+        /// The generated argument handler.
+        argv: ArgvFn,
+    },
+    /// A tool the server implements itself (`harness.tools`, `harness.knowledge`).
+    Builtin(Builtin),
+}
+
+/// A built-in tool and its settings. The tool's name, description and input schema are those of
+/// fiskgen's `builtin.rs`; the runtime validates arguments itself. Everything is
+/// const-constructible, as generated code holds it in statics:
+///
+/// ```
+/// use std::time::Duration;
+/// use fiskgen_runtime::__private::*;
+///
+/// static KNOWLEDGE: KnowledgeSpec = KnowledgeSpec {
+///     directory: None,
+///     top_k: 5,
+///     max_injected_tokens: 6000,
+///     embeddings: Some(EmbeddingsSpec {
+///         base_url: "http://127.0.0.1:1234/v1",
+///         model: "text-embedding-embeddinggemma-300m",
+///         api_key_env: Some("RAG_EMBED_KEY"),
+///         timeout: Duration::from_secs(30),
+///         query_prefix: "",
+///         document_prefix: "",
+///     }),
+///     paths: &["docs"],
+/// };
+///
+/// static READ_FILE: ToolSpec = ToolSpec {
+///     name: "read_file",
+///     title: "read_file",
+///     description: "Read a text file below the server's allowed directories.",
+///     tags: &[],
+///     hints: Hints { read_only: true, destructive: false, idempotent: false, open_world: false },
+///     confirm: Some("ai:confirm"),
+///     input_schema: r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
+///     run: Run::Builtin(Builtin::ReadFile(FileAccess { roots: &["docs"], max_bytes: None })),
+/// };
+///
+/// static KNOWLEDGE_SEARCH: ToolSpec = ToolSpec {
+///     name: "knowledge_search",
+///     title: "knowledge_search",
+///     description: "Search the knowledge base before guessing.",
+///     tags: &[],
+///     hints: Hints::NONE,
+///     confirm: None,
+///     input_schema: r#"{"type":"object","properties":{"query":{"type":"string"}}}"#,
+///     run: Run::Builtin(Builtin::KnowledgeSearch(&KNOWLEDGE)),
+/// };
+/// # assert_eq!(KNOWLEDGE_SEARCH.name, "knowledge_search");
+/// # assert_eq!(READ_FILE.name, "read_file");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub enum Builtin {
+    /// `read_file`: a text file below the roots, 64 KiB per call, with offset/length paging.
+    ReadFile(FileAccess),
+    /// `base64_encode`: a text, or a file below the roots.
+    Base64Encode(FileAccess),
+    /// `knowledge_search`: ranked, cited chunks of the knowledge index.
+    KnowledgeSearch(&'static KnowledgeSpec),
+    /// `knowledge_read`: one chunk by its citation.
+    KnowledgeRead(&'static KnowledgeSpec),
+    /// `knowledge_list`: the indexed documents.
+    KnowledgeList(&'static KnowledgeSpec),
+}
+
+impl Builtin {
+    /// The MCP tool name (as fiskgen names it).
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Builtin::ReadFile(_) => "read_file",
+            Builtin::Base64Encode(_) => "base64_encode",
+            Builtin::KnowledgeSearch(_) => "knowledge_search",
+            Builtin::KnowledgeRead(_) => "knowledge_read",
+            Builtin::KnowledgeList(_) => "knowledge_list",
+        }
+    }
+
+    /// The knowledge settings of a knowledge tool.
+    pub const fn knowledge(&self) -> Option<&'static KnowledgeSpec> {
+        match self {
+            Builtin::KnowledgeSearch(spec)
+            | Builtin::KnowledgeRead(spec)
+            | Builtin::KnowledgeList(spec) => Some(*spec),
+            Builtin::ReadFile(_) | Builtin::Base64Encode(_) => None,
+        }
+    }
+}
+
+/// Where a file built-in may read (one `harness.tools` entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileAccess {
+    /// Directories the tool may read below; relative ones resolve against the server's working
+    /// directory. Empty: the working directory itself.
+    pub roots: &'static [&'static str],
+    /// Largest file the tool accepts, in bytes. `None`: no limit for `read_file` (it pages),
+    /// 1 MiB for `base64_encode`.
+    pub max_bytes: Option<u64>,
+}
+
+/// `harness.knowledge`, shared by the knowledge tools (emit one static and point all three at
+/// it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnowledgeSpec {
+    /// The index directory (holding `knowledge.db`); relative paths resolve against the server's
+    /// working directory. `None`: `knowledge/<identity>`.
+    pub directory: Option<&'static str>,
+    /// Default number of search results (1-20; 0 means the default, 5).
+    pub top_k: u32,
+    /// Content budget of one search answer in tokens, counted as 4 bytes each (0 means the
+    /// default, 6000).
+    pub max_injected_tokens: u64,
+    /// The vector tier, when configured.
+    pub embeddings: Option<EmbeddingsSpec>,
+    /// `harness.knowledge.paths`: what `<binary> knowledge index` walks when given no path.
+    pub paths: &'static [&'static str],
+}
+
+/// `harness.knowledge.embeddings`: an OpenAI-compatible embeddings endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddingsSpec {
+    /// Base URL; requests go to `<base_url>/embeddings`. `http` only for loopback hosts.
+    pub base_url: &'static str,
+    /// Model name, sent with every request and pinned in the index.
+    pub model: &'static str,
+    /// Environment variable holding the API key (sent as a bearer token), if any.
+    pub api_key_env: Option<&'static str>,
+    /// HTTP timeout of one request.
+    pub timeout: Duration,
+    /// Prepended to queries before embedding.
+    pub query_prefix: &'static str,
+    /// Prepended to chunks before embedding; `{title}` is replaced by the chunk's section.
+    pub document_prefix: &'static str,
+}

@@ -1,0 +1,232 @@
+//! What every request shares: the served tools, the application and its environment, the
+//! limits, the confirmation gate, the running commands ([`ServerState`]), and who the client is
+//! ([`client_name`]). The handler ([`crate::mcp::server`]) and one call ([`crate::mcp::call`])
+//! both read it; neither depends on the other for it.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::RoleServer;
+use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
+use rmcp::service::RequestContext;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use crate::builtins::Builtins;
+use crate::contract::spec::{AppSpec, ConfirmMode};
+use crate::logging::label;
+use crate::mcp::confirm::{self, Confirmer, Reach};
+use crate::mcp::tools::Catalog;
+use crate::process::exec::ProcessGroups;
+
+/// How many distinct 2026-era clients get a "connected" log line (they have no `initialize`,
+/// so the line is written on their first request); beyond this, no more lines.
+const MAX_CLIENTS_NOTED: usize = 1024;
+
+/// Everything the handler needs, shared by all sessions and requests.
+#[derive(Debug)]
+pub(crate) struct ServerState {
+    /// The served tools.
+    pub(crate) catalog: Catalog,
+    /// The application to run (`None`: no application, command tools fail).
+    pub(crate) program: Option<PathBuf>,
+    /// The environment of every command.
+    pub(crate) env: Vec<(OsString, OsString)>,
+    /// One slot per concurrently running command, shared by all clients.
+    pub(crate) slots: Semaphore,
+    /// The number of slots.
+    pub(crate) max_concurrent: u32,
+    /// Per-call run limit, and the longest a call waits for a slot.
+    pub(crate) tool_timeout: Duration,
+    /// The confirmation gate.
+    pub(crate) confirmer: Confirmer,
+    /// What the built-in tools share (working directory, knowledge index).
+    pub(crate) builtins: Arc<Builtins>,
+    /// Running commands.
+    pub(crate) groups: ProcessGroups,
+    /// Cancelled when the server shuts down.
+    pub(crate) shutdown: CancellationToken,
+    /// Set once a request has been answered; the background check of the application waits
+    /// for it (see `verify.rs`).
+    pub(crate) first_answer: FirstAnswer,
+    /// What `initialize` and `server/discover` say about us.
+    pub(crate) info: ServerConfig,
+    /// 2026-era clients already logged.
+    noted: Mutex<HashSet<String>>,
+}
+
+/// The parts of [`ServerState`] decided at start.
+#[derive(Debug)]
+pub(crate) struct Limits {
+    /// Concurrency slots.
+    pub(crate) max_concurrent: u32,
+    /// Per-call timeout.
+    pub(crate) tool_timeout: Duration,
+}
+
+impl ServerState {
+    /// Assembles the state.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one call site (cli::serve), where each part is decided"
+    )]
+    pub(crate) fn new(
+        app: &'static AppSpec,
+        catalog: Catalog,
+        program: Option<PathBuf>,
+        env: Vec<(OsString, OsString)>,
+        limits: Limits,
+        confirmer: Confirmer,
+        builtins: Builtins,
+        shutdown: CancellationToken,
+    ) -> Self {
+        // Prompts and resources are declared and always empty, so generic clients (and the
+        // conformance suite) get empty lists and spec-shaped "not found" errors rather than
+        // -32601. `logging` is declared for legacy clients, which may send `logging/setLevel`;
+        // the server sends no log notifications (it logs to stderr), and `discover` leaves it
+        // out for 2026-07-28 clients, where logging is deprecated and setLevel removed.
+        #[expect(
+            deprecated,
+            reason = "logging is deprecated (SEP-2577) but legacy clients use it"
+        )]
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_prompts()
+            .enable_resources()
+            .enable_tools()
+            .build();
+        let mut info = ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(app.identity, server_version(app)))
+            // Offered to legacy clients that ask for a version we do not know.
+            .with_protocol_version(ProtocolVersion::V_2025_11_25);
+        if let Some(instructions) = app.instructions.filter(|text| !text.is_empty()) {
+            info = info.with_instructions(instructions);
+        }
+        Self {
+            catalog,
+            program,
+            env,
+            slots: Semaphore::new(limits.max_concurrent as usize),
+            max_concurrent: limits.max_concurrent,
+            tool_timeout: limits.tool_timeout,
+            confirmer,
+            builtins: Arc::new(builtins),
+            groups: ProcessGroups::default(),
+            shutdown,
+            first_answer: FirstAnswer::default(),
+            info,
+            noted: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// Logs a 2026-era client's "connected" line the first time it is seen.
+    pub(crate) fn note_modern_client(&self, context: &RequestContext<RoleServer>) {
+        if !confirm::is_modern(context) {
+            return;
+        }
+        self.note_modern(client_name(context), confirm::reach(context));
+    }
+
+    /// Logs the "connected" line of a 2026-era client named `name` the first time it is seen
+    /// (also for requests answered before they reach the handler).
+    pub(crate) fn note_modern(&self, name: String, reach: Reach) {
+        let key = format!("{name}\0{reach:?}");
+        {
+            let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
+            if noted.len() >= MAX_CLIENTS_NOTED || !noted.insert(key) {
+                return;
+            }
+        }
+        self.log_connected(&name, reach);
+    }
+
+    /// The per-client line of fisk-ai (reference 5.4); informational, the gate decides per call.
+    pub(crate) fn log_connected(&self, name: &str, reach: Reach) {
+        let name = label(name);
+        let summary = match (self.confirmer.mode, reach) {
+            (ConfirmMode::Never, _) => "confirm-tagged tools run ungated (confirm_over_mcp=never)",
+            (_, Reach::Form | Reach::UrlOnly) => {
+                "elicitation supported, confirm-tagged tools will request approval"
+            }
+            (ConfirmMode::Always, Reach::None) => {
+                "elicitation unsupported, confirm-tagged tools will be refused \
+                 (confirm_over_mcp=always)"
+            }
+            (ConfirmMode::Auto, Reach::None) => {
+                "elicitation unsupported, confirm-tagged tools run ungated"
+            }
+            (_, Reach::Stranded | Reach::Unknown) => {
+                "this stateless server cannot ask a legacy client, confirm-tagged tools will be \
+                 refused"
+            }
+        };
+        tracing::info!(client = %name, "Client \"{name}\" connected: {summary}");
+    }
+}
+
+/// `serverInfo.version`: the application's version (the server is a view of it).
+pub(crate) fn server_version(app: &AppSpec) -> String {
+    app.application
+        .as_ref()
+        .and_then(|application| application.version)
+        .unwrap_or("devel")
+        .to_string()
+}
+
+/// The client's self-declared name, or `unknown`: from the request's `_meta` in the 2026-07-28
+/// era, from `initialize` in a legacy session or the stateless server's record of it
+/// ([`crate::transport::intake`]). Without either, a session-less legacy HTTP request carries no name
+/// (rmcp fills in a placeholder, which is not the client's).
+pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
+    let name = if confirm::is_modern(context) {
+        context.meta.client_info().map(|info| info.name)
+    } else if let Some(declared) = confirm::declared(context) {
+        // A stateless server's record of the client's initialize.
+        match declared {
+            crate::transport::intake::Declared::Known(record) => Some(record.name.clone()),
+            crate::transport::intake::Declared::Unknown => None,
+        }
+    } else if context
+        .extensions
+        .get::<http::request::Parts>()
+        .is_some_and(|parts| !parts.headers.contains_key("mcp-session-id"))
+    {
+        None
+    } else {
+        context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+    };
+    name.filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// Set once the server has answered its first request; the background check waits for it.
+#[derive(Debug, Default)]
+pub(crate) struct FirstAnswer {
+    answered: Mutex<bool>,
+    signal: Condvar,
+}
+
+impl FirstAnswer {
+    /// Records that a request was answered.
+    pub(crate) fn mark(&self) {
+        let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        if !*answered {
+            *answered = true;
+            self.signal.notify_all();
+        }
+    }
+
+    /// Waits until a request was answered or `limit` passed.
+    pub(crate) fn wait(&self, limit: Duration) {
+        let answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = self
+            .signal
+            .wait_timeout_while(answered, limit, |answered| !*answered);
+    }
+}

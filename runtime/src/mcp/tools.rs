@@ -1,0 +1,159 @@
+//! The served tools as MCP sees them, and as `<binary> tools` prints them.
+//!
+//! Start-up builds only what the first request needs: the name index and the `tools/list`
+//! answer, which fiskgen computed at build time ([`crate::listing`]). A tool's rmcp definition
+//! (its schema parsed) is built the first time a request needs it. The JSON listing has the
+//! same shape as the `tools` array of `fiskgen info --json`, so the two can be compared directly.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use fiskgen_contract::listing::OUTPUT_SCHEMA;
+use rmcp::model::{Tool, ToolAnnotations};
+use serde_json::{Value, json};
+
+use crate::JsonObject;
+use crate::contract::spec::{AppSpec, Run, ToolSpec};
+use crate::mcp::listing::Listing;
+
+/// Every served tool, by name and in serving order.
+#[derive(Debug)]
+pub(crate) struct Catalog {
+    /// The `tools/list` answer.
+    pub(crate) listing: Listing,
+    specs: &'static [&'static ToolSpec],
+    by_name: HashMap<&'static str, usize>,
+    /// Each tool's rmcp definition, built when first needed.
+    tools: Vec<OnceLock<Option<Tool>>>,
+}
+
+impl Catalog {
+    /// Builds the catalog; fails when a tool name is served twice or the compiled-in listing
+    /// does not fit (a generator bug, reported at start rather than on the first request).
+    pub(crate) fn new(app: &'static AppSpec) -> Result<Self, String> {
+        let mut by_name = HashMap::with_capacity(app.tools.len());
+        for (index, spec) in app.tools.iter().enumerate() {
+            if by_name.insert(spec.name, index).is_some() {
+                return Err(format!("the tool name {:?} is served twice", spec.name));
+            }
+        }
+        Ok(Self {
+            listing: Listing::new(app)?,
+            specs: app.tools,
+            by_name,
+            tools: app.tools.iter().map(|_| OnceLock::new()).collect(),
+        })
+    }
+
+    /// The spec of a served tool.
+    pub(crate) fn get(&self, name: &str) -> Option<&'static ToolSpec> {
+        self.by_name.get(name).map(|&index| self.specs[index])
+    }
+
+    /// The MCP definition of a served tool (`None` also when its schema is not an object,
+    /// which `tools/list` would have shown first).
+    pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
+        let index = *self.by_name.get(name)?;
+        self.tools[index]
+            .get_or_init(|| definition(self.specs[index], self.listing.structured_output).ok())
+            .as_ref()
+    }
+}
+
+/// A tool's rmcp definition: what its `tools/list` entry says.
+fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, String> {
+    let tool = Tool::new(spec.name, spec.description, Arc::new(input_schema(spec)?))
+        .with_title(spec.title)
+        .with_annotations(annotations(spec));
+    // Built-ins answer with their own JSON as text, as fisk-ai's do: no output schema.
+    Ok(match spec.run {
+        Run::Command { .. } if structured_output => {
+            tool.with_raw_output_schema(Arc::new(output_schema()))
+        }
+        Run::Command { .. } | Run::Builtin(_) => tool,
+    })
+}
+
+/// A spec's input schema as a JSON object.
+pub(crate) fn input_schema(spec: &ToolSpec) -> Result<JsonObject, String> {
+    serde_json::from_str(spec.input_schema).map_err(|error| {
+        format!(
+            "the input schema of tool {:?} is not a JSON object: {error}",
+            spec.name
+        )
+    })
+}
+
+/// The title, and only the hints that are on (untagged commands send none).
+fn annotations(spec: &ToolSpec) -> ToolAnnotations {
+    let mut annotations = ToolAnnotations::with_title(spec.title);
+    let hints = spec.hints;
+    if hints.read_only {
+        annotations = annotations.read_only(true);
+    }
+    if hints.destructive {
+        annotations = annotations.destructive(true);
+    }
+    if hints.idempotent {
+        annotations = annotations.idempotent(true);
+    }
+    if hints.open_world {
+        annotations = annotations.open_world(true);
+    }
+    annotations
+}
+
+/// The schema of a command tool's `structuredContent` (fiskgen_contract's one text).
+pub(crate) fn output_schema() -> JsonObject {
+    serde_json::from_str(OUTPUT_SCHEMA).unwrap_or_default()
+}
+
+/// One tool as `fiskgen info --json` lists it.
+pub(crate) fn info_json(spec: &ToolSpec) -> Result<Value, String> {
+    let hints: Vec<&str> = [
+        (spec.hints.read_only, "read_only"),
+        (spec.hints.destructive, "destructive"),
+        (spec.hints.idempotent, "idempotent"),
+        (spec.hints.open_world, "open_world"),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect();
+    let mut tool = json!({
+        "name": spec.name,
+        "title": spec.title,
+        "description": spec.description,
+        "tags": spec.tags,
+        "hints": hints,
+        "confirm": spec.confirm.map(|trigger| json!({ "trigger": trigger })),
+        "input_schema": input_schema(spec)?,
+    });
+    if let Value::Object(map) = &mut tool {
+        match spec.run {
+            Run::Command { command, .. } => {
+                map.insert("kind".into(), json!("command"));
+                map.insert("command".into(), json!(command));
+            }
+            Run::Builtin(builtin) => {
+                map.insert("kind".into(), json!("builtin"));
+                map.insert("builtin".into(), json!(builtin.name()));
+            }
+        }
+    }
+    Ok(tool)
+}
+
+/// `<binary> tools`: one line per tool for people.
+pub(crate) fn render_text(app: &AppSpec) -> String {
+    let width = app.tools.iter().map(|t| t.name.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for spec in app.tools {
+        let summary = spec.description.lines().next().unwrap_or("");
+        let gate = spec
+            .confirm
+            .map(|trigger| format!(" [confirm: {trigger}]"))
+            .unwrap_or_default();
+        out.push_str(&format!("{:<width$}  {summary}{gate}\n", spec.name));
+    }
+    out
+}

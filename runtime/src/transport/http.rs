@@ -1,0 +1,171 @@
+//! Streamable HTTP: rmcp's service mounted at `/` and `/mcp` in axum, served by our own accept
+//! loop so that every connection gets TCP_NODELAY (without it each keep-alive request stalls
+//! ~40 ms), a header read timeout (against slow-loris clients), and a cap on open connections.
+//!
+//! Both protocol eras share the endpoint: legacy clients get sessions (capped, expiring when
+//! idle) unless the server is stateless; 2026-07-28 requests are always served statelessly,
+//! and rmcp cancels their handler when the response stream is dropped. Every POST body is
+//! checked to be a JSON-RPC message first ([`crate::transport::intake`]), and most `tools/list`
+//! requests are answered there as precomputed bytes ([`crate::transport::list_http`]).
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use rmcp::transport::streamable_http_server::session::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use crate::mcp::server::Handler;
+use crate::transport::auth::{self, Auth};
+use crate::transport::intake;
+use crate::transport::list_http::{self, FastList};
+use crate::transport::sessions::{self, CappedSessions};
+
+/// The time a client has to send a request's headers.
+pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Open connections at most; further ones are closed at once.
+const MAX_CONNECTIONS: usize = 1024;
+
+/// How HTTP is served.
+#[derive(Debug)]
+pub(crate) struct HttpOptions {
+    /// No sessions: every request stands alone (for replicas behind a load balancer).
+    pub(crate) stateless: bool,
+    /// Live legacy sessions at most.
+    pub(crate) max_sessions: usize,
+    /// A legacy session with no traffic for this long is closed.
+    pub(crate) session_idle: Duration,
+    /// `Host` allowlist.
+    pub(crate) allowed_hosts: Vec<String>,
+    /// `Origin` allowlist.
+    pub(crate) allowed_origins: Vec<String>,
+    /// Required credentials (`expose.agent.mcp.auth`), if any.
+    pub(crate) auth: Option<Arc<Auth>>,
+}
+
+/// The axum app: MCP at `/` and `/mcp`, behind the credentials check when one is configured,
+/// and the protected-resource metadata when OAuth is.
+pub(crate) fn router(
+    handler: Handler,
+    options: &HttpOptions,
+    shutdown: &CancellationToken,
+) -> Router {
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(options.allowed_hosts.clone())
+        .with_allowed_origins(options.allowed_origins.clone())
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(intake::MAX_BODY_BYTES)
+        .with_legacy_session_mode(!options.stateless)
+        .with_cancellation_token(shutdown.child_token());
+    let mut fast = FastList {
+        state: handler.state().clone(),
+        allowed_hosts: options.allowed_hosts.clone().into(),
+        sessions: None,
+    };
+    let router = if options.stateless {
+        mcp_routes(handler, Arc::new(NeverSessionManager::default()), config)
+            .layer(axum::middleware::from_fn_with_state(fast, list_http::answer))
+            .layer(axum::middleware::from_fn(intake::stateless))
+    } else {
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.keep_alive = Some(options.session_idle);
+        let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
+        fast.sessions = Some(capped.clone());
+        mcp_routes(handler, capped, config)
+            .layer(axum::middleware::from_fn_with_state(fast, list_http::answer))
+            .layer(axum::middleware::from_fn(intake::check_body))
+            .layer(axum::middleware::from_fn(sessions::limit_status))
+    };
+    match &options.auth {
+        Some(auth) => {
+            let router = router.layer(axum::middleware::from_fn_with_state(
+                auth.clone(),
+                auth::require,
+            ));
+            // The protected-resource metadata is public (RFC 9728).
+            match auth.metadata_routes() {
+                Some(metadata) => router.merge(metadata),
+                None => router,
+            }
+        }
+        None => router,
+    }
+}
+
+fn mcp_routes<M: SessionManager>(
+    handler: Handler,
+    sessions: Arc<M>,
+    config: StreamableHttpServerConfig,
+) -> Router {
+    let service = StreamableHttpService::new(
+        // Called per session and per stateless request: a cheap clone of shared state.
+        move || Ok(handler.clone()),
+        sessions,
+        config,
+    );
+    Router::new()
+        .route_service("/", service.clone())
+        .route_service("/mcp", service)
+}
+
+/// Serves `router` on `listener` until `shutdown`, then closes connections gracefully (the
+/// caller bounds how long it waits).
+pub(crate) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    shutdown: CancellationToken,
+) -> io::Result<()> {
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .keep_alive(true);
+    let graceful = GracefulShutdown::new();
+    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let (stream, _peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Usually out of file descriptors: back off instead of spinning.
+                    tracing::warn!(%error, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = shutdown.cancelled() => break,
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            tracing::warn!(
+                limit = MAX_CONNECTIONS,
+                "refused a connection: too many are open"
+            );
+            continue;
+        };
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "could not set TCP_NODELAY");
+        }
+        let service = TowerToHyperService::new(router.clone());
+        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
