@@ -128,7 +128,9 @@ pub(crate) async fn list_sizes(peer: &Peer<RoleClient>) -> Result<ListSizes> {
             .map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
         let result = peer.list_tools(params).await.context("tools/list")?;
         sizes.pages += 1;
-        sizes.body_bytes += serde_json::to_vec(&result).context("tools/list result")?.len();
+        sizes.body_bytes += serde_json::to_vec(&result)
+            .context("tools/list result")?
+            .len();
         for tool in &result.tools {
             sizes.tools += 1;
             sizes.input_schema_bytes += serde_json::to_vec(tool.input_schema.as_ref())

@@ -97,7 +97,10 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
     for transport in TRANSPORTS {
         let s = server(app, transport);
         rows.push((
-            format!("server CPU per `tools/list`, c=8, {} (ms)", transport.label()),
+            format!(
+                "server CPU per `tools/list`, c=8, {} (ms)",
+                transport.label()
+            ),
             s.and_then(|s| s.list_at(8)).and_then(|l| l.server_cpu),
         ));
     }
@@ -252,10 +255,7 @@ fn targets(app: &AppReport, builds: &Builds) -> Vec<(String, Option<f64>, f64)> 
                 "server CPU per `tools/list` at most 0.1 ms, {} (ms)",
                 transport.label()
             ),
-            median(
-                s.and_then(|s| s.list_at(8))
-                    .and_then(|l| l.server_cpu),
-            ),
+            median(s.and_then(|s| s.list_at(8)).and_then(|l| l.server_cpu)),
             0.1,
         ));
     }

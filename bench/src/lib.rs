@@ -25,8 +25,8 @@ use fiskgen_tests::apps::{self, App};
 use rmcp::RoleClient;
 use rmcp::service::Peer;
 
-pub use client::Transport;
 pub use client::ListSizes;
+pub use client::Transport;
 pub use report::{AppReport, Builds, Machine, PeerStatus, Previous, Report, Server, ServerReport};
 pub use stats::{Level, Summary};
 
@@ -226,8 +226,22 @@ async fn run_async(options: &Options) -> Result<Report> {
         // cold one), the demo after it in the same directory; the previous design's natscli in
         // a directory of its own, its regenerations interleaved with ours.
         let mut jobs = vec![
-            BuildJob::new("nats", &fiskgen, &nats_config, nats, &nats_built, &bench_dir),
-            BuildJob::new("demo", &fiskgen, &demo_config, &demo_app, &demo_built, &bench_dir),
+            BuildJob::new(
+                "nats",
+                &fiskgen,
+                &nats_config,
+                nats,
+                &nats_built,
+                &bench_dir,
+            ),
+            BuildJob::new(
+                "demo",
+                &fiskgen,
+                &demo_config,
+                &demo_app,
+                &demo_built,
+                &bench_dir,
+            ),
         ];
         if let Some(previous) = &options.previous_fiskgen {
             jobs.push(BuildJob::new(

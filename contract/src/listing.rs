@@ -249,7 +249,9 @@ mod tests {
         assert!(text.starts_with("{\"name\":\"a\",\"title\":\"a\",\"description\":"));
         let output: Value = serde_json::from_str(OUTPUT_SCHEMA).expect("output schema");
         assert_eq!(value["outputSchema"], output);
-        assert!(serde_json::from_str::<Value>(&entry("b")).expect("JSON")["outputSchema"].is_null());
+        assert!(
+            serde_json::from_str::<Value>(&entry("b")).expect("JSON")["outputSchema"].is_null()
+        );
     }
 
     #[test]
@@ -304,7 +306,10 @@ mod tests {
         assert_eq!(expected_cursor, None, "the last page has no nextCursor");
         assert_eq!(Listing::join(&entries, 2), listing, "deterministic");
         let other = Listing::join(&entries[..4], 2);
-        assert_ne!(other.pages[1].cursor, listing.pages[1].cursor, "cursors name the set");
+        assert_ne!(
+            other.pages[1].cursor, listing.pages[1].cursor,
+            "cursors name the set"
+        );
     }
 
     #[test]
@@ -313,7 +318,11 @@ mod tests {
         assert_eq!(listing.body, "[]");
         assert_eq!(listing.pages.len(), 1);
         let page = &listing.pages[0];
-        let text = format!("{PAGE_HEAD}{}{}", &listing.body[page.start..page.end], page.legacy_tail);
+        let text = format!(
+            "{PAGE_HEAD}{}{}",
+            &listing.body[page.start..page.end],
+            page.legacy_tail
+        );
         assert_eq!(text, "{\"tools\":[]}");
     }
 }

@@ -33,10 +33,10 @@ pub mod __private {
 
     pub use crate::JsonObject;
     pub use crate::cli::{main, main_with_notes};
-    pub use crate::contract::listing::{ListingSpec, PageSpec};
     pub use crate::contract::argv::{
         ArgValue, Argv, InvalidArguments, Positional, parse_arguments,
     };
+    pub use crate::contract::listing::{ListingSpec, PageSpec};
     pub use crate::contract::spec::*;
     pub use crate::contract::values::{ByteSize, GoDuration, HexBytes};
 }

@@ -1370,8 +1370,12 @@ fn bad_oauth_settings_are_named() {
 
 #[test]
 fn page_size_and_structured_output_are_read_and_a_page_size_out_of_range_is_refused() {
-    let config = ok("expose:\n  agent:\n    mcp:\n      page_size: 3\n      structured_output: false\n");
-    assert_eq!((mcp(&config).page_size, mcp(&config).structured_output), (3, false));
+    let config =
+        ok("expose:\n  agent:\n    mcp:\n      page_size: 3\n      structured_output: false\n");
+    assert_eq!(
+        (mcp(&config).page_size, mcp(&config).structured_output),
+        (3, false)
+    );
     let defaults = ok("expose:\n  agent:\n    mcp: {}\n");
     assert_eq!(
         (mcp(&defaults).page_size, mcp(&defaults).structured_output),

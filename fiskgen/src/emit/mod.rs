@@ -195,7 +195,12 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     let listed: Vec<(&ir::Tool, String)> = server
         .tools
         .iter()
-        .map(|tool| (tool, advertised.remove(tool.name.as_str()).unwrap_or_default()))
+        .map(|tool| {
+            (
+                tool,
+                advertised.remove(tool.name.as_str()).unwrap_or_default(),
+            )
+        })
         .collect();
     let (listing_rs, listing_json) =
         listing::files(&listed, plan.config.mcp.as_ref().unwrap_or(&default_mcp))?;

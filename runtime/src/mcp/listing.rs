@@ -19,10 +19,10 @@ use rmcp::model::{
     CacheScope, ListToolsResult, PaginatedRequestParams, RequestId, RequestMetaObject, Tool,
 };
 
-use crate::mcp::confirm;
-use crate::mcp::state::ServerState;
 use crate::contract::listing::ListingSpec;
 use crate::contract::spec::{AppSpec, Run};
+use crate::mcp::confirm;
+use crate::mcp::state::ServerState;
 
 /// The protocol era of a request, which decides a page's tail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,11 +60,7 @@ impl Listing {
     pub(crate) fn new(app: &AppSpec) -> Result<Listing, String> {
         match app.listing {
             Some(spec) if spec.tools == app.tools.len() => Self::compiled(spec),
-            Some(spec) => Ok(Self::joined(
-                app,
-                spec.structured_output,
-                spec.page_size,
-            )),
+            Some(spec) => Ok(Self::joined(app, spec.structured_output, spec.page_size)),
             None => Ok(Self::joined(app, true, contract::DEFAULT_PAGE_SIZE)),
         }
     }
@@ -209,7 +205,10 @@ impl Listing {
             })
             .as_ref()
             .map_err(|error| {
-                ErrorData::internal_error(format!("the tools/list page is not valid: {error}"), None)
+                ErrorData::internal_error(
+                    format!("the tools/list page is not valid: {error}"),
+                    None,
+                )
             })?;
         let mut result = ListToolsResult::with_all_items(tools.clone());
         result.next_cursor = page.next.map(str::to_string);

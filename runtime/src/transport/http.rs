@@ -75,7 +75,10 @@ pub(crate) fn router(
     };
     let router = if options.stateless {
         mcp_routes(handler, Arc::new(NeverSessionManager::default()), config)
-            .layer(axum::middleware::from_fn_with_state(fast, list_http::answer))
+            .layer(axum::middleware::from_fn_with_state(
+                fast,
+                list_http::answer,
+            ))
             .layer(axum::middleware::from_fn(intake::stateless))
     } else {
         let mut sessions = LocalSessionManager::default();
@@ -83,7 +86,10 @@ pub(crate) fn router(
         let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
         fast.sessions = Some(capped.clone());
         mcp_routes(handler, capped, config)
-            .layer(axum::middleware::from_fn_with_state(fast, list_http::answer))
+            .layer(axum::middleware::from_fn_with_state(
+                fast,
+                list_http::answer,
+            ))
             .layer(axum::middleware::from_fn(intake::check_body))
             .layer(axum::middleware::from_fn(sessions::limit_status))
     };

@@ -46,11 +46,7 @@ pub(crate) struct FastList {
 }
 
 /// The layer.
-pub(crate) async fn answer(
-    State(fast): State<FastList>,
-    request: Request,
-    next: Next,
-) -> Response {
+pub(crate) async fn answer(State(fast): State<FastList>, request: Request, next: Next) -> Response {
     let Some(call) = request.extensions().get::<ListCall>().cloned() else {
         return next.run(request).await;
     };
@@ -225,7 +221,10 @@ fn accepts(headers: &HeaderMap, media: &str) -> bool {
             let essence = parts.next().unwrap_or("").trim();
             let weight_ok = parts.all(|param| {
                 let param = param.trim();
-                match param.strip_prefix("q=").or_else(|| param.strip_prefix("Q=")) {
+                match param
+                    .strip_prefix("q=")
+                    .or_else(|| param.strip_prefix("Q="))
+                {
                     Some(q) => q.trim().parse::<f32>().is_ok_and(|q| q > 0.0),
                     None => true,
                 }

@@ -16,8 +16,8 @@ use std::task::{Context, Poll, ready};
 
 use axum::body::Bytes;
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta as _};
 use rmcp::model::ProtocolVersion;
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta as _};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::io::{AsyncWrite, AsyncWriteExt};

@@ -9,8 +9,8 @@ use rmcp::service::QuitReason;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio_util::sync::CancellationToken;
 
-use crate::transport::list_stdio::{self, FastStdio, FrameWriter};
 use crate::mcp::server::Handler;
+use crate::transport::list_stdio::{self, FastStdio, FrameWriter};
 
 /// How long the stdout writer may take to drain after the service ended.
 const DRAIN: Duration = Duration::from_secs(5);
@@ -25,7 +25,10 @@ pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Resu
     let (queue, writer) = list_stdio::writer(stdout);
     let lines = AsyncRwTransport::new_server(stdin, FrameWriter::new(queue.clone()));
     let transport = FastStdio::new(lines, queue, handler.state().clone());
-    let outcome = match handler.serve_with_ct(transport, shutdown.child_token()).await {
+    let outcome = match handler
+        .serve_with_ct(transport, shutdown.child_token())
+        .await
+    {
         Ok(running) => match running.waiting().await {
             Ok(QuitReason::Closed) => {
                 tracing::info!("stdin closed; stopping");

@@ -92,13 +92,16 @@ fn path_text(path: &Path) -> Result<String> {
 }
 
 #[test]
-fn precomputed_tools_list_equals_rmcp_answer_and_narrowing_keeps_the_built_entries() -> Result<()>
-{
+fn precomputed_tools_list_equals_rmcp_answer_and_narrowing_keeps_the_built_entries() -> Result<()> {
     let full_dir = tempfile::tempdir().context("creating the server's directory")?;
     let narrowed_dir = tempfile::tempdir().context("creating the server's directory")?;
     let binary = clients::demo_server()?;
     let full = Server::spawn(&binary, full_dir.path(), &[])?;
-    let narrowed = Server::spawn(&binary, narrowed_dir.path(), &["--tools", "^task_(add|list)$"])?;
+    let narrowed = Server::spawn(
+        &binary,
+        narrowed_dir.path(),
+        &["--tools", "^task_(add|list)$"],
+    )?;
     python(
         "list_bytes.py",
         &strings(&[
