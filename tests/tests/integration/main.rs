@@ -20,6 +20,9 @@ mod connect;
 mod drift;
 /// The generated crates of the demo and the fixture match their goldens, byte for byte.
 mod golden;
+/// The shipped crates' layout rules: no import cycle, no file over 500 lines of code, comments
+/// that point into docs/.
+mod layout;
 /// `tools/list` as precomputed bytes: pages followed by cursor with the Python SDK in every
 /// transport, the bytes equal to rmcp's own answer, narrowing keeping the built entries.
 mod listing;
