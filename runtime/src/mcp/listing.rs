@@ -7,22 +7,19 @@
 //! function that built them at build time, and serves those bytes from then on.
 //!
 //! Over HTTP and stdio the bytes go out before rmcp sees the request, where the request is one
-//! rmcp would answer ([`crate::transport::list_http`], [`crate::transport::list_stdio`]); every other `tools/list`
-//! reaches the handler, which answers from the same pages through rmcp's types.
+//! rmcp would answer ([`crate::transport::list_http`], [`crate::transport::list_stdio`]); every
+//! other `tools/list` reaches the handler, which answers from the same pages through rmcp's
+//! types.
 
 use std::sync::OnceLock;
 
 use axum::body::Bytes;
 use fiskgen_contract::listing::{self as contract, Entry, PAGE_HEAD};
 use rmcp::ErrorData;
-use rmcp::model::{
-    CacheScope, ListToolsResult, PaginatedRequestParams, RequestId, RequestMetaObject, Tool,
-};
+use rmcp::model::{CacheScope, ListToolsResult, RequestId, Tool};
 
 use crate::contract::listing::ListingSpec;
 use crate::contract::spec::{AppSpec, Run};
-use crate::mcp::confirm;
-use crate::mcp::state::ServerState;
 
 /// The protocol era of a request, which decides a page's tail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,32 +216,4 @@ impl Listing {
         }
         Ok(result)
     }
-}
-
-/// The bytes that answer a `tools/list` request the transports took before rmcp (see
-/// [`crate::transport::list_http`], [`crate::transport::list_stdio`]), with what the handler would have done on the
-/// way: the 2026-era client's "connected" line and the first-answer mark. `None` when the
-/// cursor is not one this server issued: the handler answers that with its error.
-pub(crate) fn fast_answer(
-    state: &ServerState,
-    id: &RequestId,
-    params: Option<&PaginatedRequestParams>,
-    meta: &RequestMetaObject,
-    era: Era,
-) -> Option<[Bytes; 4]> {
-    let listing = &state.catalog.listing;
-    let page = listing
-        .page(params.and_then(|params| params.cursor.as_deref()))
-        .ok()?;
-    if era == Era::Modern {
-        let name = meta
-            .client_info()
-            .map(|info| info.name)
-            .filter(|name| !name.is_empty())
-            .unwrap_or_else(|| "unknown".to_string());
-        state.note_modern(name, confirm::declared_reach(meta.client_capabilities()));
-    }
-    let response = listing.response(id, page, era);
-    state.first_answer.mark();
-    Some(response)
 }

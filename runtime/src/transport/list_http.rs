@@ -19,7 +19,7 @@ use http::{HeaderMap, HeaderValue, Method, header};
 use rmcp::model::{PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject};
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 
-use crate::mcp::listing::{self, Era};
+use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
 use crate::transport::sessions::CappedSessions;
 
@@ -66,7 +66,7 @@ pub(crate) async fn answer(State(fast): State<FastList>, request: Request, next:
     let Some(era) = era else {
         return next.run(request).await;
     };
-    match listing::fast_answer(&fast.state, &call.id, call.params.as_ref(), &call.meta, era) {
+    match fast.state.list_bytes(&call.id, call.params.as_ref(), &call.meta, era) {
         Some(chunks) => {
             let body = futures::stream::iter(chunks.map(Ok::<_, std::convert::Infallible>));
             let mut response = Response::new(Body::from_stream(body));

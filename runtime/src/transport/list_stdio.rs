@@ -24,7 +24,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::PollSender;
 
-use crate::mcp::listing::{self, Era};
+use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
 
 /// Messages waiting for stdout at most (rmcp's and the fast answers together).
@@ -151,8 +151,9 @@ impl<T> FastStdio<T> {
             }
             _ => return None,
         };
-        let chunks =
-            listing::fast_answer(&self.state, &request.id, list.params.as_ref(), meta, era)?;
+        let chunks = self
+            .state
+            .list_bytes(&request.id, list.params.as_ref(), meta, era)?;
         let mut frame: Frame = chunks.into();
         frame.push(Bytes::from_static(b"\n"));
         Some(frame)
