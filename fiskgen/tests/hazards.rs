@@ -4,7 +4,7 @@
 //!
 //! Each `tests/golden/hazards/<hazard>.yaml` selects the fixture application's commands that
 //! carry one hazard (keyword names, shared flag/argument names, repeatable values, nested groups,
-//! hostile help text, ...) and `tests/golden/hazards/<hazard>/` holds the generated `src/`. The
+//! hostile help text, ...) and `tests/golden/hazards/<hazard>/` holds the generated tool code. The
 //! model is `tests/expected/fixture/model.json`, which the Go tier (`golden_fixture` in the
 //! integration tests) keeps equal to what the real fixture application prints.
 //!
@@ -40,7 +40,8 @@ fn cases() -> Vec<String> {
     names
 }
 
-/// The generated `src/` files of one case, keyed by their path below `src/`.
+/// The generated tool files of one case (`src/tools/...`), keyed by their path below `src/`.
+/// The crate's other files are the same for every case and pinned by the full goldens.
 fn generate(case: &str) -> std::collections::BTreeMap<String, String> {
     let root = workspace_root();
     let relative = PathBuf::from(HAZARDS).join(format!("{case}.yaml"));
@@ -57,6 +58,7 @@ fn generate(case: &str) -> std::collections::BTreeMap<String, String> {
     generated
         .files
         .into_iter()
+        .filter(|(path, _)| path.starts_with("src/tools/"))
         .filter_map(|(path, contents)| Some((path.strip_prefix("src/")?.to_string(), contents)))
         .collect()
 }
