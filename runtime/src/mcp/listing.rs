@@ -183,7 +183,7 @@ impl Listing {
             Bytes::from(format!(
                 "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{PAGE_HEAD}"
             )),
-            Bytes::from_static(self.body[page.start..page.end].as_bytes()),
+            Bytes::from_static(&self.body.as_bytes()[page.start..page.end]),
             Bytes::from_static(tail.as_bytes()),
             Bytes::from_static(b"}"),
         ]

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use rmcp::RoleServer;
 use axum::body::Bytes;
+use rmcp::RoleServer;
 use rmcp::model::{
     Implementation, PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject,
     ServerCapabilities, ServerConfig,

@@ -66,7 +66,10 @@ pub(crate) async fn answer(State(fast): State<FastList>, request: Request, next:
     let Some(era) = era else {
         return next.run(request).await;
     };
-    match fast.state.list_bytes(&call.id, call.params.as_ref(), &call.meta, era) {
+    match fast
+        .state
+        .list_bytes(&call.id, call.params.as_ref(), &call.meta, era)
+    {
         Some(chunks) => {
             let body = futures::stream::iter(chunks.map(Ok::<_, std::convert::Infallible>));
             let mut response = Response::new(Body::from_stream(body));
