@@ -9,6 +9,7 @@
 //! - [`docs`]: the URIs and cheat placeholders of the resources and prompts a server offers;
 //! - [`defaults`]: the settings a config may leave out (port, address, concurrency, timeouts);
 //! - [`identity`]: which identities name a server;
+//! - [`listing`]: the `tools/list` answer, computed at build time and served as bytes;
 //! - [`surface`]: the served surface of a server and the one drift verdict that `fiskgen check`
 //!   and `<binary> verify` both give (see `docs/drift.md`).
 //!
@@ -21,5 +22,6 @@ pub mod docs;
 pub mod duration;
 pub mod identity;
 pub mod introspect;
+pub mod listing;
 pub mod model;
 pub mod surface;

@@ -363,6 +363,11 @@ pub struct McpConfig {
     /// fiskgen: items per page of `resources/list`, `resources/templates/list` and
     /// `prompts/list` (1 to 1000, default 50).
     pub list_page_size: u32,
+    /// fiskgen: command tools declare an `outputSchema` and return `structuredContent`
+    /// (default on).
+    pub structured_output: bool,
+    /// fiskgen: tools per `tools/list` page (default 256).
+    pub page_size: usize,
 }
 
 /// `expose.agent.mcp.tasks`: when a call becomes a task, and how many are kept for how long.
@@ -411,6 +416,8 @@ impl Default for McpConfig {
             resources: true,
             prompts: true,
             list_page_size: DEFAULT_PAGE_SIZE,
+            structured_output: true,
+            page_size: fiskgen_contract::listing::DEFAULT_PAGE_SIZE,
         }
     }
 }

@@ -130,6 +130,7 @@ fn main() -> ExitCode {
         instructions: None,
         tools: Box::leak(tools.into_boxed_slice()),
         docs: &DocsSpec::NONE,
+        listing: None,
         settings: Settings {
             port: 0,
             address: "",

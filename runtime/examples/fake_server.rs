@@ -289,6 +289,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
         instructions: Some("A fake application for tests."),
         tools: TOOLS,
         docs: &DocsSpec::NONE,
+        listing: None,
         settings: Settings {
             port: 0,
             address: "",

@@ -36,6 +36,7 @@ pub mod __private {
     pub use crate::contract::argv::{
         ArgValue, Argv, InvalidArguments, Positional, parse_arguments,
     };
+    pub use crate::contract::listing::{ListingSpec, PageSpec};
     pub use crate::contract::spec::*;
     pub use crate::contract::values::{ByteSize, GoDuration, HexBytes};
 }

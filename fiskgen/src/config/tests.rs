@@ -138,6 +138,8 @@ fn the_full_example_reads_into_every_field() {
             resources: true,
             prompts: true,
             list_page_size: 50,
+            structured_output: true,
+            page_size: 256,
         }
     );
     assert_eq!(
@@ -1459,4 +1461,32 @@ fn bad_task_settings_are_named_where_they_are() {
     );
     let p = problem("expose:\n  agent:\n    mcp:\n      tasks: {afer: 1s}\n");
     assert_eq!(p.help.as_deref(), Some("did you mean \"after\"?"));
+}
+#[test]
+fn page_size_and_structured_output_are_read_and_a_page_size_out_of_range_is_refused() {
+    let config =
+        ok("expose:\n  agent:\n    mcp:\n      page_size: 3\n      structured_output: false\n");
+    assert_eq!(
+        (mcp(&config).page_size, mcp(&config).structured_output),
+        (3, false)
+    );
+    let defaults = ok("expose:\n  agent:\n    mcp: {}\n");
+    assert_eq!(
+        (mcp(&defaults).page_size, mcp(&defaults).structured_output),
+        (fiskgen_contract::listing::DEFAULT_PAGE_SIZE, true)
+    );
+    for (value, column) in [("0", 18), ("-1", 18), ("10001", 18)] {
+        let yaml = format!("expose:\n  agent:\n    mcp:\n      page_size: {value}\n");
+        assert_eq!(
+            located(&yaml),
+            [format!(
+                "4:{column}: invalid expose.agent.mcp.page_size {value}: must be between 1 and \
+                 10000 tools"
+            )]
+        );
+    }
+    assert_eq!(
+        located("expose:\n  agent:\n    mcp:\n      structured_output: no\n"),
+        ["4:26: expose.agent.mcp.structured_output must be true or false, found \"no\""]
+    );
 }

@@ -194,6 +194,23 @@ pub(super) fn read_embeddings_timeout(r: &mut Reader, v: Value<'_>) -> Option<Du
     }
 }
 
+/// `expose.agent.mcp.page_size`: tools per `tools/list` page, 1 to
+/// [`fiskgen_contract::listing::MAX_PAGE_SIZE`]; `None` means the default (unset or invalid).
+pub(super) fn read_page_size(r: &mut Reader, v: Value<'_>) -> Option<usize> {
+    let n = r.int(v)?;
+    let max = fiskgen_contract::listing::MAX_PAGE_SIZE;
+    match usize::try_from(n) {
+        Ok(size) if (1..=max).contains(&size) => Some(size),
+        _ => {
+            r.invalid(
+                v,
+                format!("invalid {} {n}: must be between 1 and {max} tools", v.path),
+            );
+            None
+        }
+    }
+}
+
 /// `max_concurrent_tools` (MCP and a2a): `None` means the default (unset, `0`, or invalid).
 pub(super) fn read_concurrency(r: &mut Reader, v: Value<'_>) -> Option<u32> {
     let n = r.int(v)?;
@@ -212,7 +229,7 @@ pub(super) fn read_concurrency(r: &mut Reader, v: Value<'_>) -> Option<u32> {
 }
 
 /// `list_page_size`: 1..=[`MAX_PAGE_SIZE`]; `None` (the default) when unset or invalid.
-pub(super) fn read_page_size(r: &mut Reader, v: Value<'_>) -> Option<u32> {
+pub(super) fn read_list_page_size(r: &mut Reader, v: Value<'_>) -> Option<u32> {
     let n = r.int(v)?;
     if !(1..=i64::from(MAX_PAGE_SIZE)).contains(&n) {
         r.invalid(

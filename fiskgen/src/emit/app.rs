@@ -98,6 +98,7 @@ pub(super) fn main_rs(
         #module_doc
 
         mod docs;
+        mod listing;
         mod tools;
 
         use std::process::ExitCode;
@@ -113,6 +114,7 @@ pub(super) fn main_rs(
             instructions: #instructions,
             tools: tools::TOOLS,
             docs: &docs::DOCS,
+            listing: Some(&listing::LISTING),
             settings: #settings,
         };
 

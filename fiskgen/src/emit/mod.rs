@@ -19,6 +19,8 @@
 //! model.json          the introspection document the crate was generated from
 //! src/main.rs         the static AppSpec and `fn main`
 //! src/docs.rs         the resources and prompts (tools' help, cheats) as data
+//! src/listing.rs      the whole `tools/list` answer, every page in both eras
+//! src/listing.json    every tool's `tools/list` entry, one JSON array on one line
 //! src/tools/mod.rs    one module per top-level command group, and TOOLS
 //! src/tools/<group>.rs
 //! ```
@@ -39,6 +41,7 @@ mod builtins;
 mod docs;
 mod files;
 mod filters;
+mod listing;
 mod tools;
 
 /// How a crate is generated.
@@ -107,11 +110,15 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
 
     let mut items = Vec::new();
     let mut warnings = Vec::new();
+    // Each tool's advertised input schema, for the `tools/list` answer.
+    let mut advertised: BTreeMap<&str, String> = BTreeMap::new();
     for tool in &server.tools {
         let ToolKind::Command(command) = &tool.kind else {
+            advertised.insert(&tool.name, schema_text(&tool.input_schema));
             continue;
         };
         let params = params::params(tool, command)?;
+        advertised.insert(&tool.name, schema_text(&params.schema));
         warnings.extend(params.warnings.iter().cloned());
         items.push(tools::CommandItem {
             tool,
@@ -188,6 +195,24 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
 
     let docs = docs::docs_rs(&server.docs);
     files.insert("src/docs.rs".into(), rust_file("src/docs.rs", &docs)?);
+    let default_mcp = crate::config::McpConfig::default();
+    let listed: Vec<(&ir::Tool, String)> = server
+        .tools
+        .iter()
+        .map(|tool| {
+            (
+                tool,
+                advertised.remove(tool.name.as_str()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    let (listing_rs, listing_json) =
+        listing::files(&listed, plan.config.mcp.as_ref().unwrap_or(&default_mcp))?;
+    files.insert(
+        "src/listing.rs".into(),
+        rust_file("src/listing.rs", &listing_rs)?,
+    );
+    files.insert(listing::JSON_FILE.into(), listing_json);
 
     let main = app::main_rs(&plan.config, server, plan.introspection.as_ref());
     files.insert("src/main.rs".into(), rust_file("src/main.rs", &main)?);

@@ -212,6 +212,7 @@ mod tests {
         instructions: None,
         tools: &[&LIST, &ADD, &DELETE],
         docs: &crate::contract::spec::DocsSpec::NONE,
+        listing: None,
         settings: Settings {
             port: 0,
             address: "",

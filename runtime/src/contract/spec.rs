@@ -21,6 +21,8 @@ pub struct AppSpec {
     pub tools: &'static [&'static ToolSpec],
     /// The resources and prompts made from the application's own help.
     pub docs: &'static DocsSpec,
+    /// The `tools/list` answer fiskgen computed for `tools` (`None`: joined at start).
+    pub listing: Option<&'static crate::contract::listing::ListingSpec>,
     /// Settings fixed at build time; flags and the environment may override some of them.
     pub settings: Settings,
 }

@@ -112,11 +112,12 @@ impl Job {
         )
         .await;
         drop(permit);
-        self.result(outcome)
+        self.result(outcome, state.catalog.listing.structured_output)
     }
 
-    /// The result of a run, logged.
-    fn result(&self, outcome: Outcome) -> Ran {
+    /// The result of a run, logged; `structured`: as `structuredContent` (else the same JSON as
+    /// text, `expose.agent.mcp.structured_output: false`).
+    fn result(&self, outcome: Outcome, structured: bool) -> Ran {
         let (line, quoted) = (&self.line, &self.quoted);
         let ended = |result| Ran {
             result,
@@ -152,7 +153,13 @@ impl Job {
                         duration::elapsed(elapsed)
                     ),
                 );
-                ended(CallToolResult::structured(object))
+                if structured {
+                    ended(CallToolResult::structured(object))
+                } else {
+                    ended(CallToolResult::success(vec![ContentBlock::text(
+                        object.to_string(),
+                    )]))
+                }
             }
             Outcome::SpawnFailed(error) => {
                 self.log_end(

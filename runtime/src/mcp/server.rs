@@ -19,6 +19,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::logging::label;
 use crate::mcp::confirm::{self, Reach};
+use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
 
 /// The cursor of a list request.
@@ -36,6 +37,11 @@ impl Handler {
     /// A handler over `state`.
     pub(crate) fn new(state: Arc<ServerState>) -> Self {
         Self { state }
+    }
+
+    /// What it shares with the transports' `tools/list` fast paths.
+    pub(crate) fn state(&self) -> &Arc<ServerState> {
+        &self.state
     }
 }
 
@@ -60,14 +66,19 @@ impl ServerHandler for Handler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // Most `tools/list` requests are answered as bytes before they get here
+        // (crate::mcp::listing); these are the rest, answered from the same pages.
         self.state.note_modern_client(&context);
-        if request.and_then(|params| params.cursor).is_some() {
-            // Everything fits in one page, so no cursor was ever issued.
-            return Err(ErrorData::invalid_params("invalid cursor", None));
-        }
-        let result = ListToolsResult::with_all_items(self.state.catalog.tools.clone());
+        let listing = &self.state.catalog.listing;
+        let page = listing.page(request.as_ref().and_then(|params| params.cursor.as_deref()))?;
+        let era = if confirm::is_modern(&context) {
+            Era::Modern
+        } else {
+            Era::Legacy
+        };
+        let result = listing.result(page, era);
         self.state.first_answer.mark();
-        Ok(result)
+        result
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -9,8 +9,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
+use axum::body::Bytes;
 use rmcp::RoleServer;
-use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    Implementation, PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject,
+    ServerCapabilities, ServerConfig,
+};
 use rmcp::service::RequestContext;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -20,6 +24,7 @@ use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::logging::label;
 use crate::mcp::confirm::{self, Confirmer, Reach};
 use crate::mcp::docs::Docs;
+use crate::mcp::listing::Era;
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
 
@@ -149,8 +154,12 @@ impl ServerState {
         if !confirm::is_modern(context) {
             return;
         }
-        let name = client_name(context);
-        let reach = confirm::reach(context);
+        self.note_modern(client_name(context), confirm::reach(context));
+    }
+
+    /// Logs the "connected" line of a 2026-era client named `name` the first time it is seen
+    /// (also for requests answered before they reach the handler).
+    pub(crate) fn note_modern(&self, name: String, reach: Reach) {
         let key = format!("{name}\0{reach:?}");
         {
             let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
@@ -159,6 +168,35 @@ impl ServerState {
             }
         }
         self.log_connected(&name, reach);
+    }
+
+    /// The bytes that answer a `tools/list` request a transport took before rmcp
+    /// ([`crate::transport::list_http`], [`crate::transport::list_stdio`]), with what the handler
+    /// would have done on the way: the 2026-era client's "connected" line and the first-answer
+    /// mark. `None` when the cursor is not one this server issued: the handler answers that with
+    /// its error.
+    pub(crate) fn list_bytes(
+        &self,
+        id: &RequestId,
+        params: Option<&PaginatedRequestParams>,
+        meta: &RequestMetaObject,
+        era: Era,
+    ) -> Option<[Bytes; 4]> {
+        let listing = &self.catalog.listing;
+        let page = listing
+            .page(params.and_then(|params| params.cursor.as_deref()))
+            .ok()?;
+        if era == Era::Modern {
+            let name = meta
+                .client_info()
+                .map(|info| info.name)
+                .filter(|name| !name.is_empty())
+                .unwrap_or_else(|| "unknown".to_string());
+            self.note_modern(name, confirm::declared_reach(meta.client_capabilities()));
+        }
+        let response = listing.response(id, page, era);
+        self.first_answer.mark();
+        Some(response)
     }
 
     /// The per-client line of fisk-ai (docs/runtime.md, "Confirmation"); informational, the gate decides per call.
