@@ -28,3 +28,25 @@ fn every_corpus_input_runs_through_its_target_without_a_finding() {
         }
     }
 }
+
+/// The HTTP target reaches the MCP handler: the committed `tools/list` in the live session is
+/// answered with the demo's tools, and a stateless `initialize` with a server's answer, so the
+/// fuzzer explores rmcp and the runtime, not a layer that refuses everything.
+#[test]
+fn the_http_target_reaches_the_mcp_handler() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/http_jsonrpc");
+    for (seed, expected) in [
+        ("tools-list-session", "task_add"),
+        ("initialize-stateless", "serverInfo"),
+        ("tools-call-session", "has no application path"),
+    ] {
+        let data = fs::read(corpus.join(seed)).expect("a committed seed");
+        let (status, body) = fiskgen_fuzz::http_answer(&data).expect("an answer");
+        let body = String::from_utf8_lossy(&body);
+        assert_eq!(status, 200, "{seed}: {body}");
+        assert!(
+            body.contains(expected),
+            "{seed}: {expected:?} missing from {body:?}"
+        );
+    }
+}

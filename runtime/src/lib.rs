@@ -24,6 +24,8 @@ mod cmdline;
 mod confirm;
 mod connect;
 mod exec;
+#[cfg(feature = "fuzzing")]
+mod fuzzing;
 mod http;
 mod intake;
 mod jwt;
@@ -56,4 +58,12 @@ pub mod __private {
     pub use crate::cli::{main, main_with_notes};
     pub use crate::spec::*;
     pub use crate::values::{ByteSize, GoDuration, HexBytes};
+}
+
+/// The fuzz targets' bodies that need this crate's internals (feature `fuzzing`, for the
+/// `fiskgen-fuzz` crate only; docs/reliability.md).
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzz {
+    pub use crate::fuzzing::{http_answer, http_jsonrpc, sealed_state};
 }
