@@ -10,6 +10,7 @@
 
 mod client;
 mod report;
+pub mod soak;
 mod stats;
 
 use std::fs;

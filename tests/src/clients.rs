@@ -232,6 +232,18 @@ pub fn auth_server() -> Result<PathBuf> {
     built_server(AUTH_SERVER, AUTH_SERVER_VAR)
 }
 
+/// The file name of the generated fixture server (the golden crate `tests/expected/fixture`).
+pub const FIXTURE_SERVER: &str = "fixture-mcp";
+/// Environment variable naming the fixture server, instead of the built one.
+pub const FIXTURE_SERVER_VAR: &str = "FISKGEN_TEST_FIXTURE_SERVER";
+
+/// The server of the fixture application (every fisk value type, and `behave`, which
+/// misbehaves on request): `$FISKGEN_TEST_FIXTURE_SERVER`, or `fixture-mcp` (the golden crate
+/// `tests/expected/fixture`), found and checked for staleness as [`demo_server`].
+pub fn fixture_server() -> Result<PathBuf> {
+    built_server(FIXTURE_SERVER, FIXTURE_SERVER_VAR)
+}
+
 /// The binary `$<var>`, or `name` in the `debug` directory of [`target_dir`], which must be
 /// newer than every source its dep-info file (`<name>.d`) names.
 fn built_server(name: &str, var: &str) -> Result<PathBuf> {

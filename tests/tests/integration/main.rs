@@ -32,3 +32,5 @@ mod readme;
 mod replicas;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;
+/// The fault soak's smoke mode: every call ends right, nothing is left behind.
+mod soak;
