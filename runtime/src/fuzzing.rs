@@ -19,12 +19,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
 use crate::builtins::Builtins;
-use crate::confirm::Confirmer;
-use crate::http::{self, HttpOptions};
-use crate::request_state::{Refusal, RequestStates};
-use crate::server::{Handler, Limits, ServerState};
-use crate::spec::{AppSpec, ConfirmMode};
-use crate::tools::Catalog;
+use crate::contract::spec::{AppSpec, ConfirmMode};
+use crate::mcp::confirm::Confirmer;
+use crate::mcp::request_state::{self, Refusal, RequestStates};
+use crate::mcp::server::Handler;
+use crate::mcp::state::{Limits, ServerState};
+use crate::mcp::tools::Catalog;
+use crate::transport::http::{self, HttpOptions};
 
 /// The longest one request may take in-process before it counts as a hang.
 const REQUEST_BOUND: Duration = Duration::from_secs(10);
@@ -327,8 +328,8 @@ pub fn sealed_state(data: &[u8]) {
                 .seal(&tool, &arguments)
                 .unwrap_or_else(|error| panic!("sealing: {error}"));
             let same = tool == other_tool
-                && crate::request_state::arguments_digest(&arguments)
-                    == crate::request_state::arguments_digest(&other_arguments);
+                && request_state::arguments_digest(&arguments)
+                    == request_state::arguments_digest(&other_arguments);
             let accepted = states
                 .redeem_here(&genuine, &other_tool, &other_arguments)
                 .is_ok();

@@ -8,37 +8,17 @@
 //! `fn main() -> ExitCode { __private::main(&APP) }`: the non-generic entry point keeps rmcp's
 //! generic service stack monomorphised once, here, instead of in every generated crate.
 
-pub mod argv;
-pub mod spec;
-pub mod values;
-
-mod approvals;
-mod arg_errors;
-mod auth;
-mod banner;
 mod builtins;
-mod call;
 mod cli;
-mod clients;
-mod cmdline;
-mod confirm;
-mod connect;
-mod exec;
+mod contract;
 #[cfg(feature = "fuzzing")]
 mod fuzzing;
-mod http;
-mod intake;
-mod jwt;
 mod logging;
-mod narrow;
-mod output;
-mod request_state;
-mod security;
-mod server;
-mod sessions;
-mod stdio;
-mod tools;
-mod verify;
+mod mcp;
+mod process;
+mod transport;
+
+pub use contract::{argv, spec, values};
 
 /// Go durations, from the contract fiskgen shares with this crate.
 use fiskgen_contract::duration;
@@ -54,10 +34,12 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::JsonObject;
-    pub use crate::argv::{ArgValue, Argv, InvalidArguments, Positional, parse_arguments};
     pub use crate::cli::{main, main_with_notes};
-    pub use crate::spec::*;
-    pub use crate::values::{ByteSize, GoDuration, HexBytes};
+    pub use crate::contract::argv::{
+        ArgValue, Argv, InvalidArguments, Positional, parse_arguments,
+    };
+    pub use crate::contract::spec::*;
+    pub use crate::contract::values::{ByteSize, GoDuration, HexBytes};
 }
 
 /// The fuzz targets' bodies that need this crate's internals (feature `fuzzing`, for the

@@ -52,7 +52,7 @@ pub(crate) fn label(text: &str) -> String {
             out.push('…');
             break;
         }
-        if crate::cmdline::needs_escape(c) {
+        if crate::process::cmdline::needs_escape(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);

@@ -10,8 +10,8 @@ use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 
 use super::files::{self, Roots};
-use crate::cmdline::{go_quote, quote};
-use crate::spec::FileAccess;
+use crate::contract::spec::FileAccess;
+use crate::process::cmdline::{go_quote, quote};
 
 /// Bytes encoded at most when `max_bytes` is not set.
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;

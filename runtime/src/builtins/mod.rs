@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::JsonObject;
-use crate::argv::{InvalidArguments, parse_arguments};
-use crate::cmdline::go_quote;
-use crate::spec::{AppSpec, Builtin, KnowledgeSpec, Run};
+use crate::contract::argv::{InvalidArguments, parse_arguments};
+use crate::contract::spec::{AppSpec, Builtin, KnowledgeSpec, Run};
+use crate::process::cmdline::go_quote;
 
 use self::knowledge::Knowledge;
 
@@ -208,7 +208,10 @@ pub(crate) fn trace(prepared: &Prepared) -> String {
                 _ => format!("knowledge_search({query})"),
             }
         }
-        Prepared::Read(args) => format!("knowledge_read {}", crate::cmdline::quote(&args.citation)),
+        Prepared::Read(args) => format!(
+            "knowledge_read {}",
+            crate::process::cmdline::quote(&args.citation)
+        ),
         Prepared::List => "knowledge_list".into(),
     };
     if line.chars().count() > MAX_TRACE_CHARS {
@@ -222,7 +225,7 @@ pub(crate) fn trace(prepared: &Prepared) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::FileAccess;
+    use crate::contract::spec::FileAccess;
 
     fn object(value: serde_json::Value) -> JsonObject {
         value.as_object().cloned().unwrap_or_default()

@@ -13,9 +13,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::files::{self, Roots};
-use crate::cmdline::{go_quote, quote};
-use crate::output::{HALF, LIMIT, MARKER};
-use crate::spec::FileAccess;
+use crate::contract::spec::FileAccess;
+use crate::process::cmdline::{go_quote, quote};
+use crate::process::output::{HALF, LIMIT, MARKER};
 
 /// The arguments.
 #[derive(Debug, Deserialize)]

@@ -587,7 +587,7 @@ fn argv_follows_fisks_rules() -> Result<()> {
 
 #[test]
 fn invalid_arguments_are_refused_in_plain_words() -> Result<()> {
-    // Whole texts: the wording is part of the contract (runtime/src/arg_errors.rs).
+    // Whole texts: the wording is part of the contract (runtime/src/mcp/arg_errors.rs).
     let exact = [
         (
             "types_numbers",

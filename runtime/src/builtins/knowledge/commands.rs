@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use super::Knowledge;
 use super::index::{self, Options};
 use super::store;
-use crate::spec::KnowledgeSpec;
+use crate::contract::spec::KnowledgeSpec;
 
 /// `knowledge index [--reindex] [--prune] [PATH...]`: without paths, the configured
 /// `harness.knowledge.paths`, with documents no longer found there removed.

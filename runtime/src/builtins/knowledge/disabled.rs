@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{ReadArgs, SearchArgs};
-use crate::spec::KnowledgeSpec;
+use crate::contract::spec::KnowledgeSpec;
 
 /// Why nothing works.
 const DISABLED: &str = "this server was built without knowledge support (the fiskgen-runtime \
@@ -51,7 +51,7 @@ pub(crate) mod commands {
     use std::path::PathBuf;
     use std::process::ExitCode;
 
-    use crate::spec::KnowledgeSpec;
+    use crate::contract::spec::KnowledgeSpec;
 
     /// Refuses.
     pub(crate) fn index(

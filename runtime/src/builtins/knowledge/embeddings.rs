@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::spec::EmbeddingsSpec;
+use crate::contract::spec::EmbeddingsSpec;
 
 /// Longest query sent, in bytes (cut on a character boundary).
 const MAX_QUERY_BYTES: usize = 8192;

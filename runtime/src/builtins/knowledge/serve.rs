@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::embeddings::Embedder;
 use super::store::{self, Pool, Unavailable, VectorIdentity};
 use super::{ReadArgs, SearchArgs, search};
-use crate::cmdline::go_quote;
-use crate::output::{Capture, LIMIT};
-use crate::spec::KnowledgeSpec;
+use crate::contract::spec::KnowledgeSpec;
+use crate::process::cmdline::go_quote;
+use crate::process::output::{Capture, LIMIT};
 
 /// The tier line without embeddings.
 const LEXICAL_TIER: &str = "tier: lexical (FTS5) - no embeddings configured";

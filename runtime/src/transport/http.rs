@@ -5,7 +5,7 @@
 //! Both protocol eras share the endpoint: legacy clients get sessions (capped, expiring when
 //! idle) unless the server is stateless; 2026-07-28 requests are always served statelessly,
 //! and rmcp cancels their handler when the response stream is dropped. Every POST body is
-//! checked to be a JSON-RPC message first ([`crate::intake`]).
+//! checked to be a JSON-RPC message first ([`crate::transport::intake`]).
 
 use std::io;
 use std::sync::Arc;
@@ -24,13 +24,10 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::auth::{self, Auth};
-use crate::intake;
-use crate::server::Handler;
-use crate::sessions::{self, CappedSessions};
-
-/// Largest request body accepted (413 beyond). A `tools/call` is a few KiB at most.
-pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
+use crate::mcp::server::Handler;
+use crate::transport::auth::{self, Auth};
+use crate::transport::intake;
+use crate::transport::sessions::{self, CappedSessions};
 
 /// The time a client has to send a request's headers.
 pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -66,7 +63,7 @@ pub(crate) fn router(
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_allowed_origins(options.allowed_origins.clone())
         .enforce_origin_validation()
-        .with_max_request_body_bytes(MAX_BODY_BYTES)
+        .with_max_request_body_bytes(intake::MAX_BODY_BYTES)
         .with_legacy_session_mode(!options.stateless)
         .with_cancellation_token(shutdown.child_token());
     let router = if options.stateless {

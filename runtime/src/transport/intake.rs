@@ -28,8 +28,6 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::confirm::Reach;
-use crate::http::MAX_BODY_BYTES;
 use crate::logging::label;
 
 /// The header rmcp and clients use for legacy sessions.
@@ -57,6 +55,9 @@ pub(crate) enum Declared {
 }
 
 /// The part of a stateless `initialize` the server needs later.
+/// Largest request body accepted (413 beyond). A `tools/call` is a few KiB at most.
+pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Record {
     /// The elicitation it declared: `form`, `url` (URL mode only) or `none`.
@@ -68,13 +69,9 @@ pub(crate) struct Record {
 }
 
 impl Record {
-    /// How the client could be asked if the server could send it requests.
-    pub(crate) fn reach(&self) -> Reach {
-        match self.elicitation.as_str() {
-            "form" => Reach::Form,
-            "url" => Reach::UrlOnly,
-            _ => Reach::None,
-        }
+    /// Whether it declared any elicitation (form or URL mode).
+    pub(crate) fn declared_elicitation(&self) -> bool {
+        matches!(self.elicitation.as_str(), "form" | "url")
     }
 
     fn encode(&self) -> Option<HeaderValue> {
@@ -167,15 +164,12 @@ fn log_connected(record: &Record) {
     } else {
         label(&record.name)
     };
-    let summary = match record.reach() {
-        Reach::None => {
-            "elicitation unsupported, confirm-tagged tools run ungated under auto and are \
-             refused under always"
-        }
-        _ => {
-            "elicitation supported, but this stateless server cannot send a legacy client a \
-             request: confirm-tagged tools will be refused"
-        }
+    let summary = if record.declared_elicitation() {
+        "elicitation supported, but this stateless server cannot send a legacy client a \
+         request: confirm-tagged tools will be refused"
+    } else {
+        "elicitation unsupported, confirm-tagged tools run ungated under auto and are \
+         refused under always"
     };
     tracing::info!(client = %name, "Client \"{name}\" connected: {summary}");
 }

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::argv::InvalidArguments;
+use crate::contract::argv::InvalidArguments;
 
 /// What is wrong with one argument (or the arguments as a whole).
 #[derive(Debug, Clone, PartialEq, Eq)]

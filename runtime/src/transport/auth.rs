@@ -21,9 +21,9 @@ use axum::routing::get;
 use http::{HeaderName, HeaderValue, StatusCode, header};
 use serde_json::json;
 
-use crate::jwt::{self, Keys, Rejection};
-use crate::security::Token;
-use crate::spec::{AuthSource, AuthSpec, OAuthSpec};
+use crate::contract::spec::{AuthSource, AuthSpec, OAuthSpec};
+use crate::transport::jwt::{self, Keys, Rejection};
+use crate::transport::security::Token;
 
 /// Largest body read to find the JSON-RPC method when scopes depend on it.
 const MAX_SCOPE_BODY: usize = 1024 * 1024;
@@ -488,7 +488,7 @@ mod tests {
     static SPEC: OAuthSpec = OAuthSpec {
         resource: "https://m/mcp",
         authorization_servers: &["https://a"],
-        jwks: crate::spec::JwksSource::File("jwks.json"),
+        jwks: crate::contract::spec::JwksSource::File("jwks.json"),
         jwks_refresh: std::time::Duration::from_secs(600),
         algorithms: &["ES256"],
         token_types: &[],

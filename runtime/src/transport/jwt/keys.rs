@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::Rejection;
 
-use crate::spec::{JwksSource, OAuthSpec};
+use crate::contract::spec::{JwksSource, OAuthSpec};
 
 /// Largest JWKS document read.
 const MAX_JWKS_BYTES: u64 = 1024 * 1024;

@@ -23,7 +23,7 @@ impl InvalidArguments {
     /// An error about one property, in the words of `arg_errors.rs`.
     pub fn property(name: &str, problem: impl fmt::Display) -> Self {
         Self {
-            message: crate::arg_errors::Problem::Other(problem.to_string()).describe(name),
+            message: crate::mcp::arg_errors::Problem::Other(problem.to_string()).describe(name),
         }
     }
 
@@ -47,7 +47,7 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, 
     serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();
         InvalidArguments {
-            message: crate::arg_errors::from_serde(&path, &error.into_inner().to_string()),
+            message: crate::mcp::arg_errors::from_serde(&path, &error.into_inner().to_string()),
         }
     })
 }

@@ -1,7 +1,7 @@
 //! The shared single-use record of redeemed approvals, for replicas behind a load balancer
 //! (docs/deploy.md, "One approval, one run").
 //!
-//! A sealed `requestState` ([`crate::request_state`]) can be checked by any replica holding the
+//! A sealed `requestState` ([`crate::mcp::request_state`]) can be checked by any replica holding the
 //! shared key, but the memory of which states were already used is per process: without a
 //! shared record, one approval could run a command once per replica. With
 //! `FISKGEN_MCP_APPROVAL_STORE=nats://[user:password@|token@]host[:port]/BUCKET`, each redeemed

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::JsonObject;
-use crate::approvals::SharedRecord;
+use crate::mcp::approvals::SharedRecord;
 
 /// How long an approval question stays answerable.
 pub(crate) const STATE_TTL: Duration = Duration::from_secs(10 * 60);
@@ -101,13 +101,13 @@ impl RequestStates {
                 "note: approvals are single-use across replicas: used ones are recorded in the \
                  {} ({})",
                 shared.describe(),
-                crate::approvals::STORE_VAR
+                crate::mcp::approvals::STORE_VAR
             )],
             None if stateless && self.shared_key => vec![format!(
                 "warning: replicas share {STATE_KEY_VAR} but no {} is set: an approval is \
                  single-use per replica only, so behind a load balancer it can run a command \
                  once on each replica (docs/deploy.md)",
-                crate::approvals::STORE_VAR
+                crate::mcp::approvals::STORE_VAR
             )],
             None => Vec::new(),
         }

@@ -16,15 +16,15 @@ use serde_json::{Value, json};
 use tokio::sync::SemaphorePermit;
 
 use crate::JsonObject;
-use crate::arg_errors;
 use crate::builtins;
-use crate::cmdline::{self, go_quote};
-use crate::confirm::{Call, Gate};
+use crate::contract::spec::{ArgvFn, Builtin, Run, ToolSpec};
 use crate::duration;
-use crate::exec::{self, CancelReason, Outcome};
 use crate::logging::{cap_line, label};
-use crate::server::{ServerState, client_name};
-use crate::spec::{ArgvFn, Builtin, Run, ToolSpec};
+use crate::mcp::arg_errors;
+use crate::mcp::confirm::{Call, Gate};
+use crate::mcp::state::{ServerState, client_name};
+use crate::process::cmdline::{self, go_quote};
+use crate::process::exec::{self, CancelReason, Outcome};
 
 /// Runs one call to the end.
 pub(crate) async fn call(
@@ -426,7 +426,7 @@ fn error_result(text: String) -> CallToolResponse {
 }
 
 /// Appends what the command printed before it was stopped, if anything.
-fn with_partial_output(message: String, output: &crate::output::Output) -> String {
+fn with_partial_output(message: String, output: &crate::process::output::Output) -> String {
     if output.text.is_empty() {
         return message;
     }

@@ -21,7 +21,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::AsyncReadExt;
 
-use crate::output::{Capture, Output};
+use crate::process::output::{Capture, Output};
 
 /// How long to keep reading after the command exited, for output still in flight from
 /// processes that escaped its group (which are the only ones that can still hold the pipe).

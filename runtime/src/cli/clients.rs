@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::cmdline::quote;
+use crate::process::cmdline::quote;
 
 /// The clients an entry can be printed for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -41,7 +41,7 @@ pub(crate) struct Keys;
 
 #[cfg(not(feature = "oauth"))]
 impl Keys {
-    pub(crate) async fn load(_: &'static crate::spec::OAuthSpec) -> Result<Self, String> {
+    pub(crate) async fn load(_: &'static crate::contract::spec::OAuthSpec) -> Result<Self, String> {
         Err(
             "this server is configured for OAuth but was built without the runtime's oauth \
              feature; rebuild it with `fiskgen build`"

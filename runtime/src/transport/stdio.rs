@@ -6,7 +6,7 @@ use rmcp::ServiceExt;
 use rmcp::service::QuitReason;
 use tokio_util::sync::CancellationToken;
 
-use crate::server::Handler;
+use crate::mcp::server::Handler;
 
 /// Serves one client over stdio until stdin closes or `shutdown`.
 pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Result<(), String> {

@@ -13,16 +13,16 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use fiskgen_contract::introspect::{self, GroupRegistry, Options, Origin};
 use fiskgen_contract::surface::{self, Filter, Print, Rules, Stage, Surface, Verdict};
 use fiskgen_contract::{canonical, defaults};
 
-use crate::exec::ProcessGroups;
-use crate::server::ServerState;
-use crate::spec::{AppSpec, ApplicationSpec};
+use crate::contract::spec::{AppSpec, ApplicationSpec};
+use crate::mcp::state::ServerState;
+use crate::process::exec::ProcessGroups;
 
 /// How long the background check waits for the first answered request before it starts
 /// anyway.
@@ -191,32 +191,6 @@ pub(crate) fn strict(
     }
 }
 
-/// Set once the server has answered its first request; the background check waits for it.
-#[derive(Debug, Default)]
-pub(crate) struct FirstAnswer {
-    answered: Mutex<bool>,
-    signal: Condvar,
-}
-
-impl FirstAnswer {
-    /// Records that a request was answered.
-    pub(crate) fn mark(&self) {
-        let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
-        if !*answered {
-            *answered = true;
-            self.signal.notify_all();
-        }
-    }
-
-    /// Waits until a request was answered or `limit` passed.
-    fn wait(&self, limit: Duration) {
-        let answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
-        let _ = self
-            .signal
-            .wait_timeout_while(answered, limit, |answered| !*answered);
-    }
-}
-
 /// The application's process group joins the server's, so shutdown kills it.
 impl GroupRegistry for ProcessGroups {
     fn join(&self, group: i32) -> Box<dyn Send> {
@@ -296,7 +270,8 @@ mod tests {
     use std::time::Instant;
 
     use super::*;
-    use crate::spec::{CommandPrint, ServingSpec};
+    use crate::contract::spec::{CommandPrint, ServingSpec};
+    use crate::mcp::state::FirstAnswer;
 
     /// An executable script that prints `output` for `--fisk-introspect`. A child shell writes
     /// it, so this process never holds a writable descriptor of it (ETXTBSY).

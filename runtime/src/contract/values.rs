@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer};
 
-use crate::argv::ArgValue;
+use crate::contract::argv::ArgValue;
 
 macro_rules! pattern_string {
     ($(#[$doc:meta])* $name:ident, $check:ident, $expected:literal) => {

@@ -5,7 +5,7 @@
 //! elicitation get an `elicitation/create` request, sent from the handler's own task (rmcp ties
 //! it to the originating request's stream through a task-local, so it must not be spawned) and
 //! bounded by [`ELICITATION_TIMEOUT`]. 2026-07-28 clients get an input-required result (MRTR)
-//! whose `requestState` is sealed and single-use ([`crate::request_state`]); the command runs
+//! whose `requestState` is sealed and single-use ([`crate::mcp::request_state`]); the command runs
 //! only on the retry that carries that state and an explicit approval. Clients that declare no
 //! elicitation run ungated with a warning under `auto`, and are refused under `always`. A client
 //! that declared elicitation but cannot be asked (a legacy client of a stateless server), or
@@ -26,11 +26,11 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
-use crate::cmdline::go_quote;
-use crate::intake::Declared;
+use crate::contract::spec::ConfirmMode;
 use crate::logging::cap_line;
-use crate::request_state::{Refusal, RequestStates};
-use crate::spec::ConfirmMode;
+use crate::mcp::request_state::{Refusal, RequestStates};
+use crate::process::cmdline::go_quote;
+use crate::transport::intake::Declared;
 
 /// How long a legacy client has to answer an approval prompt.
 pub(crate) const ELICITATION_TIMEOUT: Duration = Duration::from_secs(120);
@@ -90,7 +90,7 @@ pub(crate) enum Reach {
     /// and the server cannot send it a request.
     Stranded,
     /// A legacy request to a stateless server without the record of what its client declared
-    /// ([`crate::intake`]): whether it expects to be asked is unknown.
+    /// ([`crate::transport::intake`]): whether it expects to be asked is unknown.
     Unknown,
 }
 
@@ -103,10 +103,8 @@ pub(crate) fn reach(context: &RequestContext<RoleServer>) -> Reach {
         && let Some(declared) = declared(context)
     {
         return match declared {
-            Declared::Known(record) => match record.reach() {
-                Reach::None => Reach::None,
-                _ => Reach::Stranded,
-            },
+            Declared::Known(record) if record.declared_elicitation() => Reach::Stranded,
+            Declared::Known(_) => Reach::None,
             Declared::Unknown => Reach::Unknown,
         };
     }

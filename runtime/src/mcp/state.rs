@@ -1,33 +1,26 @@
-//! The MCP handler: what rmcp calls for every request, in both protocol eras and on every
-//! transport. It is a cheap `Arc` clone, because rmcp's HTTP service asks its factory for a
-//! handler per session and per stateless request.
+//! What every request shares: the served tools, the application and its environment, the
+//! limits, the confirmation gate, the running commands ([`ServerState`]), and who the client is
+//! ([`client_name`]). The handler ([`crate::mcp::server`]) and one call ([`crate::mcp::call`])
+//! both read it; neither depends on the other for it.
 
 use std::collections::HashSet;
 use std::ffi::OsString;
-use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use futures::FutureExt;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SetLevelRequestMethod, Tool,
-};
-use rmcp::service::{NotificationContext, RequestContext};
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::RoleServer;
+use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
+use rmcp::service::RequestContext;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtins::Builtins;
-use crate::confirm::{self, Confirmer, Reach};
-use crate::exec::ProcessGroups;
+use crate::contract::spec::{AppSpec, ConfirmMode};
 use crate::logging::label;
-use crate::spec::{AppSpec, ConfirmMode};
-use crate::tools::Catalog;
-use crate::verify::FirstAnswer;
+use crate::mcp::confirm::{self, Confirmer, Reach};
+use crate::mcp::tools::Catalog;
+use crate::process::exec::ProcessGroups;
 
 /// How many distinct 2026-era clients get a "connected" log line (they have no `initialize`,
 /// so the line is written on their first request); beyond this, no more lines.
@@ -60,7 +53,7 @@ pub(crate) struct ServerState {
     /// for it (see `verify.rs`).
     pub(crate) first_answer: FirstAnswer,
     /// What `initialize` and `server/discover` say about us.
-    info: ServerConfig,
+    pub(crate) info: ServerConfig,
     /// 2026-era clients already logged.
     noted: Mutex<HashSet<String>>,
 }
@@ -130,7 +123,7 @@ impl ServerState {
     }
 
     /// Logs a 2026-era client's "connected" line the first time it is seen.
-    fn note_modern_client(&self, context: &RequestContext<RoleServer>) {
+    pub(crate) fn note_modern_client(&self, context: &RequestContext<RoleServer>) {
         if !confirm::is_modern(context) {
             return;
         }
@@ -147,7 +140,7 @@ impl ServerState {
     }
 
     /// The per-client line of fisk-ai (reference 5.4); informational, the gate decides per call.
-    fn log_connected(&self, name: &str, reach: Reach) {
+    pub(crate) fn log_connected(&self, name: &str, reach: Reach) {
         let name = label(name);
         let summary = match (self.confirmer.mode, reach) {
             (ConfirmMode::Never, _) => "confirm-tagged tools run ungated (confirm_over_mcp=never)",
@@ -181,7 +174,7 @@ pub(crate) fn server_version(app: &AppSpec) -> String {
 
 /// The client's self-declared name, or `unknown`: from the request's `_meta` in the 2026-07-28
 /// era, from `initialize` in a legacy session or the stateless server's record of it
-/// ([`crate::intake`]). Without either, a session-less legacy HTTP request carries no name
+/// ([`crate::transport::intake`]). Without either, a session-less legacy HTTP request carries no name
 /// (rmcp fills in a placeholder, which is not the client's).
 pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
     let name = if confirm::is_modern(context) {
@@ -189,8 +182,8 @@ pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
     } else if let Some(declared) = confirm::declared(context) {
         // A stateless server's record of the client's initialize.
         match declared {
-            crate::intake::Declared::Known(record) => Some(record.name.clone()),
-            crate::intake::Declared::Unknown => None,
+            crate::transport::intake::Declared::Known(record) => Some(record.name.clone()),
+            crate::transport::intake::Declared::Unknown => None,
         }
     } else if context
         .extensions
@@ -208,150 +201,28 @@ pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
-/// The rmcp handler.
-#[derive(Debug, Clone)]
-pub(crate) struct Handler {
-    state: Arc<ServerState>,
+/// Set once the server has answered its first request; the background check waits for it.
+#[derive(Debug, Default)]
+pub(crate) struct FirstAnswer {
+    answered: Mutex<bool>,
+    signal: Condvar,
 }
 
-impl Handler {
-    /// A handler over `state`.
-    pub(crate) fn new(state: Arc<ServerState>) -> Self {
-        Self { state }
-    }
-}
-
-impl ServerHandler for Handler {
-    fn get_info(&self) -> ServerConfig {
-        self.state.info.clone()
-    }
-
-    async fn list_tools(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        self.state.note_modern_client(&context);
-        if request.and_then(|params| params.cursor).is_some() {
-            // Everything fits in one page, so no cursor was ever issued.
-            return Err(ErrorData::invalid_params("invalid cursor", None));
-        }
-        let result = ListToolsResult::with_all_items(self.state.catalog.tools.clone());
-        self.state.first_answer.mark();
-        Ok(result)
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.state.catalog.tool(name).cloned()
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.state.note_modern_client(&context);
-        let tool = request.name.to_string();
-        // A panic must still answer the request: rmcp sends nothing for a panicked handler,
-        // and the client would wait for its own timeout.
-        let outcome = AssertUnwindSafe(crate::call::call(&self.state, request, context))
-            .catch_unwind()
-            .await;
-        self.state.first_answer.mark();
-        match outcome {
-            Ok(response) => response,
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|text| text.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a panic without a message".to_string());
-                tracing::error!(tool = %label(&tool), "internal error: {}", label(&message));
-                Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                    "internal error: {message}"
-                ))])
-                .into())
-            }
+impl FirstAnswer {
+    /// Records that a request was answered.
+    pub(crate) fn mark(&self) {
+        let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        if !*answered {
+            *answered = true;
+            self.signal.notify_all();
         }
     }
 
-    async fn discover(
-        &self,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<DiscoverResult, ErrorData> {
-        let mut info = self.get_info();
-        // Deprecated in 2026-07-28, and `logging/setLevel` is gone: nothing to declare.
-        info.capabilities.logging = None;
-        self.state.first_answer.mark();
-        Ok(DiscoverResult::from_server_info(
-            ServerHandler::supported_protocol_versions(self).into_owned(),
-            info,
-        ))
-    }
-
-    #[expect(
-        deprecated,
-        reason = "logging is deprecated (SEP-2577) but legacy clients use it"
-    )]
-    async fn set_level(
-        &self,
-        _request: rmcp::model::SetLevelRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        // Legacy clients may set a level; no log notifications are sent at any level, so
-        // there is nothing to change. The 2026-07-28 protocol removed the method.
-        if confirm::is_modern(&context) {
-            return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
-        }
-        Ok(())
-    }
-
-    async fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        Err(ErrorData::invalid_params(
-            format!(
-                "unknown prompt: {:?} (this server has no prompts)",
-                request.name
-            ),
-            None,
-        ))
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        // -32002 with the URI in `data` (2025-11-25); rmcp turns the code into -32602 for
-        // 2026-07-28 clients (SEP-2164).
-        Err(ErrorData::resource_not_found(
-            "Resource not found",
-            Some(serde_json::json!({ "uri": request.uri })),
-        ))
-    }
-
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let (name, reach) = match context.peer.peer_info() {
-            Some(info) => {
-                let reach = match &info.capabilities.elicitation {
-                    Some(e) if e.form.is_some() || e.url.is_none() => Reach::Form,
-                    Some(_) => Reach::UrlOnly,
-                    None => Reach::None,
-                };
-                (info.client_info.name.clone(), reach)
-            }
-            None => (String::new(), Reach::None),
-        };
-        let name = if name.is_empty() {
-            "unknown".to_string()
-        } else {
-            name
-        };
-        self.state.log_connected(&name, reach);
-        // `initialize` has been answered.
-        self.state.first_answer.mark();
+    /// Waits until a request was answered or `limit` passed.
+    pub(crate) fn wait(&self, limit: Duration) {
+        let answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = self
+            .signal
+            .wait_timeout_while(answered, limit, |answered| !*answered);
     }
 }

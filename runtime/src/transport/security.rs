@@ -5,7 +5,7 @@
 //! must be a loopback name, a configured `allowed_hosts` entry, or the concrete address the
 //! server is bound to; an Origin, when present, must be a loopback origin or an
 //! `allowed_origins` entry (rmcp leaves Origin unchecked unless told, so it is always enforced
-//! here). Credentials are checked by [`crate::auth`] before a request reaches MCP.
+//! here). Credentials are checked by [`crate::transport::auth`] before a request reaches MCP.
 
 use std::net::IpAddr;
 

@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 use std::net::{IpAddr, SocketAddr};
 
-use crate::clients::{self, Transport};
-use crate::connect;
-use crate::spec::{AppSpec, ConfirmMode};
+use crate::cli::clients::{self, Transport};
+use crate::cli::connect;
+use crate::contract::spec::{AppSpec, ConfirmMode};
 
 /// The host to put in a URL for a listener: unspecified binds (`0.0.0.0`, `::`) are reached on
 /// `localhost`; IPv6 literals are bracketed.

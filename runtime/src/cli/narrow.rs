@@ -8,7 +8,7 @@
 
 use regex::Regex;
 
-use crate::spec::{AppSpec, ToolSpec};
+use crate::contract::spec::{AppSpec, ToolSpec};
 
 /// The narrowing flags, shared by serving, `tools` and `config` (see docs/runtime.md).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -173,7 +173,7 @@ impl NarrowArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Builtin, FileAccess, Hints, Run, Settings};
+    use crate::contract::spec::{Builtin, FileAccess, Hints, Run, Settings};
     use std::time::Duration;
 
     const fn tool(
@@ -214,7 +214,7 @@ mod tests {
         settings: Settings {
             port: 0,
             address: "",
-            confirm: crate::spec::ConfirmMode::Auto,
+            confirm: crate::contract::spec::ConfirmMode::Auto,
             max_concurrent_tools: 2,
             tool_timeout: Duration::from_secs(30),
             allowed_hosts: &[],

@@ -11,7 +11,7 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use crate::JsonObject;
-use crate::spec::{AppSpec, Run, ToolSpec};
+use crate::contract::spec::{AppSpec, Run, ToolSpec};
 
 /// Every served tool, by name and in serving order.
 #[derive(Debug)]

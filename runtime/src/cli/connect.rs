@@ -1,13 +1,13 @@
 //! `<binary> config`: prints the entry a client needs to reach this server (see
-//! [`crate::clients`] for the formats), and the pieces the banner shares with it: the stdio
+//! [`crate::cli::clients`] for the formats), and the pieces the banner shares with it: the stdio
 //! command a client runs and what an HTTP client must send.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::clients::{self, Client, Credentials, Transport};
-use crate::narrow::NarrowArgs;
-use crate::spec::{AppSpec, AuthSpec};
+use crate::cli::clients::{self, Client, Credentials, Transport};
+use crate::cli::narrow::NarrowArgs;
+use crate::contract::spec::{AppSpec, AuthSpec};
 
 /// The variable a client's `Authorization` header value is read from in printed entries.
 pub(crate) fn authorization_var(identity: &str) -> String {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::JsonObject;
-use crate::argv::{Argv, InvalidArguments};
+use crate::contract::argv::{Argv, InvalidArguments};
 
 /// A whole generated server. `Clone` so runtime narrowing can serve a copy with fewer tools.
 #[derive(Debug, Clone)]

@@ -1,0 +1,148 @@
+//! The generated binary's command line ([`args`]) and its top level: answer the informational
+//! subcommands ([`print`], [`connect`], the contract's verify), or resolve the settings
+//! ([`settings`]) and serve until stopped ([`serve`]), with the start-up banner ([`banner`]),
+//! client entries ([`clients`]) and run-time narrowing ([`narrow`]).
+
+mod args;
+pub(crate) mod banner;
+pub(crate) mod clients;
+pub(crate) mod connect;
+pub(crate) mod narrow;
+mod print;
+mod serve;
+mod settings;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches};
+
+use crate::builtins;
+use crate::contract::spec::AppSpec;
+use crate::contract::verify;
+use crate::logging;
+use crate::mcp::state::server_version;
+
+use args::{Cli, KnowledgeCommand, Sub};
+use connect::ConfigRequest;
+use print::{print_argv, print_tools, print_version};
+use settings::{listen_address, resolve_program, scrub_list};
+
+/// The whole generated binary: `fn main() -> ExitCode { __private::main(&APP) }`.
+pub fn main(app: &'static AppSpec) -> ExitCode {
+    main_with_notes(app, &[])
+}
+
+/// [`main`], with lines the generator decided to print at start (for example why an enabled
+/// built-in is not served); they follow the served tools in the banner.
+pub fn main_with_notes(app: &'static AppSpec, notes: &'static [&'static str]) -> ExitCode {
+    let name: &'static str = Box::leak(format!("{}-mcp", app.identity).into_boxed_str());
+    let version: &'static str = Box::leak(
+        format!("{} (fiskgen {})", server_version(app), app.fiskgen_version).into_boxed_str(),
+    );
+    let about: &'static str = Box::leak(
+        format!(
+            "MCP server for {}: serves its commands as tools over streamable HTTP or stdio",
+            app.application.as_ref().map_or(app.identity, |a| a.name)
+        )
+        .into_boxed_str(),
+    );
+    let knowledge = builtins::knowledge_spec(app).ok().flatten();
+    let mut command = Cli::command();
+    if knowledge.is_none() {
+        command = command.mut_subcommand("knowledge", |sub| sub.hide(true));
+    }
+    let matches = command
+        .name(name)
+        .bin_name(name)
+        .version(version)
+        .about(about)
+        .get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
+    let narrowed = cli.narrow.apply(app);
+    if !matches!(cli.command, None | Some(Sub::Argv { .. })) {
+        for warning in &narrowed.warnings {
+            eprintln!("warning: {warning}");
+        }
+    }
+    match cli.command {
+        Some(Sub::Tools { json }) => print_tools(narrowed.app, json),
+        Some(Sub::Config {
+            client,
+            stdio,
+            ref url,
+        }) => {
+            let default_url = match listen_address(app, &cli) {
+                Ok((host, port)) => {
+                    let ip = host.parse().unwrap_or(std::net::Ipv4Addr::LOCALHOST.into());
+                    let shown = if host.parse::<std::net::IpAddr>().is_ok() {
+                        banner::url_host(ip)
+                    } else {
+                        host
+                    };
+                    format!("http://{shown}:{port}/mcp")
+                }
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    return ExitCode::from(2);
+                }
+            };
+            connect::run_config(
+                narrowed.app,
+                &ConfigRequest {
+                    client,
+                    stdio,
+                    url: url.clone(),
+                    default_url,
+                    application_path: cli.application_path.as_deref(),
+                    narrow: &cli.narrow,
+                },
+            )
+        }
+        Some(Sub::Version { json }) => print_version(app, json),
+        Some(Sub::Verify) => verify::run(
+            app,
+            resolve_program(app, cli.application_path.as_deref()).as_deref(),
+            &scrub_list(app),
+        ),
+        Some(Sub::Knowledge { command }) => {
+            let Some(spec) = knowledge else {
+                eprintln!("error: this server serves no knowledge tools");
+                return ExitCode::FAILURE;
+            };
+            match command {
+                KnowledgeCommand::Index {
+                    reindex,
+                    prune,
+                    paths,
+                } => {
+                    builtins::knowledge::commands::index(spec, app.identity, reindex, prune, paths)
+                }
+                KnowledgeCommand::Status => {
+                    builtins::knowledge::commands::status(spec, app.identity)
+                }
+            }
+        }
+        Some(Sub::Argv {
+            ref tool,
+            ref arguments,
+        }) => print_argv(app, tool, arguments),
+        None => {
+            logging::init(cli.log_format);
+            for warning in &narrowed.warnings {
+                tracing::warn!("{warning}");
+            }
+            let mut notes: Vec<String> = notes.iter().map(|n| n.to_string()).collect();
+            notes.extend(narrowed.summary.clone());
+            match serve::serve(narrowed.app, cli, notes) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    tracing::error!("{error}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}

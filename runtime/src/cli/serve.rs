@@ -1,0 +1,310 @@
+//! Serving until stopped: settings resolved, state built, the background application check
+//! started, then stdio or HTTP until stdin closes or a signal arrives.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::builtins::Builtins;
+use crate::cli::args::Cli;
+use crate::cli::banner;
+use crate::cli::clients::Client;
+use crate::cli::connect;
+use crate::cli::settings::{self, listen_address, resolve_program, scrub_list};
+use crate::contract::spec::AppSpec;
+use crate::contract::verify;
+use crate::duration;
+use crate::logging::LogFormat;
+use crate::mcp::confirm::Confirmer;
+use crate::mcp::request_state::{RequestStates, STATE_KEY_VAR};
+use crate::mcp::server::Handler;
+use crate::mcp::state::{Limits, ServerState, server_version};
+use crate::mcp::tools::Catalog;
+use crate::transport::auth::Auth;
+use crate::transport::http::{self, HttpOptions};
+use crate::transport::security;
+
+/// How long shutdown waits for connections and calls to finish before it stops anyway.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Resolves the settings and serves until stdin closes (stdio) or a signal arrives.
+pub(super) fn serve(
+    app: &'static AppSpec,
+    cli: Cli,
+    generator_notes: Vec<String>,
+) -> Result<(), String> {
+    let settings = &app.settings;
+    if app.tools.is_empty() && cli.narrow.is_set() {
+        return Err(
+            "narrowing left no tool to serve; check --read-only, --tools, \
+                    --exclude-tools and --tags (`tools` with the same flags lists what is left)"
+                .into(),
+        );
+    }
+    let catalog = Catalog::new(app)?;
+    let (builtins, mut notes) = Builtins::start(app)?;
+    notes.splice(0..0, generator_notes);
+    let confirm = cli.confirm.unwrap_or(settings.confirm);
+    notes.splice(
+        0..0,
+        banner::confirm_note(
+            app,
+            confirm,
+            cli.confirm.is_some(),
+            if cli.stdio {
+                banner::Reach::Stdio
+            } else if cli.stateless || settings.stateless {
+                banner::Reach::Stateless
+            } else {
+                banner::Reach::Sessions
+            },
+        ),
+    );
+    let program = resolve_program(app, cli.application_path.as_deref());
+    // `--strict-app` awaits the check and a changed application stops the start; otherwise it
+    // runs in the background once serving started (below) and a change is logged.
+    if let (Some(application), Some(program), true) = (&app.application, &program, cli.strict_app) {
+        verify::strict(application, program, &scrub_list(app))?;
+    }
+    let max_concurrent =
+        settings::max_concurrent(cli.max_concurrent_tools, app.settings.max_concurrent_tools);
+    let tool_timeout = settings::tool_timeout(cli.tool_timeout, app.settings.tool_timeout);
+
+    let state_key = std::env::var_os(STATE_KEY_VAR)
+        .filter(|key| !key.is_empty())
+        .map(|key| key.into_encoded_bytes());
+    let states = RequestStates::new(app.identity, state_key)
+        .map_err(|error| format!("{STATE_KEY_VAR}: {error}"))?
+        .with_shared_record(crate::mcp::approvals::SharedRecord::from_env()?);
+    notes.extend(states.notes(cli.stateless || settings.stateless));
+
+    let scrub = scrub_list(app);
+    let env = fiskgen_contract::introspect::child_env(std::env::vars_os(), &scrub);
+
+    let shutdown = CancellationToken::new();
+    let state = Arc::new(ServerState::new(
+        app,
+        catalog,
+        program.clone(),
+        env,
+        Limits {
+            max_concurrent,
+            tool_timeout,
+        },
+        Confirmer {
+            mode: confirm,
+            identity: app.identity,
+            states,
+        },
+        builtins,
+        shutdown.clone(),
+    ));
+
+    if let (Some(application), Some(program), false) = (&app.application, &program, cli.strict_app)
+    {
+        verify::in_background(app, application, program.clone(), scrub_list(app), &state);
+    }
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("starting the async runtime: {error}"))?;
+    let result = runtime.block_on(async {
+        spawn_signal_handler(state.clone());
+        tracing::debug!(
+            max_concurrent,
+            tool_timeout = %duration::format(tool_timeout),
+            "limits"
+        );
+        if cli.stdio {
+            serve_stdio(app, cli.log_format, state.clone(), &notes).await
+        } else {
+            serve_http(app, &cli, program.as_deref(), state.clone(), &notes).await
+        }
+    });
+    let killed = state.groups.kill_all();
+    if killed > 0 {
+        tracing::warn!(killed, "killed commands still running at exit");
+    }
+    // A read parked on stdin cannot be cancelled; do not wait for it.
+    runtime.shutdown_background();
+    tracing::info!("MCP server stopped");
+    result
+}
+
+async fn serve_stdio(
+    app: &'static AppSpec,
+    format: LogFormat,
+    state: Arc<ServerState>,
+    notes: &[String],
+) -> Result<(), String> {
+    let version = server_version(app);
+    announce(
+        &banner::stdio(app, &version, notes),
+        app,
+        format,
+        "stdio",
+        None,
+        notes,
+    );
+    let shutdown = state.shutdown.clone();
+    let serving = crate::transport::stdio::serve(Handler::new(state), shutdown.clone());
+    tokio::pin!(serving);
+    tokio::select! {
+        result = &mut serving => result,
+        () = shutdown.cancelled() => {
+            let _ = tokio::time::timeout(SHUTDOWN_GRACE, serving).await;
+            Ok(())
+        }
+    }
+}
+
+async fn serve_http(
+    app: &'static AppSpec,
+    cli: &Cli,
+    program: Option<&Path>,
+    state: Arc<ServerState>,
+    notes: &[String],
+) -> Result<(), String> {
+    let settings = &app.settings;
+    let auth = match &settings.auth {
+        Some(spec) => Some(Arc::new(Auth::load(spec, app.identity).await?)),
+        None => None,
+    };
+    if let Some(auth) = &auth {
+        tracing::info!("authentication: {}", auth.describe());
+        auth.spawn_refresh();
+    }
+    let (host, port) = listen_address(app, cli)?;
+    let listener = tokio::net::TcpListener::bind((host.as_str(), port))
+        .await
+        .map_err(|error| format!("listening on {host}:{port}: {error}"))?;
+    let local = listener
+        .local_addr()
+        .map_err(|error| format!("reading the listening address: {error}"))?;
+
+    let mut hosts: Vec<String> = settings
+        .allowed_hosts
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    hosts.extend(cli.allowed_hosts.iter().cloned());
+    let mut origins: Vec<String> = settings
+        .allowed_origins
+        .iter()
+        .map(|o| o.to_string())
+        .collect();
+    origins.extend(cli.allowed_origins.iter().cloned());
+    let options = HttpOptions {
+        stateless: cli.stateless || settings.stateless,
+        max_sessions: usize::try_from(cli.max_sessions).unwrap_or(usize::MAX),
+        session_idle: cli.session_idle_timeout,
+        allowed_hosts: security::allowed_hosts(&hosts, local.ip()),
+        allowed_origins: security::allowed_origins(&origins),
+        auth,
+    };
+    if !local.ip().is_loopback() && options.auth.is_none() {
+        tracing::warn!(
+            "listening on {local} without authentication: anyone who can reach this address \
+             can run the served commands"
+        );
+    }
+
+    let version = server_version(app);
+    let given = cli.application_path.as_ref().and(program);
+    let stdio_command = connect::stdio_command(given, &cli.narrow);
+    announce(
+        &banner::http(app, &version, local, &stdio_command, notes),
+        app,
+        cli.log_format,
+        &banner::endpoint(local),
+        Some(local),
+        notes,
+    );
+
+    let shutdown = state.shutdown.clone();
+    let router = http::router(Handler::new(state), &options, &shutdown);
+    let serving = http::serve(listener, router, shutdown.clone());
+    tokio::pin!(serving);
+    tokio::select! {
+        result = &mut serving => result.map_err(|error| error.to_string()),
+        () = shutdown.cancelled() => {
+            if tokio::time::timeout(SHUTDOWN_GRACE, serving).await.is_err() {
+                tracing::warn!("connections still open after {}; closing them", duration::format(SHUTDOWN_GRACE));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The banner as text, or as one structured event when logs are JSON.
+fn announce(
+    text: &str,
+    app: &'static AppSpec,
+    format: LogFormat,
+    place: &str,
+    local: Option<SocketAddr>,
+    notes: &[String],
+) {
+    if format == LogFormat::Json {
+        let tools: Vec<&str> = app.tools.iter().map(|t| t.name).collect();
+        tracing::info!(
+            identity = app.identity,
+            endpoint = place,
+            address = local.map(|a| a.to_string()),
+            tools = %tools.join(","),
+            "serving {} tools over MCP",
+            tools.len()
+        );
+        if local.is_some() {
+            let transport = crate::cli::clients::Transport::Http(place.to_string());
+            let credentials = connect::credentials(app);
+            for client in Client::ALL {
+                tracing::info!(
+                    client = ?client,
+                    entry = %crate::cli::clients::entry(client, app.identity, &transport, &credentials),
+                    "client configuration"
+                );
+            }
+        }
+        for note in notes {
+            tracing::info!("{note}");
+        }
+    } else {
+        eprint!("{text}");
+    }
+}
+
+/// First SIGINT/SIGTERM: graceful, bounded shutdown. Second: kill what runs and exit now.
+fn spawn_signal_handler(state: Arc<ServerState>) {
+    tokio::spawn(async move {
+        let mut terminate =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(signal) => signal,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot watch SIGTERM");
+                    return;
+                }
+            };
+        let name = tokio::select! {
+            _ = tokio::signal::ctrl_c() => "SIGINT",
+            _ = terminate.recv() => "SIGTERM",
+        };
+        let running = state.groups.len();
+        tracing::info!(
+            running,
+            "{name}: shutting down (running commands are killed)"
+        );
+        state.shutdown.cancel();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {},
+            _ = terminate.recv() => {},
+        }
+        let killed = state.groups.kill_all();
+        tracing::warn!(killed, "second signal: stopping now");
+        std::process::exit(1);
+    });
+}

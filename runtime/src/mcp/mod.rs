@@ -1,0 +1,13 @@
+//! MCP handling, the same on every transport: the handler rmcp calls ([`server`]), the served
+//! tool list ([`tools`]), one `tools/call` ([`call`]) with its argument errors ([`arg_errors`]),
+//! and the confirmation gate ([`confirm`]) with its sealed request states ([`request_state`]) and
+//! the shared record of redeemed approvals ([`approvals`]).
+
+pub(crate) mod approvals;
+pub(crate) mod arg_errors;
+pub(crate) mod call;
+pub(crate) mod confirm;
+pub(crate) mod request_state;
+pub(crate) mod server;
+pub(crate) mod state;
+pub(crate) mod tools;

@@ -1,0 +1,167 @@
+//! The MCP handler: what rmcp calls for every request, in both protocol eras and on every
+//! transport. It is a cheap `Arc` clone, because rmcp's HTTP service asks its factory for a
+//! handler per session and per stateless request.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    GetPromptRequestParams, GetPromptResponse, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestMethod, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use crate::logging::label;
+use crate::mcp::confirm::{self, Reach};
+use crate::mcp::state::ServerState;
+
+/// The rmcp handler.
+#[derive(Debug, Clone)]
+pub(crate) struct Handler {
+    state: Arc<ServerState>,
+}
+
+impl Handler {
+    /// A handler over `state`.
+    pub(crate) fn new(state: Arc<ServerState>) -> Self {
+        Self { state }
+    }
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        self.state.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.state.note_modern_client(&context);
+        if request.and_then(|params| params.cursor).is_some() {
+            // Everything fits in one page, so no cursor was ever issued.
+            return Err(ErrorData::invalid_params("invalid cursor", None));
+        }
+        let result = ListToolsResult::with_all_items(self.state.catalog.tools.clone());
+        self.state.first_answer.mark();
+        Ok(result)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.state.catalog.tool(name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.state.note_modern_client(&context);
+        let tool = request.name.to_string();
+        // A panic must still answer the request: rmcp sends nothing for a panicked handler,
+        // and the client would wait for its own timeout.
+        let outcome = AssertUnwindSafe(crate::mcp::call::call(&self.state, request, context))
+            .catch_unwind()
+            .await;
+        self.state.first_answer.mark();
+        match outcome {
+            Ok(response) => response,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|text| text.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic without a message".to_string());
+                tracing::error!(tool = %label(&tool), "internal error: {}", label(&message));
+                Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "internal error: {message}"
+                ))])
+                .into())
+            }
+        }
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut info = self.get_info();
+        // Deprecated in 2026-07-28, and `logging/setLevel` is gone: nothing to declare.
+        info.capabilities.logging = None;
+        self.state.first_answer.mark();
+        Ok(DiscoverResult::from_server_info(
+            ServerHandler::supported_protocol_versions(self).into_owned(),
+            info,
+        ))
+    }
+
+    #[expect(
+        deprecated,
+        reason = "logging is deprecated (SEP-2577) but legacy clients use it"
+    )]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Legacy clients may set a level; no log notifications are sent at any level, so
+        // there is nothing to change. The 2026-07-28 protocol removed the method.
+        if confirm::is_modern(&context) {
+            return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
+        }
+        Ok(())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Err(ErrorData::invalid_params(
+            format!(
+                "unknown prompt: {:?} (this server has no prompts)",
+                request.name
+            ),
+            None,
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        // -32002 with the URI in `data` (2025-11-25); rmcp turns the code into -32602 for
+        // 2026-07-28 clients (SEP-2164).
+        Err(ErrorData::resource_not_found(
+            "Resource not found",
+            Some(serde_json::json!({ "uri": request.uri })),
+        ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let (name, reach) = match context.peer.peer_info() {
+            Some(info) => {
+                let reach = match &info.capabilities.elicitation {
+                    Some(e) if e.form.is_some() || e.url.is_none() => Reach::Form,
+                    Some(_) => Reach::UrlOnly,
+                    None => Reach::None,
+                };
+                (info.client_info.name.clone(), reach)
+            }
+            None => (String::new(), Reach::None),
+        };
+        let name = if name.is_empty() {
+            "unknown".to_string()
+        } else {
+            name
+        };
+        self.state.log_connected(&name, reach);
+        // `initialize` has been answered.
+        self.state.first_answer.mark();
+    }
+}

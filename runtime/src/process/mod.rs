@@ -1,0 +1,6 @@
+//! Running the application: one command with its limits ([`exec`]), the bounded capture of its
+//! output ([`output`]), and how a command line is shown to people ([`cmdline`]).
+
+pub(crate) mod cmdline;
+pub(crate) mod exec;
+pub(crate) mod output;
