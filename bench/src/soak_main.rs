@@ -76,11 +76,13 @@ fn main() -> ExitCode {
         }
         return ExitCode::FAILURE;
     }
-    if !cli.smoke && !cli.no_write && cli.calls.is_none() {
-        if let Err(error) = write_docs(&report) {
-            eprintln!("fiskgen-soak: error: {error:#}");
-            return ExitCode::FAILURE;
-        }
+    if !cli.smoke
+        && !cli.no_write
+        && cli.calls.is_none()
+        && let Err(error) = write_docs(&report)
+    {
+        eprintln!("fiskgen-soak: error: {error:#}");
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }

@@ -203,7 +203,7 @@ pub fn http_answer(app: &'static AppSpec, data: &[u8]) -> Option<(StatusCode, Ve
 
 fn http_judge(status: StatusCode, answer: &[u8], body: &[u8]) {
     let shown = || {
-        String::from_utf8_lossy(&answer)
+        String::from_utf8_lossy(answer)
             .chars()
             .take(300)
             .collect::<String>()
@@ -220,7 +220,7 @@ fn http_judge(status: StatusCode, answer: &[u8], body: &[u8]) {
             "a body that is not JSON: {}",
             shown()
         );
-        let error: Value = serde_json::from_slice(&answer)
+        let error: Value = serde_json::from_slice(answer)
             .unwrap_or_else(|_| panic!("a non-JSON answer to a non-JSON body: {}", shown()));
         assert_eq!(error["error"]["code"], json!(-32700), "{}", shown());
     }

@@ -19,6 +19,8 @@ pub enum Ending {
     },
     /// The request failed below MCP (connection refused or reset, session gone).
     Transport(String),
+    /// The client got no answer within the give-up bound ([`super::SoakOptions::give_up`]).
+    NoAnswer,
     /// The client cancelled it, as planned.
     Cancelled,
     /// The client disconnected mid-call, as planned.
@@ -60,6 +62,8 @@ pub enum Verdict {
     ShutDown,
     /// A transport error on a connection that a restart broke.
     RestartBroke,
+    /// No answer before the client gave up, on a connection that a restart broke.
+    RestartSilenced,
 }
 
 impl Verdict {
@@ -70,6 +74,9 @@ impl Verdict {
             Verdict::Busy => "\"server is busy\" (no free slot within the timeout)",
             Verdict::ShutDown => "cancelled by the server's SIGTERM",
             Verdict::RestartBroke => "transport error, connection broken by a restart",
+            Verdict::RestartSilenced => {
+                "no answer before the client gave up, connection broken by a restart"
+            }
         }
     }
 
@@ -78,7 +85,9 @@ impl Verdict {
     fn runs(self, kind: Kind) -> Runs {
         match self {
             Verdict::Busy => Runs::Never,
-            Verdict::ShutDown | Verdict::RestartBroke => Runs::AtMostOnce,
+            Verdict::ShutDown | Verdict::RestartBroke | Verdict::RestartSilenced => {
+                Runs::AtMostOnce
+            }
             Verdict::Expected => match kind {
                 Kind::Missing => Runs::Never,
                 Kind::Cancel | Kind::Disconnect => Runs::AtMostOnce,
@@ -131,6 +140,8 @@ fn verdict(
     let (is_error, text, structured) = match &answer.ending {
         Ending::Transport(_) if overlapping(answer.connected) => return Ok(Verdict::RestartBroke),
         Ending::Transport(error) => return Err(format!("transport error: {error}")),
+        Ending::NoAnswer if overlapping(answer.connected) => return Ok(Verdict::RestartSilenced),
+        Ending::NoAnswer => return Err("no answer before the client gave up".into()),
         Ending::Cancelled if call.kind == Kind::Cancel => return Ok(Verdict::Expected),
         Ending::Disconnected if call.kind == Kind::Disconnect => return Ok(Verdict::Expected),
         Ending::Cancelled | Ending::Disconnected => {

@@ -130,7 +130,7 @@ fn result_ending(result: rmcp::model::CallToolResult) -> Ending {
     }
 }
 
-async fn rmcp_call(shared: &Shared, call: &Call) -> Answer {
+async fn rmcp_call(shared: &Shared, call: &Call, give_up: Duration) -> Answer {
     let start = now();
     let answer = |connected: f64, ending: Ending| Answer {
         id: call.id,
@@ -149,14 +149,17 @@ async fn rmcp_call(shared: &Shared, call: &Call) -> Answer {
         let request = params(call);
         let pending = tokio::spawn(async move { peer.call_tool(request).await });
         tokio::time::sleep(LET_GO_AFTER).await;
+        let close = |own: Client| async move {
+            let _ = tokio::time::timeout(give_up, own.close()).await;
+        };
         if pending.is_finished()
             && let Ok(Ok(result)) = pending.await
         {
-            own.close().await;
+            close(own).await;
             return answer(connected, result_ending(result));
         }
         // Closing the client ends the session (or the stdio server's stdin) mid-call.
-        own.close().await;
+        close(own).await;
         return answer(connected, Ending::Disconnected);
     }
     let (peer, connected, generation) = match shared.peer().await {
@@ -171,7 +174,13 @@ async fn rmcp_call(shared: &Shared, call: &Call) -> Answer {
             Err(_) => return answer(connected, Ending::Cancelled),
         }
     } else {
-        peer.call_tool(params(call)).await
+        match tokio::time::timeout(give_up, peer.call_tool(params(call))).await {
+            Ok(called) => called,
+            Err(_) => {
+                shared.broken(generation).await;
+                return answer(connected, Ending::NoAnswer);
+            }
+        }
     };
     match called {
         Ok(result) => answer(connected, result_ending(result)),
@@ -187,6 +196,7 @@ pub(crate) async fn rmcp_lane(
     target: Target,
     calls: Vec<Call>,
     per_lane: usize,
+    give_up: Duration,
     answers: mpsc::UnboundedSender<Answer>,
 ) {
     let shared = Arc::new(Shared {
@@ -202,7 +212,7 @@ pub(crate) async fn rmcp_lane(
         let shared = shared.clone();
         let answers = answers.clone();
         running.spawn(async move {
-            let answer = rmcp_call(&shared, &call).await;
+            let answer = rmcp_call(&shared, &call, give_up).await;
             let _ = answers.send(answer);
             drop(permit);
         });
@@ -278,6 +288,7 @@ pub(crate) async fn python_lane(
                 },
                 Some("cancelled") => Ending::Cancelled,
                 Some("disconnected") => Ending::Disconnected,
+                Some("no_answer") => Ending::NoAnswer,
                 _ => Ending::Transport(doc["error"].as_str().unwrap_or("?").to_string()),
             };
             let start = doc["start"].as_f64().unwrap_or_default();

@@ -58,6 +58,14 @@ pub struct SoakOptions {
 }
 
 impl SoakOptions {
+    /// How long a client waits for one answer before it gives up (and the call counts as lost
+    /// unless a restart broke its connection): three tool timeouts and ten seconds.
+    pub fn give_up(&self) -> Duration {
+        self.tool_timeout * 3 + Duration::from_secs(10)
+    }
+}
+
+impl SoakOptions {
     /// A few hundred calls in seconds, for the default tests.
     pub fn smoke() -> Self {
         SoakOptions {
@@ -283,12 +291,14 @@ async fn run_async(options: &SoakOptions) -> Result<SoakReport> {
         let calls = by_lane.remove(&lane).unwrap_or_default();
         let sender = sender.clone();
         let per_lane = options.per_lane;
+        let give_up = format!("--give-up-after={}", options.give_up().as_secs_f64());
         let python_args = |url: &str, mode: &str| {
             vec![
                 "--url".to_string(),
                 url.to_string(),
                 "--mode".to_string(),
                 mode.to_string(),
+                give_up.clone(),
             ]
         };
         let python = python.clone();
@@ -301,8 +311,9 @@ async fn run_async(options: &SoakOptions) -> Result<SoakReport> {
                     Lane::RmcpMissing => Target::Http(missing_url.clone(), Transport::Legacy),
                     _ => Target::Stdio(server.clone(), stdio_args.clone()),
                 };
+                let give_up = options.give_up();
                 lanes.spawn(async move {
-                    lanes::rmcp_lane(target, calls, per_lane, sender).await;
+                    lanes::rmcp_lane(target, calls, per_lane, give_up, sender).await;
                     Ok(())
                 });
             }
@@ -312,7 +323,7 @@ async fn run_async(options: &SoakOptions) -> Result<SoakReport> {
                     Lane::PythonModern => python_args(&main_url, "2026-07-28"),
                     Lane::PythonMissing => python_args(&missing_url, "2026-07-28"),
                     _ => {
-                        let mut args = vec!["--mode".to_string(), "legacy".to_string()];
+                        let mut args = vec!["--mode".to_string(), "legacy".to_string(), give_up];
                         args.extend(["--server".to_string(), server.display().to_string()]);
                         for arg in &stdio_args[1..] {
                             args.push(format!("--server-arg={arg}"));

@@ -193,7 +193,7 @@ impl SoakReport {
             out,
             "{} calls in {:.0} s; lanes of {} calls in flight each (8 lanes: four on the main HTTP \
              server, so {} at once against `--max-concurrent-tools {}`); `--tool-timeout {} ms`; \
-             {} floods of {} bytes; the main server stopped with SIGTERM and restarted {} \
+             clients give up on an answer after {} s; {} floods of {} bytes; the main server stopped with SIGTERM and restarted {} \
              time(s) (down for {}).\n",
             self.calls,
             self.elapsed.as_secs_f64(),
@@ -201,6 +201,7 @@ impl SoakReport {
             4 * o.per_lane,
             o.max_concurrent,
             o.tool_timeout.as_millis(),
+            o.give_up().as_secs(),
             o.floods,
             o.flood_bytes,
             o.restarts,

@@ -7,7 +7,8 @@ and reads one JSON object per finished call on stdout:
      "text": "...", "structured": {...}}
 or with "outcome" "transport" (and "error": what the SDK raised), "cancelled" (the call was
 cancelled by this client after `after` seconds) or "disconnected" (this client closed its
-connection, or stopped its stdio server, after `after` seconds). Every line the driver sends
+connection, or stopped its stdio server, after `after` seconds) or "no_answer" (nothing came
+back within --give-up-after seconds). Every line the driver sends
 gets exactly one answer; the driver checks each against what that call must produce.
 
 `call` runs on the lane's shared client, which is reconnected after a transport failure (the
@@ -31,7 +32,8 @@ from mcp import StdioServerParameters
 TOOL = "behave"
 # How long a reconnect keeps trying (the server restarts within seconds).
 RECONNECT_FOR = 60.0
-# Bounds one call as the client sees it (the server's timeouts are far shorter).
+# Bounds one call as the client sees it (the server's timeouts are far shorter); the driver
+# sets the bound it judges by with --give-up-after.
 READ_TIMEOUT = 120.0
 
 
@@ -168,7 +170,14 @@ async def run_call(lane: Lane, call: dict[str, Any]) -> None:
                 answer(call, start, connected=connection.connected, outcome="cancelled")
                 return
         else:
-            result = await client.call_tool(TOOL, call["arguments"])
+            try:
+                result = await asyncio.wait_for(
+                    client.call_tool(TOOL, call["arguments"]), lane.args.give_up_after
+                )
+            except TimeoutError:
+                answer(call, start, connected=connection.connected, outcome="no_answer")
+                await lane.broken(connection)
+                return
     except asyncio.CancelledError:
         raise
     except BaseException as error:  # noqa: BLE001 - a transport failure, reported
@@ -211,4 +220,5 @@ if __name__ == "__main__":
     p.add_argument("--server", help="server binary to start over stdio")
     p.add_argument("--server-arg", action="append", default=[], help="an argument for it")
     p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--give-up-after", type=float, default=READ_TIMEOUT, help="seconds per call")
     asyncio.run(main(p.parse_args()))
