@@ -64,6 +64,9 @@ pub enum Verdict {
     RestartBroke,
     /// No answer before the client gave up, on a connection that a restart broke.
     RestartSilenced,
+    /// A flood that outlasted the tool timeout on a loaded machine: killed, with its token and
+    /// the truncated output so far.
+    FloodTimedOut,
 }
 
 impl Verdict {
@@ -77,6 +80,7 @@ impl Verdict {
             Verdict::RestartSilenced => {
                 "no answer before the client gave up, connection broken by a restart"
             }
+            Verdict::FloodTimedOut => "the flood outlasted the tool timeout: killed, output cut",
         }
     }
 
@@ -88,6 +92,7 @@ impl Verdict {
             Verdict::ShutDown | Verdict::RestartBroke | Verdict::RestartSilenced => {
                 Runs::AtMostOnce
             }
+            Verdict::FloodTimedOut => Runs::Once,
             Verdict::Expected => match kind {
                 Kind::Missing => Runs::Never,
                 Kind::Cancel | Kind::Disconnect => Runs::AtMostOnce,
@@ -202,6 +207,14 @@ fn verdict(
         .and_then(|line| serde_json::from_str::<Value>(line).ok())
         .and_then(|doc| doc["flags"]["token"].as_str().map(str::to_string));
     let echoed = printed_token.as_deref() == Some(call.token.as_str());
+    if call.kind == Kind::Flood
+        && is_error
+        && text.contains("timed out after")
+        && text.contains("Output before it was stopped (truncated):")
+        && text.contains(&format!("\"token\":\"{}\"", call.token))
+    {
+        return Ok(Verdict::FloodTimedOut);
+    }
     let right = match call.kind {
         Kind::Echo | Kind::HoldStdout => {
             !is_error
