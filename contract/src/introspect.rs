@@ -5,7 +5,7 @@
 //! Running the application is the only place where fiskgen executes foreign code at build time,
 //! so it is bounded on every side: no shell, exactly one argument, stdin closed, a timeout after
 //! which the application's whole process group is killed, a cap on what is read from stdout, and
-//! an environment without LLM provider credentials (reference 2.1 and 4.4). Unlike Fisk AI,
+//! an environment without LLM provider credentials (docs/introspection.md, "What fiskgen relies on"). Unlike Fisk AI,
 //! stdout alone is parsed; stderr is only logged and quoted in errors.
 //!
 //! Watching the child within its limits is `introspect/supervise.rs`; finding and parsing the
@@ -52,7 +52,7 @@ const NICE_PROGRAMS: &[&str] = &["/usr/bin/nice", "/bin/nice"];
 /// The niceness added for [`Options::low_priority`].
 const LOW_PRIORITY_NICENESS: &str = "10";
 
-/// Credential variables of LLM providers that never reach a child process (reference 4.4).
+/// Credential variables of LLM providers that never reach a child process (docs/introspection.md).
 ///
 /// A generated server is driven by an LLM agent, so anything a served command can read may end
 /// up in a model's context. The application being served never needs the agent side's provider

@@ -361,8 +361,11 @@ pub(super) fn resolve(draft: AuthDraft, r: &mut Reader) -> Option<AuthConfig> {
         && draft.header.is_none()
         && draft.oauth.is_none()
     {
-        let message = format!("{path} needs token_env, token_file, header or oauth");
-        r.problem(path, draft.pos, message).help = Some(AUTH_HELP.to_string());
+        // A misspelt key inside the block (`token:`) already said what belongs there.
+        if !r.reported_within(path) {
+            let message = format!("{path} needs token_env, token_file, header or oauth");
+            r.problem(path, draft.pos, message).help = Some(AUTH_HELP.to_string());
+        }
         return None;
     }
     let mut ok = true;

@@ -224,6 +224,16 @@ impl Reader {
     }
 
     /// Records a problem; the returned reference lets the caller add a hint.
+    /// Whether a problem was already reported at `path` or below it.
+    pub(super) fn reported_within(&self, path: &str) -> bool {
+        self.problems.iter().any(|problem| {
+            problem
+                .path
+                .strip_prefix(path)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
+    }
+
     pub(super) fn problem(&mut self, path: &str, pos: Pos, message: String) -> &mut Problem {
         self.problems.push(Problem {
             path: path.to_string(),

@@ -1,4 +1,4 @@
-//! The built-in tools (DESIGN.md section 4): `read_file`, `base64_encode` and the knowledge
+//! The built-in tools (docs/builtins.md): `read_file`, `base64_encode` and the knowledge
 //! tools. A call is prepared (typed validation, the trace line the log and the approval prompt
 //! show) on the async side, then run on a blocking thread, since files, SQLite and the
 //! embeddings client block.

@@ -1,5 +1,5 @@
 //! What the server prints to stderr when it starts: the served tools, where it listens, and
-//! client configuration ready to paste (fisk-ai reference 6.1, with a working URL for IPv6
+//! client configuration ready to paste (docs/runtime.md, "Running it", with a working URL for IPv6
 //! binds and entries for clients that start local servers over stdio).
 
 use std::fmt::Write as _;

@@ -78,7 +78,9 @@ pub(super) fn serve(
         .map(|key| key.into_encoded_bytes());
     let states = RequestStates::new(app.identity, state_key)
         .map_err(|error| format!("{STATE_KEY_VAR}: {error}"))?
-        .with_shared_record(crate::mcp::approvals::SharedRecord::from_env()?);
+        .with_shared_record(
+            crate::mcp::approvals::SharedRecord::from_env().map_err(|error| error.to_string())?,
+        );
     notes.extend(states.notes(cli.stateless || settings.stateless));
 
     let scrub = scrub_list(app);
@@ -171,7 +173,11 @@ async fn serve_http(
 ) -> Result<(), String> {
     let settings = &app.settings;
     let auth = match &settings.auth {
-        Some(spec) => Some(Arc::new(Auth::load(spec, app.identity).await?)),
+        Some(spec) => Some(Arc::new(
+            Auth::load(spec, app.identity)
+                .await
+                .map_err(|error| error.to_string())?,
+        )),
         None => None,
     };
     if let Some(auth) = &auth {

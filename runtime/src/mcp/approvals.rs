@@ -36,6 +36,117 @@ const MAX_LINE: u64 = 64 * 1024;
 /// JetStream's error code for "wrong last sequence": the key was already written.
 const WRONG_LAST_SEQUENCE: i64 = 10071;
 
+/// The form of the record's URL, quoted by every error about it.
+const FORM: &str = "expected nats://[user:password@|token@]host[:port]/BUCKET";
+
+/// Why [`STORE_VAR`] names no usable record. The texts never repeat the URL, which may hold
+/// credentials.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum UrlError {
+    /// The variable holds bytes that are not UTF-8.
+    #[error("{STORE_VAR} is not valid UTF-8")]
+    NotUtf8,
+    /// Not a `nats://` URL.
+    #[error("{STORE_VAR}: the value is not a nats:// URL ({FORM})")]
+    NotNats,
+    /// No `/BUCKET` after the address.
+    #[error("{STORE_VAR}: the URL names no bucket ({FORM})")]
+    NoBucket,
+    /// A bucket name JetStream would refuse.
+    #[error("{STORE_VAR}: bucket {0:?} must be letters, digits, '_' or '-' ({FORM})")]
+    BadBucket(String),
+    /// A port that is not a number from 1 to 65535.
+    #[error("{STORE_VAR}: port {0:?} is not a number from 1 to 65535")]
+    BadPort(String),
+    /// No host before the port or bucket.
+    #[error("{STORE_VAR}: the URL names no host ({FORM})")]
+    NoHost,
+}
+
+/// Why a claim could not be decided; the approval is then refused (the gate fails closed).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ClaimError {
+    /// No TCP connection to the server.
+    #[error("cannot connect: {0}")]
+    Connect(std::io::Error),
+    /// Writing to the server failed.
+    #[error("sending failed: {0}")]
+    Send(std::io::Error),
+    /// Reading from the server failed.
+    #[error("reading failed: {0}")]
+    Read(std::io::Error),
+    /// The server closed the connection before answering.
+    #[error("the server closed the connection")]
+    Closed,
+    /// A line longer than the protocol allows, or cut off.
+    #[error("a protocol line that does not end")]
+    Unterminated,
+    /// The peer's first line was not a NATS `INFO`.
+    #[error("not a NATS server (it said {0:?})")]
+    NotNats(String),
+    /// The server needs TLS, which this client does not speak.
+    #[error(
+        "the server requires TLS, which the approval store does not speak; use a listener \
+         without TLS on a private network"
+    )]
+    TlsRequired,
+    /// The server is too old for message headers.
+    #[error("the server does not support message headers (nats-server 2.2 or newer is needed)")]
+    NoHeaders,
+    /// `-ERR` from the server (credentials, permissions, ...).
+    #[error("the server refused: {0}")]
+    Refused(String),
+    /// A reply line this client cannot read.
+    #[error("a malformed reply line {0:?}")]
+    MalformedReply(String),
+    /// A reply larger than any create answer.
+    #[error("a reply of {0} bytes")]
+    OversizeReply(usize),
+    /// A protocol line this client does not expect.
+    #[error("an unexpected line {0:?}")]
+    UnexpectedLine(String),
+    /// No stream behind the bucket.
+    #[error(
+        "no JetStream stream answers for the bucket (create it with `nats kv add {bucket} \
+         --ttl 15m`, which must outlive the 10-minute approvals)"
+    )]
+    NoBucket {
+        /// The configured bucket.
+        bucket: String,
+    },
+    /// JetStream's answer is not JSON.
+    #[error("an answer that is not JSON: {0:?}")]
+    NotJson(String),
+    /// JetStream refused the write for another reason than "already written".
+    #[error("JetStream refused the write: {0}")]
+    Rejected(String),
+    /// A JSON answer without the fields of a create's answer.
+    #[error("an unexpected answer {0:?}")]
+    UnexpectedAnswer(String),
+}
+
+/// A claim that could not be decided, naming the record (never its credentials).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Unchecked {
+    /// The exchange failed.
+    #[error("{record}: {error}")]
+    Failed {
+        /// [`SharedRecord::describe`].
+        record: String,
+        /// What failed.
+        error: ClaimError,
+    },
+    /// No answer within [`CLAIM_TIMEOUT`].
+    #[error(
+        "{record}: no answer within {}",
+        crate::duration::format(CLAIM_TIMEOUT)
+    )]
+    TimedOut {
+        /// [`SharedRecord::describe`].
+        record: String,
+    },
+}
+
 /// Credentials for the NATS server.
 #[derive(Clone, PartialEq, Eq)]
 enum Auth {
@@ -61,37 +172,26 @@ impl std::fmt::Debug for SharedRecord {
 
 impl SharedRecord {
     /// The record named by [`STORE_VAR`], if set.
-    pub(crate) fn from_env() -> Result<Option<Self>, String> {
+    pub(crate) fn from_env() -> Result<Option<Self>, UrlError> {
         match std::env::var(STORE_VAR) {
-            Ok(url) if !url.trim().is_empty() => Self::parse(url.trim())
-                .map(Some)
-                .map_err(|error| format!("{STORE_VAR}: {error}")),
+            Ok(url) if !url.trim().is_empty() => Self::parse(url.trim()).map(Some),
             Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                Err(format!("{STORE_VAR} is not valid UTF-8"))
-            }
+            Err(std::env::VarError::NotUnicode(_)) => Err(UrlError::NotUtf8),
         }
     }
 
     /// `nats://[user:password@|token@]host[:port]/BUCKET`. Errors never repeat the URL, which
     /// may hold credentials.
-    pub(crate) fn parse(url: &str) -> Result<Self, String> {
-        const FORM: &str = "expected nats://[user:password@|token@]host[:port]/BUCKET";
-        let rest = url
-            .strip_prefix("nats://")
-            .ok_or_else(|| format!("the value is not a nats:// URL ({FORM})"))?;
-        let (authority, bucket) = rest
-            .split_once('/')
-            .ok_or_else(|| format!("the URL names no bucket ({FORM})"))?;
+    pub(crate) fn parse(url: &str) -> Result<Self, UrlError> {
+        let rest = url.strip_prefix("nats://").ok_or(UrlError::NotNats)?;
+        let (authority, bucket) = rest.split_once('/').ok_or(UrlError::NoBucket)?;
         let bucket = bucket.trim_end_matches('/');
         if bucket.is_empty()
             || !bucket
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         {
-            return Err(format!(
-                "bucket {bucket:?} must be letters, digits, '_' or '-' ({FORM})"
-            ));
+            return Err(UrlError::BadBucket(bucket.to_string()));
         }
         let (auth, address) = match authority.rsplit_once('@') {
             None => (Auth::None, authority),
@@ -110,14 +210,14 @@ impl SharedRecord {
             Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => {
                 let port = port
                     .parse::<u16>()
-                    .map_err(|_| format!("port {port:?} is not a number from 1 to 65535"))?;
+                    .map_err(|_| UrlError::BadPort(port.to_string()))?;
                 (host, port)
             }
             _ => (address, DEFAULT_PORT),
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
         if host.is_empty() {
-            return Err(format!("the URL names no host ({FORM})"));
+            return Err(UrlError::NoHost);
         }
         Ok(Self {
             host: host.to_string(),
@@ -137,21 +237,22 @@ impl SharedRecord {
 
     /// Records `nonce` as used: `Ok(true)` when this call recorded it first, `Ok(false)` when it
     /// was recorded before (by any replica), `Err` when that cannot be known.
-    pub(crate) async fn claim(&self, nonce: &str) -> Result<bool, String> {
+    pub(crate) async fn claim(&self, nonce: &str) -> Result<bool, Unchecked> {
         match tokio::time::timeout(CLAIM_TIMEOUT, self.exchange(nonce)).await {
-            Ok(result) => result.map_err(|error| format!("{}: {error}", self.describe())),
-            Err(_) => Err(format!(
-                "{}: no answer within {}",
-                self.describe(),
-                crate::duration::format(CLAIM_TIMEOUT)
-            )),
+            Ok(result) => result.map_err(|error| Unchecked::Failed {
+                record: self.describe(),
+                error,
+            }),
+            Err(_) => Err(Unchecked::TimedOut {
+                record: self.describe(),
+            }),
         }
     }
 
-    async fn exchange(&self, nonce: &str) -> Result<bool, String> {
+    async fn exchange(&self, nonce: &str) -> Result<bool, ClaimError> {
         let stream = TcpStream::connect((self.host.as_str(), self.port))
             .await
-            .map_err(|error| format!("cannot connect: {error}"))?;
+            .map_err(ClaimError::Connect)?;
         let _ = stream.set_nodelay(true);
         let (read, mut write) = stream.into_split();
         let mut reader = BufReader::new(read);
@@ -160,20 +261,12 @@ impl SharedRecord {
         let info: Value = info
             .strip_prefix("INFO ")
             .and_then(|json| serde_json::from_str(json).ok())
-            .ok_or_else(|| format!("not a NATS server (it said {:?})", shown(&info)))?;
+            .ok_or_else(|| ClaimError::NotNats(shown(&info)))?;
         if info["tls_required"] == true {
-            return Err(
-                "the server requires TLS, which the approval store does not speak; \
-                        use a listener without TLS on a private network"
-                    .into(),
-            );
+            return Err(ClaimError::TlsRequired);
         }
         if info["headers"] != true {
-            return Err(
-                "the server does not support message headers (nats-server 2.2 or newer \
-                        is needed)"
-                    .into(),
-            );
+            return Err(ClaimError::NoHeaders);
         }
 
         let mut connect = json!({
@@ -201,7 +294,7 @@ impl SharedRecord {
         write
             .write_all(out.as_bytes())
             .await
-            .map_err(|error| format!("sending failed: {error}"))?;
+            .map_err(ClaimError::Send)?;
 
         loop {
             let line = read_line(&mut reader).await?;
@@ -211,80 +304,73 @@ impl SharedRecord {
                     write
                         .write_all(b"PONG\r\n")
                         .await
-                        .map_err(|error| format!("sending failed: {error}"))?;
+                        .map_err(ClaimError::Send)?;
                 }
                 Some("PONG" | "+OK" | "INFO") => {}
-                Some("-ERR") => return Err(format!("the server refused: {}", shown(&line[4..]))),
+                Some("-ERR") => return Err(ClaimError::Refused(shown(&line[4..]))),
                 Some(kind @ ("MSG" | "HMSG")) => {
                     let sizes: Vec<usize> = words.skip(2).filter_map(|w| w.parse().ok()).collect();
                     let (header_len, total) = match (kind, sizes.as_slice()) {
                         ("MSG", [total]) => (0, *total),
                         ("HMSG", [header, total]) if header <= total => (*header, *total),
-                        _ => return Err(format!("a malformed reply line {:?}", shown(&line))),
+                        _ => return Err(ClaimError::MalformedReply(shown(&line))),
                     };
                     if total as u64 > MAX_LINE {
-                        return Err(format!("a reply of {total} bytes"));
+                        return Err(ClaimError::OversizeReply(total));
                     }
                     let mut body = vec![0; total + 2];
                     reader
                         .read_exact(&mut body)
                         .await
-                        .map_err(|error| format!("reading the reply failed: {error}"))?;
+                        .map_err(ClaimError::Read)?;
                     let (head, payload) = body[..total].split_at(header_len);
                     return judge(head, payload, &self.bucket);
                 }
-                _ => return Err(format!("an unexpected line {:?}", shown(&line))),
+                _ => return Err(ClaimError::UnexpectedLine(shown(&line))),
             }
         }
     }
 }
 
 /// What JetStream's answer to the create means.
-fn judge(head: &[u8], payload: &[u8], bucket: &str) -> Result<bool, String> {
+fn judge(head: &[u8], payload: &[u8], bucket: &str) -> Result<bool, ClaimError> {
     let status = String::from_utf8_lossy(head);
     if status.starts_with("NATS/1.0 503") {
-        return Err(format!(
-            "no JetStream stream answers for the bucket (create it with `nats kv add {bucket} \
-             --ttl 15m`, which must outlive the 10-minute approvals)"
-        ));
+        return Err(ClaimError::NoBucket {
+            bucket: bucket.to_string(),
+        });
     }
-    let reply: Value = serde_json::from_slice(payload).map_err(|_| {
-        format!(
-            "an answer that is not JSON: {:?}",
-            shown(&String::from_utf8_lossy(payload))
-        )
-    })?;
+    let reply: Value = serde_json::from_slice(payload)
+        .map_err(|_| ClaimError::NotJson(shown(&String::from_utf8_lossy(payload))))?;
     if let Some(error) = reply.get("error") {
         if error["err_code"].as_i64() == Some(WRONG_LAST_SEQUENCE) {
             return Ok(false);
         }
-        return Err(format!(
-            "JetStream refused the write: {}",
-            shown(error["description"].as_str().unwrap_or("no description"))
-        ));
+        return Err(ClaimError::Rejected(shown(
+            error["description"].as_str().unwrap_or("no description"),
+        )));
     }
     if reply.get("seq").is_some_and(Value::is_u64) {
         return Ok(true);
     }
-    Err(format!(
-        "an unexpected answer {:?}",
-        shown(&reply.to_string())
-    ))
+    Err(ClaimError::UnexpectedAnswer(shown(&reply.to_string())))
 }
 
 /// One protocol line without its CRLF, bounded.
-async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R) -> Result<String, String> {
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+) -> Result<String, ClaimError> {
     let mut line = String::new();
     let read = reader
         .take(MAX_LINE)
         .read_line(&mut line)
         .await
-        .map_err(|error| format!("reading failed: {error}"))?;
+        .map_err(ClaimError::Read)?;
     if read == 0 {
-        return Err("the server closed the connection".into());
+        return Err(ClaimError::Closed);
     }
     if !line.ends_with('\n') {
-        return Err("a protocol line that does not end".into());
+        return Err(ClaimError::Unterminated);
     }
     Ok(line.trim_end_matches(['\r', '\n']).to_string())
 }
@@ -320,28 +406,41 @@ mod tests {
         assert_eq!(record.host, "::1");
         assert!(record.auth == Auth::Token("tok".into()));
         let error = SharedRecord::parse("nats://me:s3cret@host").expect_err("no bucket");
-        assert!(!error.contains("s3cret"), "{error}");
+        assert_eq!(error, UrlError::NoBucket);
+        assert!(!error.to_string().contains("s3cret"), "{error}");
         for (bad, why) in [
-            ("redis://localhost/b", "is not a nats:// URL"),
-            ("nats://localhost", "names no bucket"),
-            ("nats://localhost/", "must be letters"),
-            ("nats://localhost/a.b", "must be letters"),
-            ("nats://localhost:99999/b", "is not a number"),
-            ("nats:///b", "names no host"),
+            ("redis://localhost/b", UrlError::NotNats),
+            ("nats://localhost", UrlError::NoBucket),
+            ("nats://localhost/", UrlError::BadBucket(String::new())),
+            ("nats://localhost/a.b", UrlError::BadBucket("a.b".into())),
+            (
+                "nats://localhost:99999/b",
+                UrlError::BadPort("99999".into()),
+            ),
+            ("nats:///b", UrlError::NoHost),
         ] {
-            let error = SharedRecord::parse(bad).expect_err(bad);
-            assert!(error.contains(why), "{bad}: {error}");
+            assert_eq!(SharedRecord::parse(bad).expect_err(bad), why, "{bad}");
         }
+        assert_eq!(
+            UrlError::BadPort("99999".into()).to_string(),
+            format!("{STORE_VAR}: port \"99999\" is not a number from 1 to 65535")
+        );
     }
 
     #[test]
     fn jetstream_answers_mean_first_use_replay_or_failure() {
-        assert_eq!(judge(b"", br#"{"stream":"KV_a","seq":3}"#, "a"), Ok(true));
+        assert!(matches!(
+            judge(b"", br#"{"stream":"KV_a","seq":3}"#, "a"),
+            Ok(true)
+        ));
         let replay =
             br#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 3"}}"#;
-        assert_eq!(judge(b"", replay, "a"), Ok(false));
+        assert!(matches!(judge(b"", replay, "a"), Ok(false)));
         let error = judge(b"NATS/1.0 503\r\n\r\n", b"", "a").expect_err("no bucket");
-        assert!(error.contains("nats kv add a --ttl 15m"), "{error}");
+        assert!(
+            error.to_string().contains("nats kv add a --ttl 15m"),
+            "{error}"
+        );
         assert!(judge(b"", b"{}", "a").is_err());
         assert!(judge(b"", b"nonsense", "a").is_err());
     }

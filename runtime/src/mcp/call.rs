@@ -1,4 +1,4 @@
-//! One `tools/call`, in the order of DESIGN.md section 4 and fisk-ai reference 4.1: typed
+//! One `tools/call`, in the order of docs/runtime.md, "How a call runs": typed
 //! validation, confirmation gate (before a slot is taken, so a pending approval holds none),
 //! a concurrency slot (waiting at most the tool timeout), the run with its own timeout, and
 //! the result. Every path answers and writes one log line when it ends, and a call that runs

@@ -1,5 +1,5 @@
 //! The confirmation gate for tools tagged `ai:confirm` (or a `confirm_tags` entry), with the
-//! prompt and result texts of fisk-ai (reference section 5).
+//! prompt and result texts of fisk-ai (docs/runtime.md, "Confirmation").
 //!
 //! Two protocol eras ask differently. Legacy sessions (2025-06-18, 2025-11-25) that declared
 //! elicitation get an `elicitation/create` request, sent from the handler's own task (rmcp ties

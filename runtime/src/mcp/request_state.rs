@@ -139,7 +139,7 @@ impl RequestStates {
             Some(shared) => match shared.claim(&nonce).await {
                 Ok(true) => Ok(()),
                 Ok(false) => Err(Refusal::Replayed),
-                Err(error) => Err(Refusal::Unchecked(error)),
+                Err(error) => Err(Refusal::Unchecked(error.to_string())),
             },
         }
     }

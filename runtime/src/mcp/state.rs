@@ -139,7 +139,7 @@ impl ServerState {
         self.log_connected(&name, reach);
     }
 
-    /// The per-client line of fisk-ai (reference 5.4); informational, the gate decides per call.
+    /// The per-client line of fisk-ai (docs/runtime.md, "Confirmation"); informational, the gate decides per call.
     pub(crate) fn log_connected(&self, name: &str, reach: Reach) {
         let name = label(name);
         let summary = match (self.confirmer.mode, reach) {

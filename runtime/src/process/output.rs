@@ -1,4 +1,4 @@
-//! The bounded capture of a command's combined stdout and stderr (fisk-ai reference 4.5).
+//! The bounded capture of a command's combined stdout and stderr (docs/runtime.md, "Results").
 //!
 //! A command may print without limit; the server must not. The capture keeps the first
 //! [`LIMIT`] bytes and a ring of the last [`HALF`] bytes, so memory stays under 100 KiB per call

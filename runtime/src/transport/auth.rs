@@ -56,20 +56,68 @@ impl std::fmt::Debug for Auth {
     }
 }
 
-/// Reads a secret; a missing or empty one stops the start (better than serving unprotected).
-fn secret(source: AuthSource, what: &str) -> Result<String, String> {
+/// Why the configured authentication cannot start; the server then refuses to serve (better
+/// than serving unprotected).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AuthError {
+    /// The variable that holds a secret is not set.
+    #[error("authentication is configured, but the environment variable {0} is not set")]
+    Unset(&'static str),
+    /// The file that holds a secret cannot be read.
+    #[error("reading the {what} file {path}: {error}")]
+    Unreadable {
+        /// Which secret.
+        what: String,
+        /// The configured file.
+        path: &'static str,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The variable is set but blank.
+    #[error("the {what} in {name} is empty")]
+    EmptyVariable {
+        /// Which secret.
+        what: String,
+        /// The configured variable.
+        name: &'static str,
+    },
+    /// The file is blank.
+    #[error("the {what} file {path} is empty")]
+    EmptyFile {
+        /// Which secret.
+        what: String,
+        /// The configured file.
+        path: &'static str,
+    },
+    /// A custom header name HTTP does not allow.
+    #[error("auth.header.name {0:?} is not an HTTP header name")]
+    HeaderName(&'static str),
+    /// A protected-resource identifier that is not an absolute URL.
+    #[error("auth.oauth.resource {0:?} is not an absolute URL")]
+    Resource(String),
+    /// The signing keys cannot be loaded (or OAuth is not built in).
+    #[error("{0}")]
+    Keys(String),
+}
+
+/// Reads a secret; a missing or empty one stops the start.
+fn secret(source: AuthSource, what: &str) -> Result<String, AuthError> {
     let value = match source {
-        AuthSource::Env(name) => std::env::var(name).map_err(|_| {
-            format!("authentication is configured, but the environment variable {name} is not set")
-        })?,
-        AuthSource::File(path) => std::fs::read_to_string(path)
-            .map_err(|error| format!("reading the {what} file {path}: {error}"))?,
+        AuthSource::Env(name) => std::env::var(name).map_err(|_| AuthError::Unset(name))?,
+        AuthSource::File(path) => {
+            std::fs::read_to_string(path).map_err(|error| AuthError::Unreadable {
+                what: what.to_string(),
+                path,
+                error,
+            })?
+        }
     };
     let value = value.trim().to_string();
     if value.is_empty() {
+        let what = what.to_string();
         return Err(match source {
-            AuthSource::Env(name) => format!("the {what} in {name} is empty"),
-            AuthSource::File(path) => format!("the {what} file {path} is empty"),
+            AuthSource::Env(name) => AuthError::EmptyVariable { what, name },
+            AuthSource::File(path) => AuthError::EmptyFile { what, path },
         });
     }
     Ok(value)
@@ -77,19 +125,15 @@ fn secret(source: AuthSource, what: &str) -> Result<String, String> {
 
 impl Auth {
     /// Reads the secrets and the signing keys.
-    pub(crate) async fn load(spec: &AuthSpec, realm: &'static str) -> Result<Self, String> {
+    pub(crate) async fn load(spec: &AuthSpec, realm: &'static str) -> Result<Self, AuthError> {
         let token = match spec.token {
             Some(source) => Some(Token::new(&secret(source, "bearer token")?)),
             None => None,
         };
         let header = match spec.header {
             Some(header) => {
-                let name = HeaderName::from_bytes(header.name.as_bytes()).map_err(|_| {
-                    format!(
-                        "auth.header.name {:?} is not an HTTP header name",
-                        header.name
-                    )
-                })?;
+                let name = HeaderName::from_bytes(header.name.as_bytes())
+                    .map_err(|_| AuthError::HeaderName(header.name))?;
                 let value = secret(header.value, &format!("{} header value", header.name))?;
                 Some((name, Token::new(&value)))
             }
@@ -98,7 +142,7 @@ impl Auth {
         let oauth = match spec.oauth {
             Some(spec) => Some(OAuth {
                 spec,
-                keys: Arc::new(Keys::load(spec).await?),
+                keys: Arc::new(Keys::load(spec).await.map_err(AuthError::Keys)?),
                 metadata_url: metadata_url(spec.resource)?,
             }),
             None => None,
@@ -172,10 +216,10 @@ fn resource_path(resource: &str) -> String {
 }
 
 /// `https://h/.well-known/oauth-protected-resource/<path>` for `https://h/<path>`.
-pub(crate) fn metadata_url(resource: &str) -> Result<String, String> {
+pub(crate) fn metadata_url(resource: &str) -> Result<String, AuthError> {
     let (scheme, rest) = resource
         .split_once("://")
-        .ok_or_else(|| format!("auth.oauth.resource {resource:?} is not an absolute URL"))?;
+        .ok_or_else(|| AuthError::Resource(resource.to_string()))?;
     let host = rest.split('/').next().unwrap_or(rest);
     Ok(format!(
         "{scheme}://{host}/.well-known/oauth-protected-resource{}",

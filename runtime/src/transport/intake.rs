@@ -156,7 +156,7 @@ fn initialize_record(message: &ClientJsonRpcMessage) -> Option<Record> {
     })
 }
 
-/// The connect line of a stateless legacy client (fisk-ai reference 5.4, with the stateless
+/// The connect line of a stateless legacy client (docs/runtime.md, "Confirmation", with the stateless
 /// case added).
 fn log_connected(record: &Record) {
     let name = if record.name.is_empty() {

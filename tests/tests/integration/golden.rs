@@ -143,10 +143,17 @@ fn check_golden(case_name: &str) -> Result<()> {
     for (path, contents) in &generated.files {
         match fs::read_to_string(dir.join(path)) {
             Ok(golden) if golden == *contents => {}
-            Ok(golden) => problems.push(format!(
-                "{path} differs:\n{}",
-                first_difference(&golden, contents)
-            )),
+            // expectorate prints the whole diff of the file (the panic message), then the
+            // next file is compared: one run shows every difference.
+            Ok(_) => {
+                let file = dir.join(path);
+                let compared = std::panic::catch_unwind(|| {
+                    expectorate::assert_contents(&file, contents);
+                });
+                if compared.is_err() {
+                    problems.push(format!("{path} differs (its diff is printed above)"));
+                }
+            }
             Err(_) => problems.push(format!("{path} is missing from the golden")),
         }
     }
@@ -164,23 +171,6 @@ fn check_golden(case_name: &str) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// The first differing line, for a readable failure.
-fn first_difference(golden: &str, generated: &str) -> String {
-    let golden_lines: Vec<&str> = golden.lines().collect();
-    let generated_lines: Vec<&str> = generated.lines().collect();
-    let line = golden_lines
-        .iter()
-        .zip(&generated_lines)
-        .position(|(a, b)| a != b)
-        .unwrap_or(golden_lines.len().min(generated_lines.len()));
-    format!(
-        "  line {}:\n  golden:    {}\n  generated: {}",
-        line + 1,
-        golden_lines.get(line).unwrap_or(&"<end of file>"),
-        generated_lines.get(line).unwrap_or(&"<end of file>")
-    )
 }
 
 #[test]

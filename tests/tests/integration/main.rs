@@ -20,6 +20,9 @@ mod connect;
 mod drift;
 /// The generated crates of the demo and the fixture match their goldens, byte for byte.
 mod golden;
+/// The shipped crates' layout rules: no import cycle, no file over 500 lines of code, comments
+/// that point into docs/.
+mod layout;
 /// The real natscli against a real nats-server, over MCP: read freely, removed only when
 /// approved.
 mod nats;

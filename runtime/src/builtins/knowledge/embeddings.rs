@@ -1,7 +1,7 @@
 //! The vector tier's client for an OpenAI-compatible embeddings endpoint:
 //! `POST <base_url>/embeddings` with `{"input": [...], "model": ...}`, an optional bearer token,
-//! the configured timeout, a 64 MiB response cap, vectors placed by their `index` (reference
-//! 8.2). Every vector is L2-normalised here, as the index requires.
+//! the configured timeout, a 64 MiB response cap, vectors placed by their `index`
+//! (docs/builtins.md, "The embeddings endpoint"). Every vector is L2-normalised here, as the index requires.
 
 use std::time::{Duration, Instant};
 
@@ -32,7 +32,7 @@ pub(crate) struct Embedder {
 }
 
 impl Embedder {
-    /// Validates the configuration (reference 8.2: `base_url` and `model` set, `http(s)`, no
+    /// Validates the configuration (docs/builtins.md, "The embeddings endpoint": `base_url` and `model` set, `http(s)`, no
     /// user info, plain `http` only to loopback hosts) and reads the API key.
     pub(crate) fn new(spec: &EmbeddingsSpec) -> Result<Self, String> {
         let base = spec.base_url.trim().trim_end_matches('/').to_string();

@@ -169,7 +169,7 @@ pub(crate) fn run(
     Ok(stats)
 }
 
-/// The base schema (reference 8.2), created when missing.
+/// The base schema (docs/builtins.md, "The index"), created when missing.
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS documents (
     id    INTEGER PRIMARY KEY,

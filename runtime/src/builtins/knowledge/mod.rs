@@ -1,4 +1,4 @@
-//! The knowledge tools over an index in Fisk AI's format: `knowledge_search` (reference 8.2:
+//! The knowledge tools over an index in Fisk AI's format: `knowledge_search` (docs/builtins.md:
 //! tiers, statuses, notes and result JSON as Fisk AI answers them), `knowledge_read` (one cited
 //! chunk) and `knowledge_list` (the indexed documents); and `<binary> knowledge index`, which
 //! builds the index.
@@ -32,7 +32,7 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SearchArgs {
-    /// The query; missing reads as empty (reference 8.2).
+    /// The query; missing reads as empty (docs/builtins.md).
     #[serde(default)]
     pub(crate) query: String,
     /// Results wanted; <= 0 or missing means the configured default.

@@ -1,4 +1,4 @@
-//! The search algorithm of reference 8.2: an FTS5 BM25 lexical tier always, fused with a vector
+//! The search algorithm of docs/builtins.md, "`knowledge_search`": an FTS5 BM25 lexical tier always, fused with a vector
 //! tier (sqlite-vec KNN over normalised vectors) by Reciprocal Rank Fusion when embeddings are
 //! configured, truncated to k and capped to the content budget.
 

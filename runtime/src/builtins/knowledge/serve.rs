@@ -106,7 +106,7 @@ impl Knowledge {
         format!("{} --reindex", self.index_command)
     }
 
-    /// What the server prints at start (reference 8.1).
+    /// What the server prints at start (docs/builtins.md, "Knowledge").
     pub(crate) fn startup_notes(&self) -> Vec<String> {
         let dimension = self
             .pool
@@ -135,7 +135,7 @@ impl Knowledge {
         Ok(meta)
     }
 
-    /// The tier line (reference 8.2).
+    /// The tier line (docs/builtins.md, "`knowledge_search`").
     fn tier(&self, dimension: usize) -> String {
         match &self.embedder {
             None => LEXICAL_TIER.to_string(),

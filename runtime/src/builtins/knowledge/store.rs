@@ -1,5 +1,5 @@
-//! The knowledge index file, `knowledge.db`, in the format Fisk AI writes (reference section
-//! 8.2): `documents`, `chunks`, the external-content FTS5 table `chunks_fts` (`porter
+//! The knowledge index file, `knowledge.db`, in the format Fisk AI writes (docs/builtins.md,
+//! "The index"): `documents`, `chunks`, the external-content FTS5 table `chunks_fts` (`porter
 //! unicode61`) kept in sync by triggers, the `rag_meta` manifest and, for the vector tier, the
 //! sqlite-vec `vec0` table `chunks_vec`. SQLite is compiled in (rusqlite's bundled build, which
 //! includes FTS5) and sqlite-vec is linked and registered for every connection, so an index
@@ -146,7 +146,7 @@ pub(crate) struct VectorIdentity<'a> {
 }
 
 /// Refuses a too-new index, and one whose vectors were not built the way the configuration
-/// asks (reference 8.2); `reindex` is the command that fixes it.
+/// asks (docs/builtins.md, "The index"); `reindex` is the command that fixes it.
 pub(crate) fn validate_meta(
     meta: &Meta,
     vectors: Option<VectorIdentity<'_>>,

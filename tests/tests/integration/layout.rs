@@ -1,0 +1,232 @@
+//! The layout rules of the crates that ship (fiskgen, the runtime, the contract), checked on
+//! their sources: no module imports form a cycle, no file is over 500 lines of code (tests
+//! aside), and no comment cites a document outside this repository (they point into docs/).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use fiskgen_tests::apps::workspace_root;
+
+/// The crates whose `src/` the rules cover.
+const CRATES: [&str; 3] = ["fiskgen", "runtime", "contract"];
+
+/// Most lines of code in one file: non-blank, non-comment lines before its tests.
+const MAX_CODE_LINES: usize = 500;
+
+/// Every `.rs` file below `dir`, sorted.
+fn sources(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir).with_context(|| format!("listing {}", dir.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// A file's text before its unit tests, without comment lines.
+fn code_of(text: &str) -> Vec<&str> {
+    let before_tests = text.split("#[cfg(test)]").next().unwrap_or_default();
+    before_tests
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("//"))
+        .collect()
+}
+
+/// A file's module path inside its crate: `src/mcp/server.rs` -> `mcp::server`, `src/lib.rs`
+/// -> the root (empty).
+fn module_of(src: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(src).unwrap_or(file).with_extension("");
+    let parts: Vec<String> = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .filter(|part| part != "mod")
+        .collect();
+    match parts.as_slice() {
+        [only] if only == "lib" || only == "main" => String::new(),
+        _ => parts.join("::"),
+    }
+}
+
+/// The module graph of one crate: each module and the other modules its code names with
+/// `crate::...` (a module's own ancestors and descendants aside).
+fn module_graph(src: &Path) -> Result<BTreeMap<String, BTreeSet<String>>> {
+    let mut texts = BTreeMap::new();
+    for file in sources(src)? {
+        let text = fs::read_to_string(&file)?;
+        texts.insert(module_of(src, &file), text);
+    }
+    let modules: BTreeSet<String> = texts.keys().cloned().collect();
+    let mut graph = BTreeMap::new();
+    for (module, text) in &texts {
+        let mut uses = BTreeSet::new();
+        for line in code_of(text) {
+            for (at, _) in line.match_indices("crate::") {
+                let path: String = line[at + "crate::".len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+                // The longest prefix that is a module.
+                let target = (1..=parts.len())
+                    .rev()
+                    .map(|n| parts[..n].join("::"))
+                    .find(|candidate| modules.contains(candidate));
+                if let Some(target) = target {
+                    let related = module.is_empty()
+                        || target == *module
+                        || module.starts_with(&format!("{target}::"))
+                        || target.starts_with(&format!("{module}::"));
+                    if !related {
+                        uses.insert(target);
+                    }
+                }
+            }
+        }
+        graph.insert(module.clone(), uses);
+    }
+    Ok(graph)
+}
+
+/// One cycle of `graph`, as the modules along it, if there is any.
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Open,
+        Done,
+    }
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        marks: &mut BTreeMap<String, Mark>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        marks.insert(node.to_string(), Mark::Open);
+        path.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            match marks.get(next) {
+                Some(Mark::Open) => {
+                    let start = path.iter().position(|n| n == next).unwrap_or(0);
+                    let mut cycle = path[start..].to_vec();
+                    cycle.push(next.clone());
+                    return Some(cycle);
+                }
+                Some(Mark::Done) => {}
+                None => {
+                    if let Some(cycle) = visit(next, graph, marks, path) {
+                        return Some(cycle);
+                    }
+                }
+            }
+        }
+        path.pop();
+        marks.insert(node.to_string(), Mark::Done);
+        None
+    }
+    let mut marks = BTreeMap::new();
+    for node in graph.keys() {
+        if !marks.contains_key(node)
+            && let Some(cycle) = visit(node, graph, &mut marks, &mut Vec::new())
+        {
+            return Some(cycle);
+        }
+    }
+    None
+}
+
+#[test]
+fn no_module_imports_form_a_cycle() -> Result<()> {
+    for name in CRATES {
+        let graph = module_graph(&workspace_root().join(name).join("src"))?;
+        assert!(graph.len() > 5, "{name}: too few modules found");
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!("{name}: import cycle {}", cycle.join(" -> "));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_cycle_check_finds_a_cycle() {
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec![]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.into_iter().map(str::to_string).collect()))
+    .collect();
+    assert_eq!(
+        find_cycle(&graph),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+}
+
+#[test]
+fn no_source_file_is_over_500_lines_of_code() -> Result<()> {
+    let mut over = Vec::new();
+    for name in CRATES {
+        let src = workspace_root().join(name).join("src");
+        for file in sources(&src)? {
+            let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+            // Unit tests kept in a file of their own (`mod tests;`) are tests.
+            if stem == "tests" || stem.ends_with("_tests") {
+                continue;
+            }
+            let lines = code_of(&fs::read_to_string(&file)?).len();
+            if lines > MAX_CODE_LINES {
+                over.push(format!("{} ({lines} lines of code)", file.display()));
+            }
+        }
+    }
+    assert!(over.is_empty(), "split these files: {over:#?}");
+    Ok(())
+}
+
+#[test]
+fn no_comment_cites_a_document_outside_the_repository() -> Result<()> {
+    let root = workspace_root();
+    let mut cited = Vec::new();
+    for dir in [
+        "fiskgen/src",
+        "runtime/src",
+        "contract/src",
+        "templates",
+        "tests/src",
+    ] {
+        for file in sources(&root.join(dir))? {
+            for (number, line) in fs::read_to_string(&file)?.lines().enumerate() {
+                let comment = line.trim_start().starts_with("//");
+                let outside = [
+                    "DESIGN.md",
+                    "fisk-ai reference",
+                    "reference section",
+                    "shared/",
+                ]
+                .iter()
+                .any(|needle| line.contains(needle));
+                if comment && outside {
+                    cited.push(format!(
+                        "{}:{}: {}",
+                        file.display(),
+                        number + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(cited.is_empty(), "point these at docs/ instead: {cited:#?}");
+    Ok(())
+}
