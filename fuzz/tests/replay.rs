@@ -50,3 +50,15 @@ fn the_http_target_reaches_the_mcp_handler() {
         );
     }
 }
+
+/// The HTTP target closes every session an input opens, so a long run never fills the session
+/// cap (whose 503 would otherwise answer every later `initialize`).
+#[test]
+fn http_inputs_that_open_sessions_never_fill_the_session_cap() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/http_jsonrpc");
+    let data = fs::read(corpus.join("initialize-sessions")).expect("a committed seed");
+    for round in 0..100 {
+        let (status, body) = fiskgen_fuzz::http_answer(&data).expect("an answer");
+        assert_eq!(status, 200, "initialize #{round}: {}", String::from_utf8_lossy(&body));
+    }
+}
