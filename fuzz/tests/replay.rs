@@ -59,6 +59,11 @@ fn http_inputs_that_open_sessions_never_fill_the_session_cap() {
     let data = fs::read(corpus.join("initialize-sessions")).expect("a committed seed");
     for round in 0..100 {
         let (status, body) = fiskgen_fuzz::http_answer(&data).expect("an answer");
-        assert_eq!(status, 200, "initialize #{round}: {}", String::from_utf8_lossy(&body));
+        assert_eq!(
+            status,
+            200,
+            "initialize #{round}: {}",
+            String::from_utf8_lossy(&body)
+        );
     }
 }
