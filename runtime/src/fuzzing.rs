@@ -166,7 +166,7 @@ fn http_harness(app: &'static AppSpec) -> &'static Http {
 
 /// Fuzz target `http_jsonrpc`: the first byte picks the router (sessions or stateless), whether
 /// the live session's id is sent, and the `MCP-Protocol-Version` header; the rest is the POST
-/// body. Findings: a panic, a request not answered within [`REQUEST_BOUND`], a 5xx status, or
+/// body. Findings: a panic, a request not answered within 10 s, a 5xx status (but the session cap's 503), or
 /// a body that is not JSON answered with anything but HTTP 400 and the JSON-RPC parse error.
 pub fn http_jsonrpc(app: &'static AppSpec, data: &[u8]) {
     let Some((status, answer)) = http_answer(app, data) else {
