@@ -32,7 +32,6 @@ fn every_call_of_the_smoke_soak_ends_right_and_nothing_is_left_behind() -> Resul
         Kind::Flood,
         Kind::Signal("KILL"),
         Kind::Signal("TERM"),
-        Kind::Signal("ABRT"),
         Kind::IgnoreTerm,
         Kind::HoldStdout,
         Kind::Missing,
