@@ -6,6 +6,7 @@
 //!   document in what it prints;
 //! - [`canonical`]: canonical JSON, the fingerprints built on it, and hex;
 //! - [`duration`]: Go's duration syntax, parsed and formatted;
+//! - [`docs`]: the URIs and cheat placeholders of the resources and prompts a server offers;
 //! - [`defaults`]: the settings a config may leave out (port, address, concurrency, timeouts);
 //! - [`identity`]: which identities name a server;
 //! - [`surface`]: the served surface of a server and the one drift verdict that `fiskgen check`
@@ -16,6 +17,7 @@
 
 pub mod canonical;
 pub mod defaults;
+pub mod docs;
 pub mod duration;
 pub mod identity;
 pub mod introspect;

@@ -49,6 +49,7 @@ fn run(command: Command) -> Result<ExitCode> {
                     plan.config.mcp.as_ref(),
                     width,
                 ));
+                text.push_str(&info::render_tasks(&plan.server, width));
                 text
             };
             write_stdout(&text)?;

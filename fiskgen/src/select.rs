@@ -99,13 +99,29 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             problems: selection.problems,
         });
     }
+    let default_mcp = crate::config::McpConfig::default();
+    let mcp = config.mcp.as_ref().unwrap_or(&default_mcp);
+    let tasks = mcp.tasks.map(|tasks| ir::Tasks {
+        after_ms: u64::try_from(tasks.after.as_millis()).unwrap_or(u64::MAX),
+        ttl_ms: u64::try_from(tasks.ttl.as_millis()).unwrap_or(u64::MAX),
+        max: tasks.max,
+        tools: selection
+            .tools
+            .iter()
+            .filter(|tool| matches!(tool.kind, ir::ToolKind::Command(_)))
+            .map(|tool| tool.name.clone())
+            .collect(),
+    });
+    let docs = crate::docs::docs(config, app.map(|app| app.model), &selection.tools);
     Ok(ir::Server {
         identity: config.identity.clone(),
         application,
         tools: selection.tools,
         global_flags,
+        docs,
         notes: selection.notes,
         warnings: selection.warnings,
+        tasks,
     })
 }
 

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, ApplicationSpec, Argv, AuthSource, AuthSpec, ConfirmMode, HeaderAuth, Hints,
+    AppSpec, ApplicationSpec, Argv, AuthSource, AuthSpec, ConfirmMode, DocsSpec, HeaderAuth, Hints,
     InvalidArguments, JsonObject, Positional, Run, ServingSpec, Settings, ToolSpec,
     parse_arguments, serde,
 };
@@ -288,6 +288,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
         }),
         instructions: Some("A fake application for tests."),
         tools: TOOLS,
+        docs: &DocsSpec::NONE,
         settings: Settings {
             port: 0,
             address: "",
@@ -299,6 +300,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
             auth,
             stateless,
             scrub_env: &["ANTHROPIC_API_KEY", "FAKE_SECRET"],
+            tasks: None,
         },
     }
 }

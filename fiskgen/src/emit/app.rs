@@ -73,7 +73,7 @@ pub(super) fn main_rs(
             .map(str::trim)
             .filter(|text| !text.is_empty()),
     );
-    let settings = settings(config, mcp);
+    let settings = settings(config, mcp, server.tasks.as_ref());
     let main_fn = if server.notes.is_empty() {
         quote! {
             fn main() -> ExitCode {
@@ -97,6 +97,7 @@ pub(super) fn main_rs(
     quote! {
         #module_doc
 
+        mod docs;
         mod tools;
 
         use std::process::ExitCode;
@@ -111,6 +112,7 @@ pub(super) fn main_rs(
             application: #application,
             instructions: #instructions,
             tools: tools::TOOLS,
+            docs: &docs::DOCS,
             settings: #settings,
         };
 
@@ -120,7 +122,7 @@ pub(super) fn main_rs(
     }
 }
 
-fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
+fn settings(config: &Config, mcp: &McpConfig, tasks: Option<&ir::Tasks>) -> TokenStream {
     let port = Literal::u16_unsuffixed(mcp.port.unwrap_or(DEFAULT_PORT));
     let address = mcp.address.as_deref().unwrap_or(DEFAULT_ADDRESS);
     let confirm = match mcp.confirm {
@@ -146,6 +148,15 @@ fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
     scrub_env.extend(config.credential_env_names());
     scrub_env.sort();
     scrub_env.dedup();
+    let tasks = match tasks {
+        Some(tasks) => {
+            let after = duration(Duration::from_millis(tasks.after_ms));
+            let ttl = duration(Duration::from_millis(tasks.ttl_ms));
+            let max = Literal::u32_unsuffixed(tasks.max);
+            quote! { Some(rt::TaskSettings { after: #after, ttl: #ttl, max: #max }) }
+        }
+        None => quote! { None },
+    };
     quote! {
         rt::Settings {
             port: #port,
@@ -158,6 +169,7 @@ fn settings(config: &Config, mcp: &McpConfig) -> TokenStream {
             auth: #auth,
             stateless: #stateless,
             scrub_env: &[#(#scrub_env),*],
+            tasks: #tasks,
         }
     }
 }

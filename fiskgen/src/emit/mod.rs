@@ -18,6 +18,7 @@
 //! ci/github-workflow.yml   runs ci/regenerate.sh daily on GitHub Actions
 //! model.json          the introspection document the crate was generated from
 //! src/main.rs         the static AppSpec and `fn main`
+//! src/docs.rs         the resources and prompts (tools' help, cheats) as data
 //! src/tools/mod.rs    one module per top-level command group, and TOOLS
 //! src/tools/<group>.rs
 //! ```
@@ -35,6 +36,7 @@ use crate::{Plan, embedded, format};
 mod app;
 mod auth;
 mod builtins;
+mod docs;
 mod files;
 mod filters;
 mod tools;
@@ -183,6 +185,9 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         "src/tools/mod.rs".into(),
         rust_file("src/tools/mod.rs", &registry)?,
     );
+
+    let docs = docs::docs_rs(&server.docs);
+    files.insert("src/docs.rs".into(), rust_file("src/docs.rs", &docs)?);
 
     let main = app::main_rs(&plan.config, server, plan.introspection.as_ref());
     files.insert("src/main.rs".into(), rust_file("src/main.rs", &main)?);

@@ -214,6 +214,34 @@ impl Confirmer {
         }
     }
 
+    /// Whether a gated call by this client is asked inside a task (it declared the tasks
+    /// extension, so the server can park the call as `input_required`): only when the gate
+    /// would ask it with a form at all.
+    pub(crate) fn asks_in_task(&self, context: &RequestContext<RoleServer>) -> bool {
+        self.mode != ConfirmMode::Never && reach(context) == Reach::Form
+    }
+
+    /// The question a task asks in its `inputRequests` (the same form as every other ask).
+    pub(crate) fn task_question(&self, call: &Call<'_>) -> InputRequest {
+        self.log(call, "asked", "input required (inside a task)");
+        InputRequest::Elicitation(ElicitRequest::new(self.prompt(call)))
+    }
+
+    /// Judges the `tasks/update` answer to [`Confirmer::task_question`].
+    pub(crate) fn judge_answer(&self, call: &Call<'_>, answer: Value) -> Gate {
+        let quoted = go_quote(&cap_line(call.command_line));
+        match serde_json::from_value::<ElicitResult>(answer) {
+            Ok(result) => self.judge(call, &quoted, result),
+            Err(error) => {
+                self.log(call, "failed", &format!("malformed answer: {error}"));
+                deny(failed(
+                    &quoted,
+                    &format!("the answer was malformed ({error})"),
+                ))
+            }
+        }
+    }
+
     /// 2026-07-28: ask with an input-required result, or judge the retry that answers it.
     async fn mrtr(&self, call: &Call<'_>, quoted: &str) -> Gate {
         let Some(state) = call.request_state else {

@@ -16,9 +16,10 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtins::Builtins;
-use crate::contract::spec::{AppSpec, ConfirmMode};
+use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::logging::label;
 use crate::mcp::confirm::{self, Confirmer, Reach};
+use crate::mcp::docs::Docs;
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
 
@@ -49,11 +50,15 @@ pub(crate) struct ServerState {
     pub(crate) groups: ProcessGroups,
     /// Cancelled when the server shuts down.
     pub(crate) shutdown: CancellationToken,
+    /// The tasks of this process, when tasks are on (`expose.agent.mcp.tasks`).
+    pub(crate) tasks: Option<Arc<crate::mcp::tasks::Store>>,
     /// Set once a request has been answered; the background check of the application waits
     /// for it (see `verify.rs`).
     pub(crate) first_answer: FirstAnswer,
     /// What `initialize` and `server/discover` say about us.
     pub(crate) info: ServerConfig,
+    /// The resources, prompts and completions made from the application's help.
+    pub(crate) docs: Docs,
     /// 2026-era clients already logged.
     noted: Mutex<HashSet<String>>,
 }
@@ -65,6 +70,8 @@ pub(crate) struct Limits {
     pub(crate) max_concurrent: u32,
     /// Per-call timeout.
     pub(crate) tool_timeout: Duration,
+    /// Tasks, when on.
+    pub(crate) tasks: Option<TaskSettings>,
 }
 
 impl ServerState {
@@ -83,21 +90,32 @@ impl ServerState {
         builtins: Builtins,
         shutdown: CancellationToken,
     ) -> Self {
-        // Prompts and resources are declared and always empty, so generic clients (and the
-        // conformance suite) get empty lists and spec-shaped "not found" errors rather than
-        // -32601. `logging` is declared for legacy clients, which may send `logging/setLevel`;
-        // the server sends no log notifications (it logs to stderr), and `discover` leaves it
-        // out for 2026-07-28 clients, where logging is deprecated and setLevel removed.
+        let docs = Docs::new(app);
+        // Prompts and resources are declared even when there are none, so generic clients (and
+        // the conformance suite) get empty lists and spec-shaped "not found" errors rather than
+        // -32601 (docs/resources.md). `logging` is declared for legacy clients, which may send
+        // `logging/setLevel`; the server sends no log notifications (it logs to stderr), and
+        // `discover` leaves it out for 2026-07-28 clients, where logging is deprecated and
+        // setLevel removed.
         #[expect(
             deprecated,
             reason = "logging is deprecated (SEP-2577) but legacy clients use it"
         )]
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_prompts()
             .enable_resources()
             .enable_tools()
             .build();
+        if limits.tasks.is_some() {
+            // The tasks extension (SEP-2663): `capabilities.extensions`, in `initialize` and
+            // `server/discover` alike.
+            capabilities.extensions = ServerCapabilities::builder()
+                .enable_tasks()
+                .build()
+                .extensions;
+        }
+        crate::mcp::docs::declare(&docs, &mut capabilities);
         let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(app.identity, server_version(app)))
             // Offered to legacy clients that ask for a version we do not know.
@@ -115,9 +133,13 @@ impl ServerState {
             confirmer,
             builtins: Arc::new(builtins),
             groups: ProcessGroups::default(),
+            tasks: limits
+                .tasks
+                .map(|settings| Arc::new(crate::mcp::tasks::Store::new(settings))),
             shutdown,
             first_answer: FirstAnswer::default(),
             info,
+            docs,
             noted: Mutex::new(HashSet::new()),
         }
     }

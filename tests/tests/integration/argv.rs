@@ -377,6 +377,9 @@ fn tool_arguments(tool: &str, params: &Params) -> BoxedStrategy<(Value, Vec<Prin
             ("behave", "ignore-term" | "hold-stdout") => {
                 Just((json!(false), Expect::Json(json!(false)))).boxed()
             }
+            ("ticker", "count") => Just(json_sample(0)).boxed(),
+            ("ticker", "every") => Just((json!("0s"), Expect::Json(json!("0s")))).boxed(),
+            ("ticker", "spawn") => Just(json_sample(false)).boxed(),
             _ if param.global => param_values(&param.ty, "string", only_true),
             _ => param_values(&param.ty, &kind_of(tool, &param.name), only_true),
         };

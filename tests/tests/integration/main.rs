@@ -11,8 +11,11 @@ mod argv;
 mod bench;
 /// The built-in tools (read_file, base64_encode, knowledge_*) with the Python SDK, in both eras.
 mod builtins;
-/// Real MCP clients (Python SDK, Inspector, conformance suite) against the generated demo server.
+/// Real MCP clients (Python SDK, Inspector) against the generated demo server.
 mod clients;
+/// The conformance suite in both requirement sets, and the resources, prompts and completions
+/// made from an app's help, against the conformance fixture app's server.
+mod conformance;
 /// Client entries fed to real clients, runtime narrowing, protected-resource authentication.
 mod connect;
 /// The generated server checks the application it wraps: `verify`, `--strict-app`, and the
@@ -37,3 +40,5 @@ mod replicas;
 mod select;
 /// The fault soak's smoke mode: every call ends right, nothing is left behind.
 mod soak;
+/// Long calls as tasks and progress notifications, with the Python SDK.
+mod tasks;

@@ -8,6 +8,7 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 
+mod docs;
 mod tools;
 
 use std::process::ExitCode;
@@ -31,6 +32,7 @@ static APP: rt::AppSpec = rt::AppSpec {
     }),
     instructions: None,
     tools: tools::TOOLS,
+    docs: &docs::DOCS,
     settings: rt::Settings {
         port: 8080,
         address: "127.0.0.1",
@@ -81,6 +83,11 @@ static APP: rt::AppSpec = rt::AppSpec {
             "TOGETHER_API_KEY",
             "XAI_API_KEY",
         ],
+        tasks: Some(rt::TaskSettings {
+            after: Duration::from_secs(2),
+            ttl: Duration::from_secs(3600),
+            max: 64,
+        }),
     },
 };
 

@@ -8,6 +8,7 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 
+mod docs;
 mod tools;
 
 use std::process::ExitCode;
@@ -33,6 +34,7 @@ static APP: rt::AppSpec = rt::AppSpec {
         "Tools for a small task list. Use task_list before task_add to avoid duplicates.",
     ),
     tools: tools::TOOLS,
+    docs: &docs::DOCS,
     settings: rt::Settings {
         port: 8080,
         address: "127.0.0.1",
@@ -64,6 +66,11 @@ static APP: rt::AppSpec = rt::AppSpec {
             "TOGETHER_API_KEY",
             "XAI_API_KEY",
         ],
+        tasks: Some(rt::TaskSettings {
+            after: Duration::from_secs(2),
+            ttl: Duration::from_secs(3600),
+            max: 64,
+        }),
     },
 };
 
