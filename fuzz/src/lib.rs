@@ -36,6 +36,7 @@ static DEMO: fiskgen_runtime::__private::AppSpec = fiskgen_runtime::__private::A
     application: None,
     instructions: Some("The demo's tools, fuzzed."),
     tools: demo_tools::TOOLS,
+    docs: &fiskgen_runtime::__private::DocsSpec::NONE,
     settings: fiskgen_runtime::__private::Settings {
         port: 8080,
         address: "127.0.0.1",
@@ -47,6 +48,7 @@ static DEMO: fiskgen_runtime::__private::AppSpec = fiskgen_runtime::__private::A
         auth: None,
         stateless: false,
         scrub_env: &[],
+        tasks: None,
     },
 };
 
