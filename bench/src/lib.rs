@@ -11,6 +11,7 @@
 mod client;
 mod compare;
 mod report;
+pub mod soak;
 mod stats;
 
 use std::fs;

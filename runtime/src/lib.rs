@@ -11,6 +11,8 @@
 mod builtins;
 mod cli;
 mod contract;
+#[cfg(feature = "fuzzing")]
+mod fuzzing;
 mod logging;
 mod mcp;
 mod process;
@@ -39,4 +41,12 @@ pub mod __private {
     pub use crate::contract::listing::{ListingSpec, PageSpec};
     pub use crate::contract::spec::*;
     pub use crate::contract::values::{ByteSize, GoDuration, HexBytes};
+}
+
+/// The fuzz targets' bodies that need this crate's internals (feature `fuzzing`, for the
+/// `fiskgen-fuzz` crate only; docs/reliability.md).
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzz {
+    pub use crate::fuzzing::{http_answer, http_jsonrpc, sealed_state};
 }

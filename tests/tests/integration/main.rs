@@ -41,5 +41,7 @@ mod readme;
 mod replicas;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;
+/// The fault soak's smoke mode: every call ends right, nothing is left behind.
+mod soak;
 /// Long calls as tasks and progress notifications, with the Python SDK.
 mod tasks;
