@@ -9,14 +9,20 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
 
-use serde_json::{Map, Value, json};
-
 use fiskgen_contract::surface::{self, Rules, Stage};
 
 use crate::config::{Config, Hint, ToolFilter};
-use crate::ir::{self, Builtin, CommandTool, Confirm, GlobalFlag, HintName, Tool, ToolKind};
+use crate::ir::{self, Builtin, CommandTool, Confirm, HintName, Tool, ToolKind};
 use crate::model;
 use crate::suggest::nearest;
+
+mod shape;
+
+pub use shape::model_description;
+use shape::{
+    collect_tags, confirm_trigger, describe_origin, exposable_globals, hints, merge_globals,
+    shadows,
+};
 
 use fiskgen_contract::surface::is_framework_flag;
 pub use fiskgen_contract::surface::{DENY_TAG, MAX_TOOL_NAME, is_valid_tool_name};
@@ -446,160 +452,6 @@ fn builtin_tool(builtin: Builtin, confirm: bool) -> Tool {
         }),
         input_schema: builtin.input_schema(),
         kind: ToolKind::Builtin { builtin },
-    }
-}
-
-fn describe_origin(tool: &Tool) -> String {
-    match &tool.kind {
-        ToolKind::Command(_) => format!("command \"{}\"", tool.title),
-        ToolKind::Builtin { .. } => format!("built-in \"{}\"", tool.name),
-    }
-}
-
-/// A command's own flag or argument wins over a global flag of the same name.
-fn shadows(command: &model::Command, name: &str) -> bool {
-    command.flags.iter().any(|flag| flag.name == name)
-        || command.args.iter().any(|arg| arg.name == name)
-}
-
-/// The description sent to clients: help (short and long combined) and a `Tags:` line.
-pub fn model_description(command: &model::Command) -> String {
-    let help = combined_help(&command.help, &command.help_long);
-    let tags = if command.tags.is_empty() {
-        String::new()
-    } else {
-        format!("Tags: {}", command.tags.join(", "))
-    };
-    match (help.is_empty(), tags.is_empty()) {
-        (false, false) => format!("{help}\n\n{tags}"),
-        (false, true) => help,
-        (true, _) => tags,
-    }
-}
-
-/// Short help, long help, or both when neither contains the other.
-fn combined_help(short: &str, long: &str) -> String {
-    match (short.is_empty(), long.is_empty()) {
-        (true, _) => long.to_string(),
-        (false, true) => short.to_string(),
-        (false, false) if long.contains(short) => long.to_string(),
-        (false, false) if short.contains(long) => short.to_string(),
-        (false, false) => format!("{short}\n\n{long}"),
-    }
-}
-
-/// Hints turned on by reserved `ai:*` tags and by `hint_tags`.
-fn hints(config: &Config, tags: &[String]) -> BTreeSet<HintName> {
-    let mapped = config.mcp.as_ref().map(|mcp| &mcp.hint_tags);
-    let mut hints = BTreeSet::new();
-    for tag in tags {
-        if let Some(hint) = Hint::ALL
-            .into_iter()
-            .find(|hint| hint.reserved_tag() == tag)
-        {
-            hints.insert(HintName(hint));
-        }
-        if let Some(mapped) = mapped.and_then(|map| map.get(tag)) {
-            hints.extend(mapped.iter().copied().map(HintName));
-        }
-    }
-    hints
-}
-
-/// `ai:confirm` when present, else the first of the tool's tags listed in `confirm_tags`.
-fn confirm_trigger(config: &Config, tags: &[String]) -> Option<Confirm> {
-    let trigger = if tags.iter().any(|tag| tag == CONFIRM_TAG) {
-        Some(CONFIRM_TAG)
-    } else {
-        tags.iter()
-            .find(|tag| config.harness.confirm_tags.contains(tag))
-            .map(String::as_str)
-    };
-    trigger.map(|trigger| Confirm {
-        trigger: trigger.to_string(),
-    })
-}
-
-/// The command's restricted schema with a property for each exposed global flag it does not
-/// shadow. The model's schema is copied, never changed.
-fn merge_globals(schema: &Map<String, Value>, globals: &[model::Flag]) -> Map<String, Value> {
-    let mut merged = schema.clone();
-    if globals.is_empty() {
-        return merged;
-    }
-    let mut properties = match merged.remove("properties") {
-        Some(Value::Object(properties)) => properties,
-        _ => Map::new(),
-    };
-    let mut required: Vec<Value> = match merged.remove("required") {
-        Some(Value::Array(required)) => required,
-        _ => Vec::new(),
-    };
-    for flag in globals {
-        if properties.contains_key(&flag.name) {
-            continue;
-        }
-        properties.insert(flag.name.clone(), global_property(flag));
-        let name = Value::String(flag.name.clone());
-        if flag.required && !required.contains(&name) {
-            required.push(name);
-        }
-    }
-    merged.insert("properties".to_string(), Value::Object(properties));
-    if !required.is_empty() {
-        merged.insert("required".to_string(), Value::Array(required));
-    }
-    merged
-}
-
-/// A global flag's schema: fisk publishes no type for application flags, so booleans are
-/// `boolean`, everything else `string` (with its completions as `enum`), arrays when repeatable.
-fn global_property(flag: &model::Flag) -> Value {
-    let description = if flag.help.is_empty() {
-        "Global flag".to_string()
-    } else {
-        format!("Global flag: {}", flag.help)
-    };
-    let mut scalar = Map::new();
-    if flag.boolean {
-        scalar.insert("type".to_string(), json!("boolean"));
-    } else {
-        scalar.insert("type".to_string(), json!("string"));
-        if !flag.completions.is_empty() && !flag.cumulative {
-            scalar.insert("enum".to_string(), json!(flag.completions));
-        }
-    }
-    let mut property = if flag.cumulative {
-        let mut array = Map::new();
-        array.insert("type".to_string(), json!("array"));
-        array.insert("items".to_string(), Value::Object(scalar));
-        array
-    } else {
-        scalar
-    };
-    property.insert("description".to_string(), json!(description));
-    Value::Object(property)
-}
-
-/// Every non-hidden application flag that could be exposed, and whether it is.
-fn exposable_globals(model: &model::Application, exposed: &[&model::Flag]) -> Vec<GlobalFlag> {
-    model
-        .flags
-        .iter()
-        .filter(|flag| !flag.hidden && !is_framework_flag(&flag.name))
-        .map(|flag| GlobalFlag {
-            name: flag.name.clone(),
-            help: flag.help.clone(),
-            exposed: exposed.iter().any(|e| e.name == flag.name),
-            required: flag.required,
-        })
-        .collect()
-}
-
-fn collect_tags<'m>(commands: &'m [model::Command], tags: &mut BTreeSet<&'m str>) {
-    for command in commands {
-        tags.extend(command.tags.iter().map(String::as_str));
-        collect_tags(&command.commands, tags);
     }
 }
 

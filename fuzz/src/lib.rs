@@ -37,6 +37,8 @@ static DEMO: fiskgen_runtime::__private::AppSpec = fiskgen_runtime::__private::A
     instructions: Some("The demo's tools, fuzzed."),
     tools: demo_tools::TOOLS,
     docs: &fiskgen_runtime::__private::DocsSpec::NONE,
+    // Joined from the tools at start, as a narrowed server does.
+    listing: None,
     settings: fiskgen_runtime::__private::Settings {
         port: 8080,
         address: "127.0.0.1",

@@ -79,8 +79,7 @@ pub(super) fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> 
                 return Err(format!("{tool:?} is a built-in tool; it runs no command"));
             }
         };
-        let argv =
-            argv(arguments).map_err(|error| crate::mcp::arg_errors::for_tool(tool, &error))?;
+        let argv = argv(arguments).map_err(|error| error.for_tool(tool))?;
         serde_json::to_string(&argv.into_vec()).map_err(|error| error.to_string())
     })();
     match result {

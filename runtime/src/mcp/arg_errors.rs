@@ -5,11 +5,9 @@
 //! "nope"`, `unknown property `x` (the tool takes: a, b, c)`, `property `level`: must be one
 //! of "debug", "info", got "loud"`. Today the problems come from serde's messages
 //! ([`from_serde`]); a converter that does not use serde builds [`Problem`]s directly and keeps
-//! the same texts. [`for_tool`] puts the tool's name in front.
+//! the same texts. `InvalidArguments::for_tool` puts the tool's name in front.
 
 use std::fmt;
-
-use crate::contract::argv::InvalidArguments;
 
 /// What is wrong with one argument (or the arguments as a whole).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,11 +73,6 @@ impl Problem {
             format!("property `{property}`: {what}")
         }
     }
-}
-
-/// `invalid arguments for <tool>: <problem>`, the text a client gets.
-pub(crate) fn for_tool(tool: &str, error: &InvalidArguments) -> String {
-    format!("invalid arguments for {tool}: {}", error.message())
 }
 
 /// A serde error (with serde_path_to_error's path) as plain words.
@@ -224,6 +217,7 @@ impl fmt::Display for Problem {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::argv::InvalidArguments;
 
     #[test]
     fn type_errors_say_what_came() {
@@ -288,7 +282,7 @@ mod tests {
     fn the_tool_is_named() {
         let error = InvalidArguments::property("id", "expected an integer, got the string \"x\"");
         assert_eq!(
-            for_tool("task_show", &error),
+            error.for_tool("task_show"),
             "invalid arguments for task_show: property `id`: expected an integer, got the string \"x\""
         );
     }

@@ -21,7 +21,6 @@ use crate::builtins;
 use crate::contract::spec::{ArgvFn, Builtin, Run, ToolSpec};
 use crate::duration;
 use crate::logging::{cap_line, label};
-use crate::mcp::arg_errors;
 use crate::mcp::confirm::{Call, Gate};
 use crate::mcp::job::{Job, log_end};
 use crate::mcp::state::{ServerState, client_name};
@@ -162,7 +161,7 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return error_result(arg_errors::for_tool(call.spec.name, &error));
+            return error_result(error.for_tool(call.spec.name));
         }
     };
     let line = builtins::trace(&prepared);
@@ -272,7 +271,7 @@ async fn command(call: &Ctx<'_>, argv: ArgvFn) -> CallToolResponse {
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return error_result(arg_errors::for_tool(spec.name, &error));
+            return error_result(error.for_tool(spec.name));
         }
     };
     let full_line = cmdline::display(&argv);

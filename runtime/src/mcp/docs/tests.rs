@@ -85,6 +85,7 @@ static APP: AppSpec = AppSpec {
     instructions: None,
     tools: &[&INFO, &LS],
     docs: &DOCS,
+    listing: None,
     settings: Settings {
         port: 0,
         address: "",
