@@ -6,7 +6,7 @@ use std::process::Stdio;
 use anyhow::{Context, Result, anyhow, bail};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    ProtocolVersion,
+    PaginatedRequestParams, ProtocolVersion,
 };
 use rmcp::service::{Peer, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -114,6 +114,48 @@ pub(crate) async fn list_tools(peer: &Peer<RoleClient>) -> Result<usize> {
         bail!("tools/list returned no tools");
     }
     Ok(result.tools.len())
+}
+
+/// Every page of `tools/list`, followed by cursor: the tools, the size of the answers' `result`
+/// objects and of the tools' input schemas, both as compact JSON from rmcp's types (the same
+/// serializer for both, so their ratio is the body's overhead over the schemas).
+pub(crate) async fn list_sizes(peer: &Peer<RoleClient>) -> Result<ListSizes> {
+    let mut sizes = ListSizes::default();
+    let mut cursor: Option<String> = None;
+    loop {
+        let params = cursor
+            .take()
+            .map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
+        let result = peer.list_tools(params).await.context("tools/list")?;
+        sizes.pages += 1;
+        sizes.body_bytes += serde_json::to_vec(&result)
+            .context("tools/list result")?
+            .len();
+        for tool in &result.tools {
+            sizes.tools += 1;
+            sizes.input_schema_bytes += serde_json::to_vec(tool.input_schema.as_ref())
+                .context("input schema")?
+                .len();
+        }
+        match result.next_cursor {
+            Some(next) if sizes.pages < 10_000 => cursor = Some(next),
+            Some(_) => bail!("tools/list did not end within 10000 pages"),
+            None => return Ok(sizes),
+        }
+    }
+}
+
+/// What [`list_sizes`] measured.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ListSizes {
+    /// Tools over all pages.
+    pub tools: usize,
+    /// Pages.
+    pub pages: usize,
+    /// The `result` objects, summed.
+    pub body_bytes: usize,
+    /// The input schemas, summed.
+    pub input_schema_bytes: usize,
 }
 
 /// `tools/call` without arguments: the result, which must not be an error and must carry

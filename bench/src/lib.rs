@@ -9,7 +9,9 @@
 //! wraps it; the smoke mode runs in the default test suite.
 
 mod client;
+mod compare;
 mod report;
+pub mod soak;
 mod stats;
 
 use std::fs;
@@ -24,8 +26,9 @@ use fiskgen_tests::apps::{self, App};
 use rmcp::RoleClient;
 use rmcp::service::Peer;
 
+pub use client::ListSizes;
 pub use client::Transport;
-pub use report::{AppReport, Builds, Machine, PeerStatus, Report, Server, ServerReport};
+pub use report::{AppReport, Builds, Machine, PeerStatus, Previous, Report, Server, ServerReport};
 pub use stats::{Level, Summary};
 
 use client::Client;
@@ -69,6 +72,9 @@ pub struct Options {
     pub seconds: Option<f64>,
     /// Regenerations timed per app with a warm target directory.
     pub regenerations: Option<usize>,
+    /// The previous design's fiskgen: the all-commands natscli server is also built with it
+    /// (builds interleaved with ours) and measured beside ours in the same run.
+    pub previous_fiskgen: Option<PathBuf>,
 }
 
 impl Options {
@@ -88,6 +94,7 @@ impl Options {
             rounds: None,
             seconds: None,
             regenerations: None,
+            previous_fiskgen: None,
         }
     }
 }
@@ -201,32 +208,56 @@ async fn run_async(options: &Options) -> Result<Report> {
     let bench_dir = root.join("target").join("bench");
     let demo_built = bench_dir.join("tasks-mcp");
     let nats_built = bench_dir.join("nats-mcp");
-    let builds = if options.mode == Mode::Smoke {
-        Builds::Skipped("smoke mode: no builds".to_string())
+    let previous_dir = bench_dir.join("previous");
+    let previous_built = previous_dir.join("nats-mcp");
+    let (builds, previous_builds) = if options.mode == Mode::Smoke {
+        (Builds::Skipped("smoke mode: no builds".to_string()), None)
     } else if options.skip_builds {
-        recorded_builds(&bench_dir).unwrap_or_else(|| {
+        let builds = recorded_builds(&bench_dir).unwrap_or_else(|| {
             Builds::Skipped("--skip-builds: existing servers measured".to_string())
-        })
+        });
+        (builds, None)
     } else {
         let fiskgen = match &options.fiskgen {
             Some(path) => path.clone(),
             None => build_fiskgen(&root)?,
         };
         let nats = nats_app.as_deref().context("nats is needed in full mode")?;
-        time_builds(
-            &fiskgen,
-            &bench_dir,
-            [
-                (
-                    "demo",
-                    demo_config.as_path(),
-                    demo_app.as_path(),
-                    &demo_built,
-                ),
-                ("nats", nats_config.as_path(), nats, &nats_built),
-            ],
-            settings.regenerations,
-        )?
+        // natscli first, into a fresh target directory of its own (its first build is the
+        // cold one), the demo after it in the same directory; the previous design's natscli in
+        // a directory of its own, its regenerations interleaved with ours.
+        let mut jobs = vec![
+            BuildJob::new(
+                "nats",
+                &fiskgen,
+                &nats_config,
+                nats,
+                &nats_built,
+                &bench_dir,
+            ),
+            BuildJob::new(
+                "demo",
+                &fiskgen,
+                &demo_config,
+                &demo_app,
+                &demo_built,
+                &bench_dir,
+            ),
+        ];
+        if let Some(previous) = &options.previous_fiskgen {
+            jobs.push(BuildJob::new(
+                "nats",
+                previous,
+                &nats_config,
+                nats,
+                &previous_built,
+                &previous_dir,
+            ));
+        }
+        let timed = time_builds(&jobs, settings.regenerations)?;
+        record_builds(&bench_dir, &timed[..2])?;
+        let previous = (timed.len() > 2).then(|| Builds::of(&timed[2..]));
+        (Builds::of(&timed[..2]), previous)
     };
 
     let demo_server = match (&options.demo_server, options.mode) {
@@ -285,6 +316,32 @@ async fn run_async(options: &Options) -> Result<Report> {
         eprintln!("fiskgen-bench: {} ({})", setup.name, setup.server.display());
         apps.push(bench_app(options, &settings, setup, &servers).await?);
     }
+    let previous = match (previous_builds, setups.iter().find(|s| s.name == "nats")) {
+        (Some(builds), Some(nats)) => {
+            let setup = Setup {
+                server: previous_built.clone(),
+                workdir: scratch.join("work-nats-previous"),
+                crate_dir: Some(previous_dir.join("crates").join("nats")),
+                ..nats.clone()
+            };
+            prepare_workdir(&setup)?;
+            eprintln!(
+                "fiskgen-bench: nats, previous design ({})",
+                setup.server.display()
+            );
+            let ours = [
+                Server::Ours(Transport::Legacy),
+                Server::Ours(Transport::Modern),
+                Server::Ours(Transport::Stdio),
+            ];
+            Some(Previous {
+                fiskgen: options.previous_fiskgen.clone().unwrap_or_default(),
+                builds,
+                app: bench_app(options, &settings, &setup, &ours).await?,
+            })
+        }
+        _ => None,
+    };
 
     let machine = Machine::detect(load_before);
     Ok(Report {
@@ -293,6 +350,7 @@ async fn run_async(options: &Options) -> Result<Report> {
         machine,
         apps,
         builds,
+        previous,
         peer,
         wall: began.elapsed(),
     })
@@ -351,85 +409,122 @@ fn fiskgen_build(
     Ok(took)
 }
 
-fn time_builds(
-    fiskgen: &Path,
-    bench_dir: &Path,
-    apps: [(&str, &Path, &Path, &PathBuf); 2],
-    regenerations: usize,
-) -> Result<Builds> {
-    let target = bench_dir.join("target");
-    let crates = bench_dir.join("crates");
-    for dir in [&target, &crates] {
-        if dir.exists() {
-            fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
-        }
-    }
-    let mut first = Vec::new();
-    for (name, config, app, output) in apps {
-        eprintln!(
-            "fiskgen-bench: fiskgen build {} (first build)",
-            config.display()
-        );
-        let took = fiskgen_build(
+/// One app built by one fiskgen: its own target and crate directories below `dir`.
+struct BuildJob<'a> {
+    name: &'a str,
+    fiskgen: &'a Path,
+    config: &'a Path,
+    app: &'a Path,
+    output: &'a Path,
+    dir: PathBuf,
+}
+
+impl<'a> BuildJob<'a> {
+    fn new(
+        name: &'a str,
+        fiskgen: &'a Path,
+        config: &'a Path,
+        app: &'a Path,
+        output: &'a Path,
+        dir: &Path,
+    ) -> Self {
+        Self {
+            name,
             fiskgen,
             config,
             app,
             output,
-            &target,
-            &crates.join(name),
-            &bench_dir.join(format!("build-{name}.log")),
-        )?;
-        first.push((name.to_string(), stats::ms(took) / 1000.0));
+            dir: dir.to_path_buf(),
+        }
     }
-    let mut warm: Vec<(String, Vec<f64>)> = apps
-        .iter()
-        .map(|(n, ..)| (n.to_string(), Vec::new()))
-        .collect();
-    for _ in 0..regenerations {
-        for (index, (name, config, app, output)) in apps.iter().enumerate() {
-            // A regeneration: the crate is written afresh (new mtimes), so cargo rebuilds it, and
-            // only it, in the warm target directory.
-            let crate_dir = crates.join(name);
-            fs::remove_dir_all(&crate_dir)
-                .with_context(|| format!("removing {}", crate_dir.display()))?;
-            eprintln!(
-                "fiskgen-bench: fiskgen build {} (regeneration)",
-                config.display()
-            );
-            let took = fiskgen_build(
-                fiskgen,
-                config,
-                app,
-                output,
-                &target,
-                &crate_dir,
-                &bench_dir.join(format!("regen-{name}.log")),
-            )?;
-            if let Some((_, samples)) = warm.get_mut(index) {
-                samples.push(stats::ms(took) / 1000.0);
+
+    fn crate_dir(&self) -> PathBuf {
+        self.dir.join("crates").join(self.name)
+    }
+
+    fn build(&self, kind: &str) -> Result<f64> {
+        eprintln!(
+            "fiskgen-bench: {} build {} ({kind})",
+            self.fiskgen.display(),
+            self.config.display()
+        );
+        let took = fiskgen_build(
+            self.fiskgen,
+            self.config,
+            self.app,
+            self.output,
+            &self.dir.join("target"),
+            &self.crate_dir(),
+            &self.dir.join(format!("{kind}-{}.log", self.name)),
+        )?;
+        Ok(stats::ms(took) / 1000.0)
+    }
+}
+
+/// What [`time_builds`] measured for one job.
+struct Timed {
+    name: String,
+    first_s: f64,
+    warm_s: Vec<f64>,
+}
+
+impl Builds {
+    fn of(timed: &[Timed]) -> Builds {
+        Builds::Measured {
+            first_s: timed.iter().map(|t| (t.name.clone(), t.first_s)).collect(),
+            warm_s: timed
+                .iter()
+                .filter_map(|t| Some((t.name.clone(), Summary::of(&t.warm_s)?)))
+                .collect(),
+            recorded: None,
+        }
+    }
+}
+
+/// First builds (each job's directories fresh), then `regenerations` rounds of every job in
+/// turn, so a busy spell of the machine hits every job alike.
+fn time_builds(jobs: &[BuildJob<'_>], regenerations: usize) -> Result<Vec<Timed>> {
+    for job in jobs {
+        for dir in [job.dir.join("target"), job.dir.join("crates")] {
+            if dir.exists() {
+                fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
             }
         }
     }
-    // Recorded, so a later `--skip-builds` run (measurements only) can report them.
-    let mut record = String::new();
-    for (name, secs) in &first {
-        record.push_str(&format!("first\t{name}\t{secs}\n"));
+    let mut timed = Vec::new();
+    for job in jobs {
+        timed.push(Timed {
+            name: job.name.to_string(),
+            first_s: job.build("first")?,
+            warm_s: Vec::new(),
+        });
     }
-    for (name, samples) in &warm {
-        let joined: Vec<String> = samples.iter().map(f64::to_string).collect();
-        record.push_str(&format!("warm\t{name}\t{}\n", joined.join(",")));
+    for _ in 0..regenerations {
+        for (job, timed) in jobs.iter().zip(&mut timed) {
+            // A regeneration: the crate is written afresh (new mtimes), so cargo rebuilds it,
+            // and only it, in the warm target directory.
+            let crate_dir = job.crate_dir();
+            fs::remove_dir_all(&crate_dir)
+                .with_context(|| format!("removing {}", crate_dir.display()))?;
+            timed.warm_s.push(job.build("regen")?);
+        }
+    }
+    Ok(timed)
+}
+
+/// Records our build figures, so a later `--skip-builds` run (measurements only) can report
+/// them.
+fn record_builds(bench_dir: &Path, timed: &[Timed]) -> Result<()> {
+    let mut record = String::new();
+    for t in timed {
+        record.push_str(&format!("first\t{}\t{}\n", t.name, t.first_s));
+    }
+    for t in timed {
+        let joined: Vec<String> = t.warm_s.iter().map(f64::to_string).collect();
+        record.push_str(&format!("warm\t{}\t{}\n", t.name, joined.join(",")));
     }
     let record_path = bench_dir.join(BUILD_RECORD);
-    fs::write(&record_path, record)
-        .with_context(|| format!("writing {}", record_path.display()))?;
-    Ok(Builds::Measured {
-        first_s: first,
-        warm_s: warm
-            .into_iter()
-            .filter_map(|(name, samples)| Some((name, Summary::of(&samples)?)))
-            .collect(),
-        recorded: None,
-    })
+    fs::write(&record_path, record).with_context(|| format!("writing {}", record_path.display()))
 }
 
 /// Where the build figures are recorded, in `target/bench`.
@@ -848,7 +943,9 @@ async fn bench_app(
     // The argv the server runs for the tool, from its own result, and how many tools it serves.
     let (probe, _, tools) = start(options, setup, Server::Ours(Transport::Legacy)).await?;
     let result = client::call_tool(&probe.client.peer(), setup.tool).await;
+    let list_sizes = client::list_sizes(&probe.client.peer()).await;
     probe.stop().await;
+    let list_sizes = list_sizes?;
     let result = client::structured(result?, setup.tool)?;
     let command = result
         .get("command")
@@ -1031,19 +1128,20 @@ async fn bench_app(
         size_bytes: size,
         stripped_bytes: stripped_size(&setup.server, &setup.workdir),
         crate_lines: setup.crate_dir.as_deref().and_then(rust_lines),
+        list_sizes: Some(list_sizes),
         servers: reports,
         direct: levels(&direct, &CALL_LEVELS),
     })
 }
 
-/// Lines of `*.rs` below `dir/src`.
+/// Lines of `*.rs` and `*.json` below `dir/src` (schemas may live in either).
 fn rust_lines(dir: &Path) -> Option<usize> {
     fn walk(dir: &Path, total: &mut usize) -> Option<()> {
         for entry in fs::read_dir(dir).ok()? {
             let path = entry.ok()?.path();
             if path.is_dir() {
                 walk(&path, total)?;
-            } else if path.extension().is_some_and(|e| e == "rs") {
+            } else if path.extension().is_some_and(|e| e == "rs" || e == "json") {
                 *total += fs::read_to_string(&path).ok()?.lines().count();
             }
         }

@@ -2,7 +2,8 @@
 //! `docs/benchmarks.md` and `docs/benchmarks.svg`.
 //!
 //! ```sh
-//! cargo run --release -p fiskgen-bench -- --full [--peer-command 'fisk mcp --config {config}']
+//! cargo run --release -p fiskgen-bench -- --full [--peer-command 'fisk mcp --config {config}'] \
+//!     [--previous-fiskgen /tmp/fiskgen-prev/target/release/fiskgen]
 //! cargo run -p fiskgen-bench -- --smoke --out-dir target/bench/smoke
 //! ```
 
@@ -67,6 +68,10 @@ struct Cli {
     /// Warm regenerations timed per app (default 3).
     #[arg(long, value_name = "N")]
     regenerations: Option<usize>,
+    /// The previous design's fiskgen binary: natscli is also built with it and measured beside
+    /// ours (full mode, with builds).
+    #[arg(long, value_name = "PATH")]
+    previous_fiskgen: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -88,6 +93,7 @@ fn main() -> ExitCode {
     options.rounds = cli.rounds;
     options.seconds = cli.seconds;
     options.regenerations = cli.regenerations;
+    options.previous_fiskgen = cli.previous_fiskgen;
     let _ = cli.full;
     match fiskgen_bench::run(&options) {
         Ok(report) => {

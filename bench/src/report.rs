@@ -182,10 +182,23 @@ pub struct AppReport {
     pub stripped_bytes: Option<u64>,
     /// Lines of Rust in the generated crate, when it was built here.
     pub crate_lines: Option<usize>,
+    /// The `tools/list` answer's size beside its input schemas'.
+    pub list_sizes: Option<crate::ListSizes>,
     /// Each server and transport.
     pub servers: Vec<ServerReport>,
     /// The direct runs at each of [`CALL_LEVELS`].
     pub direct: Vec<Level>,
+}
+
+/// The previous design's natscli server, built and measured beside ours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Previous {
+    /// Its fiskgen binary.
+    pub fiskgen: PathBuf,
+    /// Its builds.
+    pub builds: Builds,
+    /// Its figures.
+    pub app: AppReport,
 }
 
 /// Everything one run measured.
@@ -201,13 +214,15 @@ pub struct Report {
     pub apps: Vec<AppReport>,
     /// Build times.
     pub builds: Builds,
+    /// The previous design, measured in the same run (`--previous-fiskgen`).
+    pub previous: Option<Previous>,
     /// The peer.
     pub peer: PeerStatus,
     /// How long the whole run took.
     pub wall: Duration,
 }
 
-fn num(v: f64) -> String {
+pub(crate) fn num(v: f64) -> String {
     let a = v.abs();
     if a >= 1000.0 {
         format!("{v:.0}")
@@ -220,7 +235,7 @@ fn num(v: f64) -> String {
     }
 }
 
-fn cell(s: Option<Summary>) -> String {
+pub(crate) fn cell(s: Option<Summary>) -> String {
     match s {
         Some(s) if s.n > 1 => format!("{} ({}–{})", num(s.median), num(s.min), num(s.max)),
         Some(s) => num(s.median),
@@ -233,7 +248,7 @@ fn mb(bytes: u64) -> String {
 }
 
 impl ServerReport {
-    fn list_at(&self, c: usize) -> Option<&Level> {
+    pub(crate) fn list_at(&self, c: usize) -> Option<&Level> {
         self.list.iter().find(|l| l.concurrency == c)
     }
 
@@ -711,6 +726,10 @@ impl Report {
                 );
             }
             let _ = writeln!(out);
+        }
+
+        if let Some(section) = crate::compare::section(self) {
+            out.push_str(&section);
         }
 
         let _ = writeln!(out, "## `fiskgen build` time\n");

@@ -22,3 +22,14 @@ pub const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 pub const INTROSPECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most stdout bytes read from an application's introspection, as in Fisk AI (16 MiB).
 pub const INTROSPECT_MAX_BYTES: usize = 16 * 1024 * 1024;
+/// How long a call by a client that declares the tasks extension runs before it becomes a task,
+/// when `tasks.after` is unset.
+pub const TASK_AFTER: Duration = Duration::from_secs(2);
+/// How long a task and its result are kept, when `tasks.ttl` is unset.
+pub const TASK_TTL: Duration = Duration::from_secs(60 * 60);
+/// Tasks held at once (running or keeping a result), when `tasks.max` is unset.
+pub const TASK_MAX: u32 = 64;
+/// The largest `tasks.max` (and `--max-tasks`) accepted.
+pub const TASK_MAX_LIMIT: u32 = 4096;
+/// The longest `tasks.after` and `tasks.ttl` accepted (a week).
+pub const TASK_DURATION_LIMIT: Duration = Duration::from_secs(7 * 24 * 60 * 60);

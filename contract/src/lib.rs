@@ -6,8 +6,10 @@
 //!   document in what it prints;
 //! - [`canonical`]: canonical JSON, the fingerprints built on it, and hex;
 //! - [`duration`]: Go's duration syntax, parsed and formatted;
+//! - [`docs`]: the URIs and cheat placeholders of the resources and prompts a server offers;
 //! - [`defaults`]: the settings a config may leave out (port, address, concurrency, timeouts);
 //! - [`identity`]: which identities name a server;
+//! - [`listing`]: the `tools/list` answer, computed at build time and served as bytes;
 //! - [`surface`]: the served surface of a server and the one drift verdict that `fiskgen check`
 //!   and `<binary> verify` both give (see `docs/drift.md`).
 //!
@@ -17,8 +19,10 @@
 pub mod builtins;
 pub mod canonical;
 pub mod defaults;
+pub mod docs;
 pub mod duration;
 pub mod identity;
 pub mod introspect;
+pub mod listing;
 pub mod model;
 pub mod surface;

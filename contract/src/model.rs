@@ -4,6 +4,8 @@
 //! newer fisk that adds keys still works. Only what fiskgen reads is modelled; the raw document
 //! is kept beside it (see [`crate::introspect::Introspection`]) so nothing is lost when it is saved.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -25,6 +27,9 @@ pub struct Application {
     pub commands: Vec<Command>,
     /// Application-level ("global") flags, fisk's own flags removed.
     pub flags: Vec<Flag>,
+    /// Every cheat of the application by label (Markdown in the `cheat` tool's format); an
+    /// application-level cheat's label is the application's name.
+    pub cheats: BTreeMap<String, String>,
 }
 
 /// A command: a group when it has subcommands, otherwise a leaf that can become a tool.

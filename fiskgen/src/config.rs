@@ -353,7 +353,48 @@ pub struct McpConfig {
     pub stateless: bool,
     /// fiskgen: extra environment variables scrubbed from every child process.
     pub scrub_env: Vec<String>,
+    /// fiskgen: long calls as tasks (the tasks extension); `None` when switched off
+    /// (`tasks: false`).
+    pub tasks: Option<TaskConfig>,
+    /// fiskgen: serve the tools' help and the cheat sheets as resources (docs/resources.md).
+    pub resources: bool,
+    /// fiskgen: serve the cheats as prompts.
+    pub prompts: bool,
+    /// fiskgen: items per page of `resources/list`, `resources/templates/list` and
+    /// `prompts/list` (1 to 1000, default 50).
+    pub list_page_size: u32,
+    /// fiskgen: command tools declare an `outputSchema` and return `structuredContent`
+    /// (default on).
+    pub structured_output: bool,
+    /// fiskgen: tools per `tools/list` page (default 256).
+    pub page_size: usize,
 }
+
+/// `expose.agent.mcp.tasks`: when a call becomes a task, and how many are kept for how long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskConfig {
+    /// A command still running this long becomes a task (for clients that declare tasks).
+    pub after: Duration,
+    /// How long a task may run, and how long its result is kept after it ends.
+    pub ttl: Duration,
+    /// Tasks held at once, running or keeping a result.
+    pub max: u32,
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        Self {
+            after: fiskgen_contract::defaults::TASK_AFTER,
+            ttl: fiskgen_contract::defaults::TASK_TTL,
+            max: fiskgen_contract::defaults::TASK_MAX,
+        }
+    }
+}
+
+/// The default of `list_page_size`.
+pub const DEFAULT_PAGE_SIZE: u32 = 50;
+/// The largest `list_page_size`.
+pub const MAX_PAGE_SIZE: u32 = 1000;
 
 impl Default for McpConfig {
     fn default() -> Self {
@@ -371,6 +412,12 @@ impl Default for McpConfig {
             auth: None,
             stateless: false,
             scrub_env: Vec::new(),
+            tasks: Some(TaskConfig::default()),
+            resources: true,
+            prompts: true,
+            list_page_size: DEFAULT_PAGE_SIZE,
+            structured_output: true,
+            page_size: fiskgen_contract::listing::DEFAULT_PAGE_SIZE,
         }
     }
 }

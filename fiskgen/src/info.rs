@@ -5,6 +5,9 @@ use std::fmt::Write as _;
 use crate::config::{ConfirmMode, Hint, JwksConfig, SecretSource};
 use crate::ir::{self, HintName};
 
+mod tasks;
+pub use tasks::render_tasks;
+
 /// Terminal width used when `COLUMNS` is not set.
 pub const DEFAULT_WIDTH: usize = 80;
 
@@ -50,6 +53,9 @@ pub fn render_text(server: &ir::Server, width: usize) -> String {
             );
             let _ = writeln!(out, "{}", truncate(line.trim_end(), width));
         }
+    }
+    if server.application.is_some() || !server.docs.help.is_empty() {
+        out.push_str(&crate::docs::render_text(&server.docs, width));
     }
     for (label, lines) in [("Warnings", &server.warnings), ("Notes", &server.notes)] {
         if !lines.is_empty() {

@@ -24,6 +24,7 @@ pub mod cache;
 pub mod cargo;
 pub mod check;
 pub mod config;
+pub mod docs;
 pub mod embedded;
 pub mod emit;
 pub mod format;

@@ -14,12 +14,15 @@ use serde_json::Map;
 use fiskgen_contract::surface::{self, Stage};
 
 use crate::config::{Config, Hint};
-use crate::ir::{
-    self, Builtin, CommandTool, Confirm, FileAccess, GlobalFlag, HintName, Tool, ToolKind,
-};
+use crate::ir::{self, Builtin, CommandTool, Confirm, FileAccess, HintName, Tool, ToolKind};
 pub use crate::settings::{filter_stages, serving_rules};
 use crate::suggest::nearest;
 use crate::{lower, model};
+
+mod shape;
+
+pub use shape::model_description;
+use shape::{collect_tags, confirm_trigger, describe_origin, exposable_globals, hints, shadows};
 
 use fiskgen_contract::surface::is_framework_flag;
 pub use fiskgen_contract::surface::{DENY_TAG, MAX_TOOL_NAME, is_valid_tool_name};
@@ -103,14 +106,30 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             problems: selection.problems,
         });
     }
+    let default_mcp = crate::config::McpConfig::default();
+    let mcp = config.mcp.as_ref().unwrap_or(&default_mcp);
+    let tasks = mcp.tasks.map(|tasks| ir::Tasks {
+        after_ms: u64::try_from(tasks.after.as_millis()).unwrap_or(u64::MAX),
+        ttl_ms: u64::try_from(tasks.ttl.as_millis()).unwrap_or(u64::MAX),
+        max: tasks.max,
+        tools: selection
+            .tools
+            .iter()
+            .filter(|tool| matches!(tool.kind, ir::ToolKind::Command(_)))
+            .map(|tool| tool.name.clone())
+            .collect(),
+    });
+    let docs = crate::docs::docs(config, app.map(|app| app.model), &selection.tools);
     Ok(ir::Server {
         identity: config.identity.clone(),
         application,
         tools: selection.tools,
         global_flags,
+        docs,
         notes: selection.notes,
         warnings: selection.warnings,
         settings: crate::settings::resolve(config),
+        tasks,
     })
 }
 
@@ -469,99 +488,6 @@ fn builtin_tool(builtin: Builtin, confirm: bool, access: FileAccess) -> Tool {
         }),
         input_schema: builtin.input_schema(),
         kind: ToolKind::Builtin { builtin, access },
-    }
-}
-
-fn describe_origin(tool: &Tool) -> String {
-    match &tool.kind {
-        ToolKind::Command(_) => format!("command \"{}\"", tool.title),
-        ToolKind::Builtin { .. } => format!("built-in \"{}\"", tool.name),
-    }
-}
-
-/// A command's own flag or argument wins over a global flag of the same name.
-fn shadows(command: &model::Command, name: &str) -> bool {
-    command.flags.iter().any(|flag| flag.name == name)
-        || command.args.iter().any(|arg| arg.name == name)
-}
-
-/// The description sent to clients: help (short and long combined) and a `Tags:` line.
-pub fn model_description(command: &model::Command) -> String {
-    let help = combined_help(&command.help, &command.help_long);
-    let tags = if command.tags.is_empty() {
-        String::new()
-    } else {
-        format!("Tags: {}", command.tags.join(", "))
-    };
-    match (help.is_empty(), tags.is_empty()) {
-        (false, false) => format!("{help}\n\n{tags}"),
-        (false, true) => help,
-        (true, _) => tags,
-    }
-}
-
-/// Short help, long help, or both when neither contains the other.
-fn combined_help(short: &str, long: &str) -> String {
-    match (short.is_empty(), long.is_empty()) {
-        (true, _) => long.to_string(),
-        (false, true) => short.to_string(),
-        (false, false) if long.contains(short) => long.to_string(),
-        (false, false) if short.contains(long) => short.to_string(),
-        (false, false) => format!("{short}\n\n{long}"),
-    }
-}
-
-/// Hints turned on by reserved `ai:*` tags and by `hint_tags`.
-fn hints(config: &Config, tags: &[String]) -> BTreeSet<HintName> {
-    let mapped = config.mcp.as_ref().map(|mcp| &mcp.hint_tags);
-    let mut hints = BTreeSet::new();
-    for tag in tags {
-        if let Some(hint) = Hint::ALL
-            .into_iter()
-            .find(|hint| hint.reserved_tag() == tag)
-        {
-            hints.insert(HintName(hint));
-        }
-        if let Some(mapped) = mapped.and_then(|map| map.get(tag)) {
-            hints.extend(mapped.iter().copied().map(HintName));
-        }
-    }
-    hints
-}
-
-/// `ai:confirm` when present, else the first of the tool's tags listed in `confirm_tags`.
-fn confirm_trigger(config: &Config, tags: &[String]) -> Option<Confirm> {
-    let trigger = if tags.iter().any(|tag| tag == CONFIRM_TAG) {
-        Some(CONFIRM_TAG)
-    } else {
-        tags.iter()
-            .find(|tag| config.harness.confirm_tags.contains(tag))
-            .map(String::as_str)
-    };
-    trigger.map(|trigger| Confirm {
-        trigger: trigger.to_string(),
-    })
-}
-
-/// Every non-hidden application flag that could be exposed, and whether it is.
-fn exposable_globals(model: &model::Application, exposed: &[&model::Flag]) -> Vec<GlobalFlag> {
-    model
-        .flags
-        .iter()
-        .filter(|flag| !flag.hidden && !is_framework_flag(&flag.name))
-        .map(|flag| GlobalFlag {
-            name: flag.name.clone(),
-            help: flag.help.clone(),
-            exposed: exposed.iter().any(|e| e.name == flag.name),
-            required: flag.required,
-        })
-        .collect()
-}
-
-fn collect_tags<'m>(commands: &'m [model::Command], tags: &mut BTreeSet<&'m str>) {
-    for command in commands {
-        tags.extend(command.tags.iter().map(String::as_str));
-        collect_tags(&command.commands, tags);
     }
 }
 

@@ -587,3 +587,44 @@ fn check_detects_the_simulated_demo_upgrade() {
     );
     assert!(report.contains("~ task_add\n    parameter priority: values [low, normal, high] -> [low, normal, high, urgent]"), "{report}");
 }
+
+#[test]
+fn info_shows_which_tools_may_become_tasks_and_when() {
+    apps::path(App::Demo).expect("demo app builds");
+    let demo = example("examples/demo/demo.yaml");
+    let text = ok(&["info", &demo]);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "Tasks: for clients that declare the tasks extension, a call still running after 2s \
+             becomes a task (kept 1h0m0s after it ends, at most 64 held at once)"
+        ),
+        "{text}"
+    );
+    assert!(flat.contains("May become tasks: all 8 tools."), "{text}");
+    let info = info_json(&[&demo]);
+    assert_eq!(info["tasks"]["after_ms"], 2000);
+    assert_eq!(info["tasks"]["ttl_ms"], 3_600_000);
+    assert_eq!(info["tasks"]["max"], 64);
+    let names: Vec<Value> = tool_names(&info).into_iter().map(Value::from).collect();
+    assert_eq!(info["tasks"]["tools"], Value::Array(names));
+
+    // Off: said so, and nothing in the JSON.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let off = dir.path().join("off.yaml");
+    std::fs::write(
+        &off,
+        "application_path: tasks\nexpose: {agent: {mcp: {tasks: false}}}\n",
+    )
+    .expect("write");
+    let off = off.to_str().expect("utf-8");
+    let text = ok(&["info", off]);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "Tasks: off (expose.agent.mcp.tasks: false): every call answers on its request."
+        ),
+        "{text}"
+    );
+    assert_eq!(info_json(&[off]).get("tasks"), None);
+}

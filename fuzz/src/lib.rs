@@ -15,11 +15,62 @@ use fiskgen_runtime::argv::{Argv, Positional};
 pub type Target = fn(&[u8]);
 
 /// Every target, by the name of its corpus directory and fuzz binary.
-pub const TARGETS: [(&str, Target); 3] = [
+pub const TARGETS: [(&str, Target); 5] = [
     ("config_reader", config_reader),
     ("introspection_document", introspection_document),
     ("argv_values", argv_values),
+    ("http_jsonrpc", http_jsonrpc),
+    ("sealed_state", sealed_state),
 ];
+
+/// The golden demo server's generated tools (`tests/expected/demo`), served by the HTTP target.
+#[path = "../../tests/expected/demo/src/tools/mod.rs"]
+#[allow(missing_docs, unreachable_pub, clippy::all)]
+mod demo_tools;
+
+/// The demo server as `http_jsonrpc` serves it: its generated tools and default settings, with
+/// no application to run.
+static DEMO: fiskgen_runtime::__private::AppSpec = fiskgen_runtime::__private::AppSpec {
+    identity: "tasks",
+    fiskgen_version: "0.1.0",
+    application: None,
+    instructions: Some("The demo's tools, fuzzed."),
+    tools: demo_tools::TOOLS,
+    docs: &fiskgen_runtime::__private::DocsSpec::NONE,
+    // Joined from the tools at start, as a narrowed server does.
+    listing: None,
+    settings: fiskgen_runtime::__private::Settings {
+        port: 8080,
+        address: "127.0.0.1",
+        confirm: fiskgen_runtime::__private::ConfirmMode::Auto,
+        max_concurrent_tools: 2,
+        tool_timeout: std::time::Duration::from_secs(30),
+        allowed_hosts: &[],
+        allowed_origins: &[],
+        auth: None,
+        stateless: false,
+        scrub_env: &[],
+        tasks: None,
+    },
+};
+
+/// JSON-RPC bodies through the runtime's HTTP service (axum and rmcp, in-process, both the
+/// session and the stateless router): see `fiskgen_runtime::__fuzz::http_jsonrpc`.
+pub fn http_jsonrpc(data: &[u8]) {
+    fiskgen_runtime::__fuzz::http_jsonrpc(&DEMO, data);
+}
+
+/// The status and body the HTTP service answers to an `http_jsonrpc` input (for the replay's
+/// check that the target reaches the MCP handler).
+pub fn http_answer(data: &[u8]) -> Option<(u16, Vec<u8>)> {
+    fiskgen_runtime::__fuzz::http_answer(&DEMO, data).map(|(status, body)| (status.as_u16(), body))
+}
+
+/// Sealed approval states opened from arbitrary bytes, edited, rebound and expired: see
+/// `fiskgen_runtime::__fuzz::sealed_state`.
+pub fn sealed_state(data: &[u8]) {
+    fiskgen_runtime::__fuzz::sealed_state(data);
+}
 
 /// The config reader: any text is a config or a list of problems, never a panic.
 pub fn config_reader(data: &[u8]) {

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, Builtin, ConfirmMode, EmbeddingsSpec, FileAccess, Hints, KnowledgeSpec, Run, Settings,
-    ToolSpec,
+    AppSpec, Builtin, ConfirmMode, DocsSpec, EmbeddingsSpec, FileAccess, Hints, KnowledgeSpec, Run,
+    Settings, ToolSpec,
 };
 
 const READ_ONLY: Hints = Hints {
@@ -129,6 +129,8 @@ fn main() -> ExitCode {
         application: None,
         instructions: None,
         tools: Box::leak(tools.into_boxed_slice()),
+        docs: &DocsSpec::NONE,
+        listing: None,
         settings: Settings {
             port: 0,
             address: "",
@@ -140,6 +142,7 @@ fn main() -> ExitCode {
             auth: None,
             stateless: false,
             scrub_env: &[],
+            tasks: None,
         },
     }));
     // What fiskgen prints for an enabled built-in it does not serve.

@@ -10,8 +10,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, ApplicationSpec, Arguments, Argv, AuthSource, AuthSpec, ConfirmMode, HeaderAuth,
-    Hints, InvalidArguments, Positional, Run, ServingSpec, Settings, ToolSpec, no_arguments,
+    AppSpec, ApplicationSpec, Arguments, Argv, AuthSource, AuthSpec, ConfirmMode, DocsSpec,
+    HeaderAuth, Hints, InvalidArguments, Positional, Run, ServingSpec, Settings, ToolSpec,
+    no_arguments,
 };
 
 struct EchoArgs {
@@ -248,6 +249,8 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
         }),
         instructions: Some("A fake application for tests."),
         tools: TOOLS,
+        docs: &DocsSpec::NONE,
+        listing: None,
         settings: Settings {
             port: 0,
             address: "",
@@ -260,6 +263,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
             stateless,
             // The LLM providers' variables (ANTHROPIC_API_KEY, ...) are the runtime's to add.
             scrub_env: &["FAKE_SECRET"],
+            tasks: None,
         },
     }
 }

@@ -11,6 +11,8 @@
 mod builtins;
 mod cli;
 mod contract;
+#[cfg(feature = "fuzzing")]
+mod fuzzing;
 mod logging;
 mod mcp;
 mod process;
@@ -38,6 +40,15 @@ pub mod __private {
         ArgError, Arguments, FromArg, choice, command_argv, no_arguments,
     };
     pub use crate::contract::argv::{ArgValue, Argv, InvalidArguments, Positional};
+    pub use crate::contract::listing::{ListingSpec, PageSpec};
     pub use crate::contract::spec::*;
     pub use crate::contract::values::{ByteSize, GoDuration, HexBytes};
+}
+
+/// The fuzz targets' bodies that need this crate's internals (feature `fuzzing`, for the
+/// `fiskgen-fuzz` crate only; docs/reliability.md).
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzz {
+    pub use crate::fuzzing::{http_answer, http_jsonrpc, sealed_state};
 }

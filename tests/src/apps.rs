@@ -40,6 +40,9 @@ pub enum App {
     /// `tests/apps/oldfisk`: a tiny app on fisk v0.8.1, whose introspection has
     /// no schemas.
     OldFisk,
+    /// `tests/apps/conformance`: commands, cheats and tags named like the MCP conformance
+    /// suite's fixture tools, prompts and resources (fisk v0.9.1).
+    Conformance,
     /// The real `nats` CLI, installed from [`NATS_MODULE`] (fisk v0.9.1).
     Nats,
     /// A real `nats-server` (with JetStream), installed from [`NATS_SERVER_MODULE`], for the
@@ -49,11 +52,12 @@ pub enum App {
 
 impl App {
     /// Every application, in declaration order.
-    pub const ALL: [App; 6] = [
+    pub const ALL: [App; 7] = [
         App::Demo,
         App::DemoV2,
         App::Fixture,
         App::OldFisk,
+        App::Conformance,
         App::Nats,
         App::NatsServer,
     ];
@@ -65,6 +69,7 @@ impl App {
             App::DemoV2 => "tasks-v2",
             App::Fixture => "fixture",
             App::OldFisk => "oldfisk",
+            App::Conformance => "conformance",
             App::Nats => "nats",
             App::NatsServer => "nats-server",
         }
@@ -87,6 +92,7 @@ impl App {
             App::Demo | App::DemoV2 => "examples/demo",
             App::Fixture => "tests/apps/fixture",
             App::OldFisk => "tests/apps/oldfisk",
+            App::Conformance => "tests/apps/conformance",
             App::Nats | App::NatsServer => return None,
         };
         Some(workspace_root().join(rel))

@@ -47,8 +47,18 @@ pub const BUILTINS_SERVER: &str = "tasks-builtins-mcp";
 /// The file name of the generated server behind every authentication scheme (the golden
 /// crate `tests/expected/auth`).
 pub const AUTH_SERVER: &str = "tasks-auth-mcp";
+/// The file name of the generated server of the fixture app (the golden crate
+/// `tests/expected/fixture`).
+pub const FIXTURE_SERVER: &str = "fixture-mcp";
+/// Environment variable naming the fixture app's server, instead of the built one.
+pub const FIXTURE_SERVER_VAR: &str = "FISKGEN_TEST_FIXTURE_SERVER";
 /// Environment variable naming the authenticated server, instead of the built one.
 pub const AUTH_SERVER_VAR: &str = "FISKGEN_TEST_AUTH_SERVER";
+/// The file name of the generated server of the conformance fixture app (the golden crate
+/// `tests/expected/conformance`).
+pub const CONFORMANCE_SERVER: &str = "test-mcp";
+/// Environment variable naming the conformance fixture's server, instead of the built one.
+pub const CONFORMANCE_SERVER_VAR: &str = "FISKGEN_TEST_CONFORMANCE_SERVER";
 
 /// The major version of Node the clients need (the conformance suite and the Inspector).
 const NODE_MAJOR: &str = "v22.";
@@ -230,6 +240,19 @@ pub fn builtins_server() -> Result<PathBuf> {
 /// `tests/fixtures/auth.yaml`), found and checked for staleness as [`demo_server`].
 pub fn auth_server() -> Result<PathBuf> {
     built_server(AUTH_SERVER, AUTH_SERVER_VAR)
+}
+
+/// The fixture app's server: `$FISKGEN_TEST_FIXTURE_SERVER`, or `fixture-mcp` (the golden crate
+/// `tests/expected/fixture`), found and checked for staleness as [`demo_server`].
+pub fn fixture_server() -> Result<PathBuf> {
+    built_server(FIXTURE_SERVER, FIXTURE_SERVER_VAR)
+}
+
+/// The server of the conformance fixture app: `$FISKGEN_TEST_CONFORMANCE_SERVER`, or
+/// `test-mcp` (the golden crate `tests/expected/conformance`, generated from
+/// `tests/fixtures/conformance.yaml`), found and checked for staleness as [`demo_server`].
+pub fn conformance_server() -> Result<PathBuf> {
+    built_server(CONFORMANCE_SERVER, CONFORMANCE_SERVER_VAR)
 }
 
 /// The binary `$<var>`, or `name` in the `debug` directory of [`target_dir`], which must be

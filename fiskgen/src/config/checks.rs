@@ -17,6 +17,28 @@ impl Draft {
         self.check_builtins(r);
         self.resolve_auth(r);
         self.resolve_embeddings(r);
+        self.check_tasks(r);
+    }
+
+    /// A task that must become one after its TTL would expire at once.
+    fn check_tasks(&self, r: &mut Reader) {
+        let Some(tasks) = self.config.mcp.as_ref().and_then(|mcp| mcp.tasks) else {
+            return;
+        };
+        if tasks.after >= tasks.ttl {
+            let pos = self.task_after.or(self.tasks).unwrap_or_default();
+            r.problem(
+                "expose.agent.mcp.tasks.after",
+                pos,
+                format!(
+                    "expose.agent.mcp.tasks.after ({}) must be shorter than tasks.ttl ({}): a \
+                     call becomes a task after `after`, and a task lives at most `ttl`",
+                    fiskgen_contract::duration::format(tasks.after),
+                    fiskgen_contract::duration::format(tasks.ttl)
+                ),
+            )
+            .help = Some("lower tasks.after or raise tasks.ttl".to_string());
+        }
     }
 
     /// Explicit identity, else the application's base name, else `fisk`; then the pattern.

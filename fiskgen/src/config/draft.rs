@@ -12,7 +12,7 @@ use fiskgen_contract::defaults;
 
 use super::auth_draft::AuthDraft;
 use super::yaml::Pos;
-use super::{Config, Harness, McpConfig, ToolFilter};
+use super::{Config, Harness, McpConfig, TaskConfig, ToolFilter};
 
 /// The largest `max_concurrent_tools`.
 pub(super) const MAX_CONCURRENCY: i64 = defaults::MAX_CONCURRENCY_LIMIT as i64;
@@ -35,6 +35,10 @@ pub(super) struct Draft {
     pub(super) auth: Option<AuthDraft>,
     /// `harness.knowledge.embeddings`, when present.
     pub(super) embeddings: Option<EmbeddingsDraft>,
+    /// Where the `expose.agent.mcp.tasks` key is, when it is a mapping.
+    pub(super) tasks: Option<Pos>,
+    /// Where `tasks.after`'s value is, when set.
+    pub(super) task_after: Option<Pos>,
 }
 
 /// `harness.knowledge.embeddings` as written; `base_url` and `model` are checked at the end.
@@ -73,7 +77,14 @@ impl Draft {
             builtins: None,
             auth: None,
             embeddings: None,
+            tasks: None,
+            task_after: None,
         }
+    }
+
+    /// `expose.agent.mcp.tasks`, created by entering the block.
+    pub(super) fn task(&mut self) -> &mut TaskConfig {
+        self.mcp().tasks.get_or_insert_with(TaskConfig::default)
     }
 
     /// `expose.agent.mcp`, created by entering the block.

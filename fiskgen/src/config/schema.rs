@@ -17,13 +17,16 @@ use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
     env_name, normalized, read_base_url, read_budget_count, read_builtins, read_concurrency,
     read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
-    read_options, read_port, read_tool_timeout, validate_bool, validate_string,
+    read_list_page_size, read_options, read_page_size, read_port, read_task_duration,
+    read_task_max, read_tool_timeout, validate_bool, validate_string,
 };
-use super::yaml::Node;
-use super::{Config, McpConfig, Problem};
+use super::yaml::{Kind, Node};
+use super::{Config, DEFAULT_PAGE_SIZE as DEFAULT_LIST_PAGE_SIZE, McpConfig, Problem, TaskConfig};
 
 /// `max_concurrent_tools` when unset or 0.
 const DEFAULT_CONCURRENCY: u32 = defaults::MAX_CONCURRENT_TOOLS;
+/// `page_size` when unset or invalid.
+const DEFAULT_PAGE_SIZE: usize = fiskgen_contract::listing::DEFAULT_PAGE_SIZE;
 /// `harness.knowledge.top_k` when unset or not positive.
 const DEFAULT_TOP_K: i64 = 5;
 /// `harness.knowledge.max_injected_tokens` when unset or not positive.
@@ -250,6 +253,69 @@ static MCP: Section<Draft> = Section::new(&[
     }),
     Field::value("scrub_env", |r, v, d| {
         d.mcp().scrub_env = read_env_names(r, v)
+    }),
+    Field::value("structured_output", |r, v, d| {
+        d.mcp().structured_output = r.bool(v).unwrap_or(true)
+    }),
+    Field::value("page_size", |r, v, d| {
+        d.mcp().page_size = read_page_size(r, v).unwrap_or(DEFAULT_PAGE_SIZE);
+    }),
+    Field::value("resources", |r, v, d| {
+        d.mcp().resources = r.bool(v).unwrap_or(true)
+    }),
+    Field::value("prompts", |r, v, d| {
+        d.mcp().prompts = r.bool(v).unwrap_or(true)
+    }),
+    Field::value("list_page_size", |r, v, d| {
+        d.mcp().list_page_size = read_list_page_size(r, v).unwrap_or(DEFAULT_LIST_PAGE_SIZE);
+    }),
+    Field::value("tasks", read_tasks),
+]);
+
+/// `expose.agent.mcp.tasks`: `false` switches tasks off, `true` (or leaving it out) keeps the
+/// defaults, a mapping sets `after`, `ttl` and `max`.
+fn read_tasks(r: &mut Reader, v: Value<'_>, d: &mut Draft) {
+    match &v.node.kind {
+        Kind::Map(_) | Kind::Null => {
+            d.mcp().tasks.get_or_insert_with(TaskConfig::default);
+            d.tasks = Some(v.key_pos);
+            r.section(v, &TASKS, d);
+        }
+        Kind::Scalar(scalar)
+            if scalar.plain && matches!(scalar.text.as_str(), "true" | "false") =>
+        {
+            d.mcp().tasks = (scalar.text == "true").then(TaskConfig::default);
+        }
+        _ => {
+            r.invalid(
+                v,
+                format!(
+                    "{} must be false (no tasks), true or a mapping of keys (after, ttl, max), \
+                     found {}",
+                    v.path,
+                    v.node.describe()
+                ),
+            );
+        }
+    }
+}
+
+static TASKS: Section<Draft> = Section::new(&[
+    Field::value("after", |r, v, d| {
+        if let Some(after) = read_task_duration(r, v) {
+            d.task().after = after;
+            d.task_after = Some(v.node.pos);
+        }
+    }),
+    Field::value("ttl", |r, v, d| {
+        if let Some(ttl) = read_task_duration(r, v) {
+            d.task().ttl = ttl;
+        }
+    }),
+    Field::value("max", |r, v, d| {
+        if let Some(max) = read_task_max(r, v) {
+            d.task().max = max;
+        }
     }),
 ]);
 

@@ -134,6 +134,12 @@ fn the_full_example_reads_into_every_field() {
             }),
             stateless: false,
             scrub_env: vec!["NATS_PASSWORD".to_string()],
+            tasks: Some(TaskConfig::default()),
+            resources: true,
+            prompts: true,
+            list_page_size: 50,
+            structured_output: true,
+            page_size: 256,
         }
     );
     assert_eq!(
@@ -1084,6 +1090,31 @@ fn auth_names_exactly_one_token_source() {
 }
 
 #[test]
+fn resources_and_prompts_can_be_switched_off_and_the_page_size_is_bounded() {
+    let config = ok(
+        "expose:\n  agent:\n    mcp:\n      resources: false\n      prompts: false\n      list_page_size: 7\n",
+    );
+    let mcp = mcp(&config);
+    assert!(!mcp.resources && !mcp.prompts);
+    assert_eq!(mcp.list_page_size, 7);
+    for bad in ["0", "1001", "-3"] {
+        let p = problem(&format!(
+            "expose: {{agent: {{mcp: {{list_page_size: {bad}}}}}}}\n"
+        ));
+        assert_eq!(p.path, "expose.agent.mcp.list_page_size");
+        assert_eq!(
+            p.message,
+            format!("invalid expose.agent.mcp.list_page_size {bad}: must be between 1 and 1000")
+        );
+    }
+    let p = problem("expose: {agent: {mcp: {prompts: off}}}\n");
+    assert_eq!(
+        p.message,
+        "expose.agent.mcp.prompts must be true or false, found \"off\""
+    );
+}
+
+#[test]
 fn fiskgen_additions_read_and_normalise() {
     let config = ok(
         "expose:\n  agent:\n    mcp:\n      allowed_hosts: [\" a.example \", \"\", a.example, b.example]\n      allowed_origins: [https://a.example]\n      stateless: true\n",
@@ -1356,5 +1387,106 @@ fn bad_oauth_settings_are_named() {
     assert_eq!(
         p.message,
         "expose.agent.mcp.auth.header needs value_env or value_file"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// expose.agent.mcp.tasks
+
+fn tasks_of(body: &str) -> Option<TaskConfig> {
+    mcp(&ok(&format!("expose:\n  agent:\n    mcp:\n{body}"))).tasks
+}
+
+#[test]
+fn tasks_are_on_with_defaults_and_false_switches_them_off() {
+    let defaults = Some(TaskConfig {
+        after: Duration::from_secs(2),
+        ttl: Duration::from_secs(3600),
+        max: 64,
+    });
+    assert_eq!(tasks_of("      port: 8080\n"), defaults);
+    assert_eq!(tasks_of("      tasks: true\n"), defaults);
+    assert_eq!(tasks_of("      tasks:\n"), defaults);
+    assert_eq!(tasks_of("      tasks: false\n"), None);
+    assert_eq!(
+        tasks_of("      tasks: {after: 500ms, ttl: 10m, max: 3}\n"),
+        Some(TaskConfig {
+            after: Duration::from_millis(500),
+            ttl: Duration::from_secs(600),
+            max: 3,
+        })
+    );
+    assert_eq!(
+        tasks_of("      tasks: {max: 8}\n").map(|t| (t.after, t.max)),
+        Some((Duration::from_secs(2), 8))
+    );
+}
+
+#[test]
+fn bad_task_settings_are_named_where_they_are() {
+    let at = |body: &str| {
+        located(&format!(
+            "expose:\n  agent:\n    mcp:\n      tasks: {body}\n"
+        ))
+    };
+    assert_eq!(
+        at("yes"),
+        [
+            "4:14: expose.agent.mcp.tasks must be false (no tasks), true or a mapping of keys \
+          (after, ttl, max), found \"yes\""
+        ]
+    );
+    assert_eq!(
+        at("{after: 0s}"),
+        ["4:22: invalid expose.agent.mcp.tasks.after \"0s\": must be positive"]
+    );
+    assert_eq!(
+        at("{ttl: 200h}"),
+        ["4:20: invalid expose.agent.mcp.tasks.ttl \"200h\": must be at most 168h (a week)"]
+    );
+    assert_eq!(
+        at("{max: 0}"),
+        ["4:20: invalid expose.agent.mcp.tasks.max 0: must be between 1 and 4096"]
+    );
+    assert_eq!(
+        at("{max: 5000}"),
+        ["4:20: invalid expose.agent.mcp.tasks.max 5000: must be between 1 and 4096"]
+    );
+    assert_eq!(
+        at("{after: 2h, ttl: 1h}"),
+        [
+            "4:22: expose.agent.mcp.tasks.after (2h0m0s) must be shorter than tasks.ttl (1h0m0s): a call \
+          becomes a task after `after`, and a task lives at most `ttl`"
+        ]
+    );
+    let p = problem("expose:\n  agent:\n    mcp:\n      tasks: {afer: 1s}\n");
+    assert_eq!(p.help.as_deref(), Some("did you mean \"after\"?"));
+}
+#[test]
+fn page_size_and_structured_output_are_read_and_a_page_size_out_of_range_is_refused() {
+    let config =
+        ok("expose:\n  agent:\n    mcp:\n      page_size: 3\n      structured_output: false\n");
+    assert_eq!(
+        (mcp(&config).page_size, mcp(&config).structured_output),
+        (3, false)
+    );
+    let defaults = ok("expose:\n  agent:\n    mcp: {}\n");
+    assert_eq!(
+        (mcp(&defaults).page_size, mcp(&defaults).structured_output),
+        (fiskgen_contract::listing::DEFAULT_PAGE_SIZE, true)
+    );
+    for (value, column) in [("0", 18), ("-1", 18), ("10001", 18)] {
+        let yaml = format!("expose:\n  agent:\n    mcp:\n      page_size: {value}\n");
+        assert_eq!(
+            located(&yaml),
+            [format!(
+                "4:{column}: invalid expose.agent.mcp.page_size {value}: must be between 1 and \
+                 10000 tools"
+            )]
+        );
+    }
+    assert_eq!(
+        located("expose:\n  agent:\n    mcp:\n      structured_output: no\n"),
+        ["4:26: expose.agent.mcp.structured_output must be true or false, found \"no\""]
     );
 }

@@ -4,10 +4,11 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::MAX_PAGE_SIZE;
 use super::draft::{Draft, MAX_CONCURRENCY};
 use super::reader::{Reader, Text, Value};
 use super::yaml::{Kind, Pos};
-use fiskgen_contract::duration;
+use fiskgen_contract::{defaults, duration};
 
 use super::{ConfirmMode, HARNESS_TOOLS, Hint, KNOWLEDGE_TOOLS};
 use crate::suggest::nearest;
@@ -141,6 +142,46 @@ pub(super) fn read_tool_timeout(r: &mut Reader, v: Value<'_>) -> Option<Duration
         .map(Duration::from_nanos)
 }
 
+/// `tasks.after` and `tasks.ttl`: positive, at most a week; `None` when unset or invalid.
+pub(super) fn read_task_duration(r: &mut Reader, v: Value<'_>) -> Option<Duration> {
+    let (raw, nanos) = read_duration(r, v)?;
+    let limit = defaults::TASK_DURATION_LIMIT;
+    match u64::try_from(nanos).map(Duration::from_nanos) {
+        Ok(duration) if duration.is_zero() => {
+            r.invalid(v, format!("invalid {} {raw:?}: must be positive", v.path));
+            None
+        }
+        Ok(duration) if duration <= limit => Some(duration),
+        Ok(_) => {
+            r.invalid(
+                v,
+                format!("invalid {} {raw:?}: must be at most 168h (a week)", v.path),
+            );
+            None
+        }
+        Err(_) => {
+            r.invalid(v, format!("invalid {} {raw:?}: must be positive", v.path));
+            None
+        }
+    }
+}
+
+/// `tasks.max`: 1 to [`defaults::TASK_MAX_LIMIT`]; `None` when unset or invalid.
+pub(super) fn read_task_max(r: &mut Reader, v: Value<'_>) -> Option<u32> {
+    let n = r.int(v)?;
+    let limit = defaults::TASK_MAX_LIMIT;
+    match u32::try_from(n) {
+        Ok(n) if (1..=limit).contains(&n) => Some(n),
+        _ => {
+            r.invalid(
+                v,
+                format!("invalid {} {n}: must be between 1 and {limit}", v.path),
+            );
+            None
+        }
+    }
+}
+
 /// `embeddings.timeout`: must be positive when set.
 pub(super) fn read_embeddings_timeout(r: &mut Reader, v: Value<'_>) -> Option<Duration> {
     let (raw, nanos) = read_duration(r, v)?;
@@ -148,6 +189,23 @@ pub(super) fn read_embeddings_timeout(r: &mut Reader, v: Value<'_>) -> Option<Du
         Ok(nanos) if nanos > 0 => Some(Duration::from_nanos(nanos)),
         _ => {
             r.invalid(v, format!("invalid {} {raw:?}: must be positive", v.path));
+            None
+        }
+    }
+}
+
+/// `expose.agent.mcp.page_size`: tools per `tools/list` page, 1 to
+/// [`fiskgen_contract::listing::MAX_PAGE_SIZE`]; `None` means the default (unset or invalid).
+pub(super) fn read_page_size(r: &mut Reader, v: Value<'_>) -> Option<usize> {
+    let n = r.int(v)?;
+    let max = fiskgen_contract::listing::MAX_PAGE_SIZE;
+    match usize::try_from(n) {
+        Ok(size) if (1..=max).contains(&size) => Some(size),
+        _ => {
+            r.invalid(
+                v,
+                format!("invalid {} {n}: must be between 1 and {max} tools", v.path),
+            );
             None
         }
     }
@@ -168,6 +226,22 @@ pub(super) fn read_concurrency(r: &mut Reader, v: Value<'_>) -> Option<u32> {
         return None;
     }
     u32::try_from(n).ok().filter(|&n| n > 0)
+}
+
+/// `list_page_size`: 1..=[`MAX_PAGE_SIZE`]; `None` (the default) when unset or invalid.
+pub(super) fn read_list_page_size(r: &mut Reader, v: Value<'_>) -> Option<u32> {
+    let n = r.int(v)?;
+    if !(1..=i64::from(MAX_PAGE_SIZE)).contains(&n) {
+        r.invalid(
+            v,
+            format!(
+                "invalid {} {n}: must be between 1 and {MAX_PAGE_SIZE}",
+                v.path
+            ),
+        );
+        return None;
+    }
+    u32::try_from(n).ok()
 }
 
 /// `llm.budget` counts: validated only (agent-only).

@@ -61,7 +61,7 @@ pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>
         _ => quote! { None },
     };
     let instructions = option_str(server.settings.instructions.as_deref());
-    let settings = settings(&server.settings);
+    let settings = settings(&server.settings, server.tasks.as_ref());
     let duration_import = settings
         .to_string()
         .contains("Duration")
@@ -89,6 +89,8 @@ pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>
     quote! {
         #module_doc
 
+        mod docs;
+        mod listing;
         mod tools;
 
         use std::process::ExitCode;
@@ -103,6 +105,8 @@ pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>
             application: #application,
             instructions: #instructions,
             tools: tools::TOOLS,
+            docs: &docs::DOCS,
+            listing: Some(&listing::LISTING),
             settings: #settings,
         };
 
@@ -113,7 +117,7 @@ pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>
 }
 
 /// `rt::Settings` with what the operator configured, the rest the runtime's defaults.
-fn settings(mcp: &ir::Settings) -> TokenStream {
+fn settings(mcp: &ir::Settings, tasks: Option<&ir::Tasks>) -> TokenStream {
     let mut fields = Vec::new();
     if mcp.port != DEFAULT_PORT {
         let port = Literal::u16_unsuffixed(mcp.port);
@@ -156,6 +160,24 @@ fn settings(mcp: &ir::Settings) -> TokenStream {
     let scrub_env = &mcp.scrub_env;
     if !scrub_env.is_empty() {
         fields.push(quote! { scrub_env: &[#(#scrub_env),*], });
+    }
+    let default_tasks = (defaults::TASK_AFTER, defaults::TASK_TTL, defaults::TASK_MAX);
+    match tasks {
+        None => fields.push(quote! { tasks: None, }),
+        Some(tasks)
+            if (
+                Duration::from_millis(tasks.after_ms),
+                Duration::from_millis(tasks.ttl_ms),
+                tasks.max,
+            ) == default_tasks => {}
+        Some(tasks) => {
+            let after = duration(Duration::from_millis(tasks.after_ms));
+            let ttl = duration(Duration::from_millis(tasks.ttl_ms));
+            let max = Literal::u32_unsuffixed(tasks.max);
+            fields.push(quote! {
+                tasks: Some(rt::TaskSettings { after: #after, ttl: #ttl, max: #max }),
+            });
+        }
     }
     if fields.is_empty() {
         return quote! { rt::Settings::DEFAULT };

@@ -18,6 +18,9 @@
 //! ci/github-workflow.yml   runs ci/regenerate.sh daily on GitHub Actions
 //! model.json          the introspection document the crate was generated from
 //! src/main.rs         the static AppSpec and `fn main`
+//! src/docs.rs         the resources and prompts (tools' help, cheats) as data
+//! src/listing.rs      the whole `tools/list` answer, every page in both eras
+//! src/listing.json    every tool's `tools/list` entry, one JSON array on one line
 //! src/tools/mod.rs    one module per top-level command group, TOOLS and the exposed globals
 //! src/tools/<group>.rs
 //! src/tools/schemas/<tool>.json   each command's input schema, included by its module
@@ -36,9 +39,11 @@ use crate::{Plan, embedded, format};
 mod app;
 mod auth;
 mod builtins;
+mod docs;
 mod files;
 mod filters;
 mod globals;
+mod listing;
 mod tools;
 
 /// How a crate is generated.
@@ -180,6 +185,22 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         "src/tools/mod.rs".into(),
         rust_file("src/tools/mod.rs", &registry)?,
     );
+
+    let docs = docs::docs_rs(&server.docs);
+    files.insert("src/docs.rs".into(), rust_file("src/docs.rs", &docs)?);
+    let default_mcp = crate::config::McpConfig::default();
+    let listed: Vec<(&ir::Tool, String)> = server
+        .tools
+        .iter()
+        .map(|tool| (tool, schema_text(&tool.input_schema)))
+        .collect();
+    let (listing_rs, listing_json) =
+        listing::files(&listed, plan.config.mcp.as_ref().unwrap_or(&default_mcp))?;
+    files.insert(
+        "src/listing.rs".into(),
+        rust_file("src/listing.rs", &listing_rs)?,
+    );
+    files.insert(listing::JSON_FILE.into(), listing_json);
 
     let main = app::main_rs(server, plan.introspection.as_ref());
     files.insert("src/main.rs".into(), rust_file("src/main.rs", &main)?);

@@ -33,10 +33,15 @@ pub struct Server {
     pub tools: Vec<Tool>,
     /// The application's exposable global flags and whether each is exposed.
     pub global_flags: Vec<GlobalFlag>,
+    /// The resources and prompts made from the application's own help.
+    pub docs: Docs,
     /// Things the operator should know that do not stop a build.
     pub notes: Vec<String>,
     /// Things that are probably mistakes but do not stop a build.
     pub warnings: Vec<String>,
+    /// Long calls as tasks (`expose.agent.mcp.tasks`), when on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<Tasks>,
     /// The server's settings, resolved from the config.
     #[serde(skip)]
     pub settings: Settings,
@@ -78,6 +83,20 @@ pub struct Settings {
     /// The serving rules (filter stages, the `global_flags` allowlist) the drift verdict
     /// applies to a new document.
     pub serving: Rules,
+}
+
+/// When calls become tasks of the tasks extension, and which tools' calls may.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tasks {
+    /// A command still running this long becomes a task, in milliseconds.
+    pub after_ms: u64,
+    /// How long a task may run and keeps its result, in milliseconds.
+    pub ttl_ms: u64,
+    /// Tasks held at once.
+    pub max: u32,
+    /// The tools whose calls may become tasks: the application's commands (built-in tools
+    /// always answer on the request).
+    pub tools: Vec<String>,
 }
 
 /// The wrapped application as introspected.
@@ -206,4 +225,67 @@ pub struct GlobalFlag {
     pub exposed: bool,
     /// Required by the application (then always exposed).
     pub required: bool,
+}
+
+/// The resources and prompts made from the application's own help (docs/resources.md).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Docs {
+    /// `expose.agent.mcp.resources`: the help and the cheat sheets are resources.
+    pub resources: bool,
+    /// `expose.agent.mcp.prompts`: the cheats are prompts.
+    pub prompts: bool,
+    /// Items per page of the resource and prompt lists.
+    pub page_size: u32,
+    /// The resource template of a tool's help, when there is help.
+    pub template: Option<String>,
+    /// Each served tool's help, in serving order (empty when resources are off).
+    pub help: Vec<Help>,
+    /// The application's cheats that are served, by label.
+    pub cheats: Vec<Cheat>,
+}
+
+/// One tool's help as a Markdown resource.
+#[derive(Debug, Clone, Serialize)]
+pub struct Help {
+    /// The tool.
+    pub tool: String,
+    /// Its URI.
+    pub uri: String,
+    /// The resource's title (the command path or the built-in's name).
+    pub title: String,
+    /// Its first help line.
+    pub summary: String,
+    /// The Markdown.
+    #[serde(skip)]
+    pub markdown: String,
+}
+
+/// One cheat of the application: a cheat sheet resource and a prompt.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cheat {
+    /// Its label (the prompt's name).
+    pub label: String,
+    /// Its URI, when resources are on.
+    pub uri: Option<String>,
+    /// What it is about (its first comment line).
+    pub description: String,
+    /// The served tool it belongs to.
+    pub tool: Option<String>,
+    /// Its placeholders, the prompt's arguments.
+    pub arguments: Vec<CheatArgument>,
+    /// The cheat's text.
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// A placeholder of a cheat.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheatArgument {
+    /// Its name.
+    pub name: String,
+    /// What to fill in.
+    pub description: String,
+    /// Completion values (enum values and completion hints of the flag or argument of the same
+    /// name).
+    pub values: Vec<String>,
 }

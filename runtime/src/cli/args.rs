@@ -67,6 +67,11 @@ pub(super) struct Cli {
     /// from (checked before serving; without it the check runs in the background and warns)
     #[arg(long)]
     pub(super) strict_app: bool,
+    #[command(
+        flatten,
+        next_help_heading = "Tasks (long calls, for clients that declare them)"
+    )]
+    pub(super) tasks: crate::mcp::tasks::TaskArgs,
     #[command(flatten, next_help_heading = "Narrowing (only removes tools)")]
     pub(super) narrow: NarrowArgs,
     #[command(subcommand)]

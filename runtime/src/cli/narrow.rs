@@ -211,6 +211,8 @@ mod tests {
         application: None,
         instructions: None,
         tools: &[&LIST, &ADD, &DELETE],
+        docs: &crate::contract::spec::DocsSpec::NONE,
+        listing: None,
         settings: Settings {
             port: 0,
             address: "",
@@ -222,6 +224,7 @@ mod tests {
             auth: None,
             stateless: false,
             scrub_env: &[],
+            tasks: None,
         },
     };
 

@@ -80,7 +80,7 @@ pub(super) fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> 
             }
         };
         let argv = crate::contract::arguments::command_argv(command, argv, arguments)
-            .map_err(|error| crate::mcp::arg_errors::for_tool(tool, error.message()))?;
+            .map_err(|error| error.for_tool(tool))?;
         serde_json::to_string(&argv.into_vec()).map_err(|error| error.to_string())
     })();
     match result {

@@ -95,6 +95,7 @@ pub(super) fn serve(
         Limits {
             max_concurrent,
             tool_timeout,
+            tasks: cli.tasks.settings(settings.tasks),
         },
         Confirmer {
             mode: confirm,

@@ -38,6 +38,11 @@ impl InvalidArguments {
     pub fn message(&self) -> &str {
         &self.message
     }
+
+    /// `invalid arguments for <tool>: <problem>`, the text a client gets.
+    pub(crate) fn for_tool(&self, tool: &str) -> String {
+        format!("invalid arguments for {tool}: {}", self.message)
+    }
 }
 
 impl fmt::Display for InvalidArguments {

@@ -21,8 +21,103 @@ pub struct AppSpec {
     pub instructions: Option<&'static str>,
     /// Served tools, in serving order.
     pub tools: &'static [&'static ToolSpec],
+    /// The resources and prompts made from the application's own help.
+    pub docs: &'static DocsSpec,
+    /// The `tools/list` answer fiskgen computed for `tools` (`None`: joined at start).
+    pub listing: Option<&'static crate::contract::listing::ListingSpec>,
     /// Settings fixed at build time; flags and the environment may override some of them.
     pub settings: Settings,
+}
+
+/// The resources and prompts made from the application's own help (`docs/resources.md`),
+/// rendered at build time. URIs follow `fiskgen_contract::docs`.
+///
+/// ```
+/// use fiskgen_runtime::__private::*;
+///
+/// static DOCS: DocsSpec = DocsSpec {
+///     page_size: 50,
+///     help: &[HelpSpec {
+///         tool: "stream_info",
+///         title: "stream info",
+///         summary: "Show a stream",
+///         markdown: "# nats stream info\n\nShow a stream\n",
+///     }],
+///     cheat_sheets: true,
+///     prompts: true,
+///     cheats: &[CheatSpec {
+///         label: "stream",
+///         description: "Work with streams",
+///         text: "# info about a stream\nnats stream info <stream>",
+///         tool: Some("stream_info"),
+///         arguments: &[ArgumentSpec { name: "stream", description: "Value for <stream>", values: &[] }],
+///     }],
+/// };
+/// # assert_eq!(DOCS.help.len(), 1);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct DocsSpec {
+    /// Items per page of `resources/list`, `resources/templates/list` and `prompts/list`.
+    pub page_size: u32,
+    /// Each served tool's help (empty when resources are off), in serving order.
+    pub help: &'static [HelpSpec],
+    /// Whether the cheats are resources too.
+    pub cheat_sheets: bool,
+    /// Whether the cheats are prompts.
+    pub prompts: bool,
+    /// The application's cheats, by label.
+    pub cheats: &'static [CheatSpec],
+}
+
+impl DocsSpec {
+    /// Nothing to offer: empty lists.
+    pub const NONE: DocsSpec = DocsSpec {
+        page_size: 50,
+        help: &[],
+        cheat_sheets: false,
+        prompts: false,
+        cheats: &[],
+    };
+}
+
+/// One tool's help as a Markdown resource.
+#[derive(Debug, Clone, Copy)]
+pub struct HelpSpec {
+    /// The tool.
+    pub tool: &'static str,
+    /// The resource's title (the command path).
+    pub title: &'static str,
+    /// One line about the tool (the resource's description).
+    pub summary: &'static str,
+    /// The whole help.
+    pub markdown: &'static str,
+}
+
+/// One cheat of the application.
+#[derive(Debug, Clone, Copy)]
+pub struct CheatSpec {
+    /// Its label: the prompt's name and the last part of its URI.
+    pub label: &'static str,
+    /// What it is about.
+    pub description: &'static str,
+    /// The cheat as the application declares it (Markdown, `<name>` placeholders).
+    pub text: &'static str,
+    /// The served tool it belongs to, whose help its prompt embeds.
+    pub tool: Option<&'static str>,
+    /// Its placeholders, in order of first appearance.
+    pub arguments: &'static [ArgumentSpec],
+}
+
+/// A prompt argument: one placeholder of a cheat.
+#[derive(Debug, Clone, Copy)]
+pub struct ArgumentSpec {
+    /// The placeholder's name.
+    pub name: &'static str,
+    /// What to fill in.
+    pub description: &'static str,
+    /// Values offered by `completion/complete` (enum values and completion hints of the flag or
+    /// argument of the same name).
+    pub values: &'static [&'static str],
 }
 
 /// The application a server wraps, as it was when the server was generated.
@@ -107,6 +202,20 @@ pub struct Settings {
     /// credentials (`fiskgen_contract::introspect::PROVIDER_CREDENTIAL_VARS`), which always
     /// are: the operator's credential variables.
     pub scrub_env: &'static [&'static str],
+    /// Long calls as tasks (`expose.agent.mcp.tasks`); `None`: off.
+    pub tasks: Option<TaskSettings>,
+}
+
+/// `expose.agent.mcp.tasks`: when a call becomes a task of the tasks extension (SEP-2663), and
+/// how many and how long tasks are kept (docs/runtime.md, "Tasks").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskSettings {
+    /// A command still running this long after the call arrived becomes a task.
+    pub after: Duration,
+    /// How long a task may run and how long its result is kept after it ends.
+    pub ttl: Duration,
+    /// Tasks held at once, running or keeping a result.
+    pub max: u32,
 }
 
 impl Settings {
@@ -123,6 +232,11 @@ impl Settings {
         auth: None,
         stateless: false,
         scrub_env: &[],
+        tasks: Some(TaskSettings {
+            after: defaults::TASK_AFTER,
+            ttl: defaults::TASK_TTL,
+            max: defaults::TASK_MAX,
+        }),
     };
 }
 

@@ -5,7 +5,7 @@
 //! "nope"`, `unknown property `x` (the tool takes: a, b, c)`, `property `level`: must be one
 //! of "debug", "info", got "loud"`. The problems come from `arguments.rs`, which generated
 //! handlers use and which builds [`Problem`]s directly, or from serde's messages ([`from_serde`],
-//! for the built-ins' arguments), in the same words. [`for_tool`] puts the tool's name in front.
+//! for the built-ins' arguments), in the same words. `InvalidArguments::for_tool` puts the tool's name in front.
 
 use std::fmt;
 
@@ -73,11 +73,6 @@ impl Problem {
             format!("property `{property}`: {what}")
         }
     }
-}
-
-/// `invalid arguments for <tool>: <problem>`, the text a client gets.
-pub(crate) fn for_tool(tool: &str, message: &str) -> String {
-    format!("invalid arguments for {tool}: {message}")
 }
 
 /// A serde error (with serde_path_to_error's path) as plain words.
@@ -235,6 +230,7 @@ impl fmt::Display for Problem {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::argv::InvalidArguments;
 
     #[test]
     fn type_errors_say_what_came() {
@@ -302,7 +298,7 @@ mod tests {
             "expected an integer, got the string \"x\"",
         );
         assert_eq!(
-            for_tool("task_show", error.message()),
+            error.for_tool("task_show"),
             "invalid arguments for task_show: property `id`: expected an integer, got the string \"x\""
         );
     }

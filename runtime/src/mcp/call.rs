@@ -3,7 +3,8 @@
 //! a concurrency slot (waiting at most the tool timeout), the run with its own timeout, and
 //! the result. Every path answers and writes one log line when it ends, and a call that runs
 //! writes `Running <command line>` when it starts. Built-in tools take the same path, with
-//! their trace line (`read_file docs/a.md`) where a command shows its command line.
+//! their trace line (`read_file docs/a.md`) where a command shows its command line. A command
+//! runs as a job of its own (`job.rs`) that the request waits for (`tasks::wait`).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,7 +13,7 @@ use rmcp::ErrorData;
 use rmcp::RoleServer;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::SemaphorePermit;
 
 use crate::JsonObject;
@@ -20,15 +21,15 @@ use crate::builtins;
 use crate::contract::spec::{ArgvFn, Builtin, Run, ToolSpec};
 use crate::duration;
 use crate::logging::{cap_line, label};
-use crate::mcp::arg_errors;
 use crate::mcp::confirm::{Call, Gate};
+use crate::mcp::job::{Job, log_end};
 use crate::mcp::state::{ServerState, client_name};
+use crate::mcp::tasks::Decision;
 use crate::process::cmdline::{self, go_quote};
-use crate::process::exec::{self, CancelReason, Outcome};
 
 /// Runs one call to the end.
 pub(crate) async fn call(
-    state: &ServerState,
+    state: &Arc<ServerState>,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
@@ -58,7 +59,7 @@ pub(crate) async fn call(
 
 /// What every step of a call needs.
 struct Ctx<'a> {
-    state: &'a ServerState,
+    state: &'a Arc<ServerState>,
     spec: &'static ToolSpec,
     client: String,
     started: Instant,
@@ -80,13 +81,13 @@ impl Ctx<'_> {
 
     /// The one line logged when the call ends.
     fn log_end(&self, outcome: &str, exit_code: Option<i32>, message: &str) {
-        tracing::info!(
-            tool = self.spec.name,
-            client = self.client,
-            exit_code,
-            duration_ms = self.started.elapsed().as_millis() as u64,
+        log_end(
+            self.spec.name,
+            &self.client,
+            self.started,
             outcome,
-            "{message}"
+            exit_code,
+            message,
         );
     }
 
@@ -163,7 +164,7 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return error_result(arg_errors::for_tool(call.spec.name, error.message()));
+            return error_result(error.for_tool(call.spec.name));
         }
     };
     let line = builtins::trace(&prepared);
@@ -258,7 +259,8 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
     }
 }
 
-/// A command of the application.
+/// A command of the application: validated and gated here, run by a job of its own that the
+/// request waits for (`tasks::wait`), so that a long one can become a task.
 async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolResponse {
     let state = call.state;
     let spec = call.spec;
@@ -272,16 +274,25 @@ async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolRespons
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return error_result(arg_errors::for_tool(spec.name, error.message()));
+            return error_result(error.for_tool(spec.name));
         }
     };
     let full_line = cmdline::display(&argv);
     // Error texts and log lines quote at most about 1 KiB of it (head and tail); the result's
     // `command` and the approval prompt show it whole.
-    let line = cap_line(&full_line);
+    let line = cap_line(&full_line).into_owned();
     let quoted = go_quote(&line);
+    // A client that declared tasks is asked for approval inside a task.
+    let tasks = state
+        .tasks
+        .as_ref()
+        .filter(|_| crate::mcp::tasks::declared(&call.context));
+    let asks_in_task = tasks.is_some()
+        && spec.confirm.is_some()
+        && call.request.request_state.is_none()
+        && state.confirmer.asks_in_task(&call.context);
 
-    if let Some(response) = call.gate(&full_line).await {
+    if !asks_in_task && let Some(response) = call.gate(&full_line).await {
         return response;
     }
 
@@ -296,146 +307,79 @@ async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolRespons
             "command {quoted} has no application path to execute"
         ));
     };
-
-    let log_end = |outcome: &str, exit_code: Option<i32>, message: &str| {
-        call.log_end(outcome, exit_code, message);
+    let job = Job {
+        state: Arc::clone(state),
+        tool: spec.name,
+        client: call.client.clone(),
+        started: call.started,
+        program: program.clone(),
+        argv,
+        full_line,
+        line,
+        quoted,
     };
-    let permit = match call.slot(&line, &quoted).await {
-        Ok(permit) => permit,
-        Err(response) => return response,
-    };
-    call.log_start(&line);
+    if asks_in_task && let (Some(store), Some(trigger)) = (tasks, spec.confirm) {
+        return ask_in_task(call, store, trigger, job);
+    }
+    let quoted = job.quoted.clone();
+    crate::mcp::tasks::wait(job.start(), tasks, spec.name, &quoted, &call.context).await
+}
 
-    let cancel = async {
-        tokio::select! {
-            biased;
-            () = state.shutdown.cancelled() => CancelReason::Shutdown,
-            () = call.context.ct.cancelled() => CancelReason::Client,
+/// A gated call by a client that declared tasks: a task that asks for approval at once; the
+/// command starts when `tasks/update` brings an approval.
+fn ask_in_task(
+    call: &Ctx<'_>,
+    store: &Arc<crate::mcp::tasks::Store>,
+    trigger: &'static str,
+    job: Job,
+) -> CallToolResponse {
+    let state = Arc::clone(call.state);
+    let arguments = call.arguments.clone();
+    let quoted = job.quoted.clone();
+    let question = state
+        .confirmer
+        .task_question(&gated(&job, trigger, &arguments));
+    let decide = move |answer: Value| {
+        let gate = state
+            .confirmer
+            .judge_answer(&gated(&job, trigger, &arguments), answer);
+        match gate {
+            Gate::Proceed => Decision::Run(job.start()),
+            Gate::Respond(response) => match response {
+                CallToolResponse::Complete(result) => Decision::Answer(result),
+                _ => Decision::Answer(CallToolResult::error(vec![ContentBlock::text(
+                    "internal error: the approval could not be judged".to_string(),
+                )])),
+            },
         }
     };
-    let outcome = exec::run(
-        exec::Command {
-            program,
-            args: &argv,
-            env: &state.env,
-            timeout: state.tool_timeout,
-            groups: &state.groups,
-        },
-        cancel,
-    )
-    .await;
-    drop(permit);
-
-    match outcome {
-        Outcome::Finished {
-            status,
-            output,
-            elapsed,
-        } => {
-            let exit_code = exec::exit_code(&status);
-            let signal = exec::signal_name(&status);
-            let mut object = json!({
-                "command": full_line,
-                "exit_code": exit_code,
-                "output": output.text,
-                "truncated": output.truncated,
-            });
-            if let (Some(signal), Value::Object(map)) = (&signal, &mut object) {
-                map.insert("signal".into(), Value::String(signal.clone()));
-            }
-            let outcome = match &signal {
-                Some(_) => "signalled",
-                None => "exited",
-            };
-            log_end(
-                outcome,
-                Some(exit_code),
-                &format!(
-                    "Ran {line} ({} bytes of output in {})",
-                    output.total_bytes,
-                    duration::elapsed(elapsed)
-                ),
-            );
-            CallToolResult::structured(object).into()
-        }
-        Outcome::SpawnFailed(error) => {
-            log_end(
-                "spawn_failed",
-                None,
-                &format!("Could not start {line}: {error}"),
-            );
-            let hint = match error.kind() {
-                std::io::ErrorKind::NotFound => {
-                    " (the application was not found; check --application-path)".into()
-                }
-                std::io::ErrorKind::PermissionDenied => " (it is not executable)".into(),
-                std::io::ErrorKind::ArgumentListTooLong => format!(
-                    " (the command line is {} bytes; the system limits the arguments and \
-                     environment of one command, and a single argument to 128 KiB on Linux)",
-                    full_line.len()
-                ),
-                _ => String::new(),
-            };
+    match crate::mcp::tasks::ask(store, call.spec.name, question, decide) {
+        Ok(response) => response,
+        Err(full) => {
+            call.log_end("busy", None, &format!("Not run ({full})"));
             error_result(format!(
-                "running command {quoted}: cannot start {}: {error}{hint}",
-                program.display()
+                "{quoted} needs the user's approval, which a client that declares tasks gives \
+                 inside a task, but {full}; it did not run. Try again later, once a task has \
+                 ended and its result has expired"
             ))
         }
-        Outcome::TimedOut { output } => {
-            log_end("timeout", None, &format!("Timed out: {line}"));
-            error_result(with_partial_output(
-                format!(
-                    "running command {quoted}: timed out after {} (the tool timeout, \
-                     tool_timeout / --tool-timeout); the command and everything it started \
-                     were killed",
-                    duration::format(state.tool_timeout)
-                ),
-                &output,
-            ))
-        }
-        Outcome::Cancelled {
-            reason,
-            output,
-            elapsed,
-        } => {
-            let why = match reason {
-                CancelReason::Client => {
-                    "the client cancelled the request or closed its response stream"
-                }
-                CancelReason::Shutdown => "the server is shutting down",
-            };
-            log_end("cancelled", None, &format!("Cancelled ({why}): {line}"));
-            error_result(with_partial_output(
-                format!(
-                    "running command {quoted}: cancelled after {} because {why}; the command \
-                     and everything it started were killed",
-                    duration::elapsed(elapsed)
-                ),
-                &output,
-            ))
-        }
-        Outcome::Failed(error) => {
-            log_end("failed", None, &format!("Lost track of {line}: {error}"));
-            error_result(format!(
-                "running command {quoted}: watching it failed: {error}; it was killed"
-            ))
-        }
+    }
+}
+
+/// The gated call a job is, for the confirmation gate.
+fn gated<'a>(job: &'a Job, trigger: &'a str, arguments: &'a JsonObject) -> Call<'a> {
+    Call {
+        tool: job.tool,
+        trigger,
+        command_line: &job.full_line,
+        arguments,
+        client: &job.client,
+        request_state: None,
+        input_responses: None,
     }
 }
 
 /// A tool error with `text`.
 fn error_result(text: String) -> CallToolResponse {
     CallToolResult::error(vec![ContentBlock::text(text)]).into()
-}
-
-/// Appends what the command printed before it was stopped, if anything.
-fn with_partial_output(message: String, output: &crate::process::output::Output) -> String {
-    if output.text.is_empty() {
-        return message;
-    }
-    let cut = if output.truncated { " (truncated)" } else { "" };
-    format!(
-        "{message}.\n\nOutput before it was stopped{cut}:\n{}",
-        output.text
-    )
 }

@@ -108,10 +108,12 @@ pub(crate) fn reach(context: &RequestContext<RoleServer>) -> Reach {
             Declared::Unknown => Reach::Unknown,
         };
     }
-    match context
-        .client_capabilities()
-        .and_then(|caps| caps.elicitation)
-    {
+    declared_reach(context.client_capabilities())
+}
+
+/// How a client that declared `capabilities` can be asked.
+pub(crate) fn declared_reach(capabilities: Option<rmcp::model::ClientCapabilities>) -> Reach {
+    match capabilities.and_then(|caps| caps.elicitation) {
         Some(elicitation) if elicitation.form.is_some() || elicitation.url.is_none() => Reach::Form,
         Some(_) => Reach::UrlOnly,
         None => Reach::None,
@@ -211,6 +213,34 @@ impl Confirmer {
             }
             Reach::Form if is_modern(context) => self.mrtr(call, &quoted).await,
             Reach::Form => self.elicit(call, &quoted, context, shutdown).await,
+        }
+    }
+
+    /// Whether a gated call by this client is asked inside a task (it declared the tasks
+    /// extension, so the server can park the call as `input_required`): only when the gate
+    /// would ask it with a form at all.
+    pub(crate) fn asks_in_task(&self, context: &RequestContext<RoleServer>) -> bool {
+        self.mode != ConfirmMode::Never && reach(context) == Reach::Form
+    }
+
+    /// The question a task asks in its `inputRequests` (the same form as every other ask).
+    pub(crate) fn task_question(&self, call: &Call<'_>) -> InputRequest {
+        self.log(call, "asked", "input required (inside a task)");
+        InputRequest::Elicitation(ElicitRequest::new(self.prompt(call)))
+    }
+
+    /// Judges the `tasks/update` answer to [`Confirmer::task_question`].
+    pub(crate) fn judge_answer(&self, call: &Call<'_>, answer: Value) -> Gate {
+        let quoted = go_quote(&cap_line(call.command_line));
+        match serde_json::from_value::<ElicitResult>(answer) {
+            Ok(result) => self.judge(call, &quoted, result),
+            Err(error) => {
+                self.log(call, "failed", &format!("malformed answer: {error}"));
+                deny(failed(
+                    &quoted,
+                    &format!("the answer was malformed ({error})"),
+                ))
+            }
         }
     }
 

@@ -54,7 +54,7 @@ pub(crate) struct RequestStates {
     identity: &'static str,
     used: Mutex<HashMap<String, Instant>>,
     /// How long a sealed state stays valid.
-    ttl: Duration,
+    pub(crate) ttl: Duration,
     /// Whether the key came from [`STATE_KEY_VAR`] (so other replicas may hold it too).
     shared_key: bool,
     /// The record used states are written to across replicas, if any.
@@ -145,7 +145,7 @@ impl RequestStates {
     }
 
     /// The checks of this process: seal, binding, expiry, and its own memory of used nonces.
-    fn redeem_here(
+    pub(crate) fn redeem_here(
         &self,
         state: &str,
         tool: &str,

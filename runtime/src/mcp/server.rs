@@ -7,16 +7,25 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    GetPromptRequestParams, GetPromptResponse, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestMethod, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    CompleteRequestMethod, CompleteRequestParams, CompleteResult, ContentBlock, DiscoverResult,
+    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestMethod,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::logging::label;
 use crate::mcp::confirm::{self, Reach};
+use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
+
+/// The cursor of a list request.
+fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
+    request.and_then(|params| params.cursor.as_deref())
+}
 
 /// The rmcp handler.
 #[derive(Debug, Clone)]
@@ -28,6 +37,22 @@ impl Handler {
     /// A handler over `state`.
     pub(crate) fn new(state: Arc<ServerState>) -> Self {
         Self { state }
+    }
+
+    /// What it shares with the transports' `tools/list` fast paths.
+    pub(crate) fn state(&self) -> &Arc<ServerState> {
+        &self.state
+    }
+}
+
+impl Handler {
+    /// The task store; rmcp answers `tasks/*` with -32601 itself when the extension is not
+    /// declared, so this error is only a safeguard.
+    fn tasks(&self) -> Result<&Arc<crate::mcp::tasks::Store>, ErrorData> {
+        self.state
+            .tasks
+            .as_ref()
+            .ok_or_else(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>)
     }
 }
 
@@ -41,14 +66,19 @@ impl ServerHandler for Handler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // Most `tools/list` requests are answered as bytes before they get here
+        // (crate::mcp::listing); these are the rest, answered from the same pages.
         self.state.note_modern_client(&context);
-        if request.and_then(|params| params.cursor).is_some() {
-            // Everything fits in one page, so no cursor was ever issued.
-            return Err(ErrorData::invalid_params("invalid cursor", None));
-        }
-        let result = ListToolsResult::with_all_items(self.state.catalog.tools.clone());
+        let listing = &self.state.catalog.listing;
+        let page = listing.page(request.as_ref().and_then(|params| params.cursor.as_deref()))?;
+        let era = if confirm::is_modern(&context) {
+            Era::Modern
+        } else {
+            Era::Legacy
+        };
+        let result = listing.result(page, era);
         self.state.first_answer.mark();
-        Ok(result)
+        result
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -85,6 +115,31 @@ impl ServerHandler for Handler {
         }
     }
 
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks()?.get(&request.task_id)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks()?
+            .update(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks()?.cancel(&request.task_id).await
+    }
+
     async fn discover(
         &self,
         _context: RequestContext<RoleServer>,
@@ -92,6 +147,7 @@ impl ServerHandler for Handler {
         let mut info = self.get_info();
         // Deprecated in 2026-07-28, and `logging/setLevel` is gone: nothing to declare.
         info.capabilities.logging = None;
+        crate::mcp::docs::undeclare_legacy(&mut info.capabilities);
         self.state.first_answer.mark();
         Ok(DiscoverResult::from_server_info(
             ServerHandler::supported_protocol_versions(self).into_owned(),
@@ -116,18 +172,23 @@ impl ServerHandler for Handler {
         Ok(())
     }
 
-    async fn get_prompt(
+    async fn list_resources(
         &self,
-        request: GetPromptRequestParams,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.state.note_modern_client(&context);
+        let answer = self.state.docs.list_resources(cursor(request.as_ref()));
+        self.state.first_answer.mark();
+        answer
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        Err(ErrorData::invalid_params(
-            format!(
-                "unknown prompt: {:?} (this server has no prompts)",
-                request.name
-            ),
-            None,
-        ))
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.state.docs.list_templates(cursor(request.as_ref()))
     }
 
     async fn read_resource(
@@ -135,12 +196,56 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        // -32002 with the URI in `data` (2025-11-25); rmcp turns the code into -32602 for
-        // 2026-07-28 clients (SEP-2164).
-        Err(ErrorData::resource_not_found(
-            "Resource not found",
-            Some(serde_json::json!({ "uri": request.uri })),
-        ))
+        // Unknown URIs: -32002 with the URI in `data` (2025-11-25); rmcp turns the code into
+        // -32602 for 2026-07-28 clients (SEP-2164).
+        self.state.docs.read(&request.uri).map(Into::into)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state.docs.subscribe(&request.uri)
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state.docs.subscribe(&request.uri)
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.state.note_modern_client(&context);
+        self.state.docs.list_prompts(cursor(request.as_ref()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.state
+            .docs
+            .get_prompt(&request.name, request.arguments.as_ref())
+            .map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        if !self.state.docs.completes() {
+            return Err(ErrorData::method_not_found::<CompleteRequestMethod>());
+        }
+        self.state.docs.complete(&request)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

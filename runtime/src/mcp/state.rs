@@ -9,16 +9,22 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
+use axum::body::Bytes;
 use rmcp::RoleServer;
-use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    Implementation, PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject,
+    ServerCapabilities, ServerConfig,
+};
 use rmcp::service::RequestContext;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtins::Builtins;
-use crate::contract::spec::{AppSpec, ConfirmMode};
+use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::logging::label;
 use crate::mcp::confirm::{self, Confirmer, Reach};
+use crate::mcp::docs::Docs;
+use crate::mcp::listing::Era;
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
 
@@ -49,11 +55,15 @@ pub(crate) struct ServerState {
     pub(crate) groups: ProcessGroups,
     /// Cancelled when the server shuts down.
     pub(crate) shutdown: CancellationToken,
+    /// The tasks of this process, when tasks are on (`expose.agent.mcp.tasks`).
+    pub(crate) tasks: Option<Arc<crate::mcp::tasks::Store>>,
     /// Set once a request has been answered; the background check of the application waits
     /// for it (see `verify.rs`).
     pub(crate) first_answer: FirstAnswer,
     /// What `initialize` and `server/discover` say about us.
     pub(crate) info: ServerConfig,
+    /// The resources, prompts and completions made from the application's help.
+    pub(crate) docs: Docs,
     /// 2026-era clients already logged.
     noted: Mutex<HashSet<String>>,
 }
@@ -65,6 +75,8 @@ pub(crate) struct Limits {
     pub(crate) max_concurrent: u32,
     /// Per-call timeout.
     pub(crate) tool_timeout: Duration,
+    /// Tasks, when on.
+    pub(crate) tasks: Option<TaskSettings>,
 }
 
 impl ServerState {
@@ -83,21 +95,32 @@ impl ServerState {
         builtins: Builtins,
         shutdown: CancellationToken,
     ) -> Self {
-        // Prompts and resources are declared and always empty, so generic clients (and the
-        // conformance suite) get empty lists and spec-shaped "not found" errors rather than
-        // -32601. `logging` is declared for legacy clients, which may send `logging/setLevel`;
-        // the server sends no log notifications (it logs to stderr), and `discover` leaves it
-        // out for 2026-07-28 clients, where logging is deprecated and setLevel removed.
+        let docs = Docs::new(app);
+        // Prompts and resources are declared even when there are none, so generic clients (and
+        // the conformance suite) get empty lists and spec-shaped "not found" errors rather than
+        // -32601 (docs/resources.md). `logging` is declared for legacy clients, which may send
+        // `logging/setLevel`; the server sends no log notifications (it logs to stderr), and
+        // `discover` leaves it out for 2026-07-28 clients, where logging is deprecated and
+        // setLevel removed.
         #[expect(
             deprecated,
             reason = "logging is deprecated (SEP-2577) but legacy clients use it"
         )]
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_prompts()
             .enable_resources()
             .enable_tools()
             .build();
+        if limits.tasks.is_some() {
+            // The tasks extension (SEP-2663): `capabilities.extensions`, in `initialize` and
+            // `server/discover` alike.
+            capabilities.extensions = ServerCapabilities::builder()
+                .enable_tasks()
+                .build()
+                .extensions;
+        }
+        crate::mcp::docs::declare(&docs, &mut capabilities);
         let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(app.identity, server_version(app)))
             // Offered to legacy clients that ask for a version we do not know.
@@ -115,9 +138,13 @@ impl ServerState {
             confirmer,
             builtins: Arc::new(builtins),
             groups: ProcessGroups::default(),
+            tasks: limits
+                .tasks
+                .map(|settings| Arc::new(crate::mcp::tasks::Store::new(settings))),
             shutdown,
             first_answer: FirstAnswer::default(),
             info,
+            docs,
             noted: Mutex::new(HashSet::new()),
         }
     }
@@ -127,8 +154,12 @@ impl ServerState {
         if !confirm::is_modern(context) {
             return;
         }
-        let name = client_name(context);
-        let reach = confirm::reach(context);
+        self.note_modern(client_name(context), confirm::reach(context));
+    }
+
+    /// Logs the "connected" line of a 2026-era client named `name` the first time it is seen
+    /// (also for requests answered before they reach the handler).
+    pub(crate) fn note_modern(&self, name: String, reach: Reach) {
         let key = format!("{name}\0{reach:?}");
         {
             let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
@@ -137,6 +168,35 @@ impl ServerState {
             }
         }
         self.log_connected(&name, reach);
+    }
+
+    /// The bytes that answer a `tools/list` request a transport took before rmcp
+    /// ([`crate::transport::list_http`], [`crate::transport::list_stdio`]), with what the handler
+    /// would have done on the way: the 2026-era client's "connected" line and the first-answer
+    /// mark. `None` when the cursor is not one this server issued: the handler answers that with
+    /// its error.
+    pub(crate) fn list_bytes(
+        &self,
+        id: &RequestId,
+        params: Option<&PaginatedRequestParams>,
+        meta: &RequestMetaObject,
+        era: Era,
+    ) -> Option<[Bytes; 4]> {
+        let listing = &self.catalog.listing;
+        let page = listing
+            .page(params.and_then(|params| params.cursor.as_deref()))
+            .ok()?;
+        if era == Era::Modern {
+            let name = meta
+                .client_info()
+                .map(|info| info.name)
+                .filter(|name| !name.is_empty())
+                .unwrap_or_else(|| "unknown".to_string());
+            self.note_modern(name, confirm::declared_reach(meta.client_capabilities()));
+        }
+        let response = listing.response(id, page, era);
+        self.first_answer.mark();
+        Some(response)
     }
 
     /// The per-client line of fisk-ai (docs/runtime.md, "Confirmation"); informational, the gate decides per call.

@@ -1,60 +1,77 @@
 //! The served tools as MCP sees them, and as `<binary> tools` prints them.
 //!
-//! Built once at start from the static specs: `tools/list` answers from a prepared list, and
-//! the JSON listing has the same shape as the `tools` array of `fiskgen info --json`, so the
-//! two can be compared directly.
+//! Start-up builds only what the first request needs: the name index and the `tools/list`
+//! answer, which fiskgen computed at build time ([`crate::listing`]). A tool's rmcp definition
+//! (its schema parsed) is built the first time a request needs it. The JSON listing has the
+//! same shape as the `tools` array of `fiskgen info --json`, so the two can be compared directly.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use fiskgen_contract::listing::OUTPUT_SCHEMA;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use crate::JsonObject;
 use crate::contract::spec::{AppSpec, Run, ToolSpec};
+use crate::mcp::listing::Listing;
 
 /// Every served tool, by name and in serving order.
 #[derive(Debug)]
 pub(crate) struct Catalog {
-    /// In serving order.
-    pub(crate) tools: Vec<Tool>,
-    by_name: HashMap<&'static str, &'static ToolSpec>,
+    /// The `tools/list` answer.
+    pub(crate) listing: Listing,
+    specs: &'static [&'static ToolSpec],
+    by_name: HashMap<&'static str, usize>,
+    /// Each tool's rmcp definition, built when first needed.
+    tools: Vec<OnceLock<Option<Tool>>>,
 }
 
 impl Catalog {
-    /// Builds the catalog; fails when a spec's input schema is not a JSON object (a generator
-    /// bug, reported at start rather than on the first `tools/list`).
+    /// Builds the catalog; fails when a tool name is served twice or the compiled-in listing
+    /// does not fit (a generator bug, reported at start rather than on the first request).
     pub(crate) fn new(app: &'static AppSpec) -> Result<Self, String> {
-        let output_schema = Arc::new(output_schema());
-        let mut tools = Vec::with_capacity(app.tools.len());
         let mut by_name = HashMap::with_capacity(app.tools.len());
-        for spec in app.tools {
-            let schema = input_schema(spec)?;
-            let tool = Tool::new(spec.name, spec.description, Arc::new(schema))
-                .with_title(spec.title)
-                .with_annotations(annotations(spec));
-            // Built-ins answer with their own JSON as text, as fisk-ai's do: no output schema.
-            let tool = match spec.run {
-                Run::Command { .. } => tool.with_raw_output_schema(output_schema.clone()),
-                Run::Builtin(_) => tool,
-            };
-            if by_name.insert(spec.name, *spec).is_some() {
+        for (index, spec) in app.tools.iter().enumerate() {
+            if by_name.insert(spec.name, index).is_some() {
                 return Err(format!("the tool name {:?} is served twice", spec.name));
             }
-            tools.push(tool);
         }
-        Ok(Self { tools, by_name })
+        Ok(Self {
+            listing: Listing::new(app)?,
+            specs: app.tools,
+            by_name,
+            tools: app.tools.iter().map(|_| OnceLock::new()).collect(),
+        })
     }
 
     /// The spec of a served tool.
     pub(crate) fn get(&self, name: &str) -> Option<&'static ToolSpec> {
-        self.by_name.get(name).copied()
+        self.by_name.get(name).map(|&index| self.specs[index])
     }
 
-    /// The MCP definition of a served tool.
+    /// The MCP definition of a served tool (`None` also when its schema is not an object,
+    /// which `tools/list` would have shown first).
     pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
-        self.tools.iter().find(|tool| tool.name == name)
+        let index = *self.by_name.get(name)?;
+        self.tools[index]
+            .get_or_init(|| definition(self.specs[index], self.listing.structured_output).ok())
+            .as_ref()
     }
+}
+
+/// A tool's rmcp definition: what its `tools/list` entry says.
+fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, String> {
+    let tool = Tool::new(spec.name, spec.description, Arc::new(input_schema(spec)?))
+        .with_title(spec.title)
+        .with_annotations(annotations(spec));
+    // Built-ins answer with their own JSON as text, as fisk-ai's do: no output schema.
+    Ok(match spec.run {
+        Run::Command { .. } if structured_output => {
+            tool.with_raw_output_schema(Arc::new(output_schema()))
+        }
+        Run::Command { .. } | Run::Builtin(_) => tool,
+    })
 }
 
 /// A spec's input schema as a JSON object.
@@ -86,39 +103,9 @@ fn annotations(spec: &ToolSpec) -> ToolAnnotations {
     annotations
 }
 
-/// The schema of a command tool's `structuredContent`.
+/// The schema of a command tool's `structuredContent` (fiskgen_contract's one text).
 pub(crate) fn output_schema() -> JsonObject {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "command": {
-                "type": "string",
-                "description": "The command line that ran (arguments after the program, shell-quoted where needed)"
-            },
-            "exit_code": {
-                "type": "integer",
-                "description": "The exit code; -1 when a signal ended the command"
-            },
-            "output": {
-                "type": "string",
-                "description": "stdout and stderr combined in order; when longer than 64 KiB, the first and last 32 KiB around a marker"
-            },
-            "truncated": {
-                "type": "boolean",
-                "description": "Whether output was cut"
-            },
-            "signal": {
-                "type": "string",
-                "description": "The signal that ended the command, when one did (e.g. SIGSEGV)"
-            }
-        },
-        "required": ["command", "exit_code", "output", "truncated"],
-        "additionalProperties": false
-    });
-    match schema {
-        Value::Object(map) => map,
-        _ => JsonObject::new(),
-    }
+    serde_json::from_str(OUTPUT_SCHEMA).unwrap_or_default()
 }
 
 /// One tool as `fiskgen info --json` lists it.

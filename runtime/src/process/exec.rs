@@ -21,6 +21,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::AsyncReadExt;
 
+use crate::mcp::tasks::live::Live;
 use crate::process::output::{Capture, Output};
 
 /// How long to keep reading after the command exited, for output still in flight from
@@ -109,6 +110,12 @@ pub(crate) enum CancelReason {
     Client,
     /// The server is shutting down.
     Shutdown,
+    /// The call had become a task, and `tasks/cancel` asked to stop it.
+    TaskCancelled,
+    /// The call had become a task, and the task outlived its TTL.
+    TaskExpired,
+    /// The call had to become a task, and the task store was full.
+    StoreFull,
 }
 
 /// One command to run.
@@ -123,6 +130,8 @@ pub(crate) struct Command<'a> {
     pub(crate) timeout: Duration,
     /// Where its group is registered while it runs.
     pub(crate) groups: &'a ProcessGroups,
+    /// Where its output is also shown while it runs (progress, tasks), if anywhere.
+    pub(crate) live: Option<&'a Live>,
 }
 
 /// How a command ended.
@@ -217,7 +226,12 @@ pub(crate) async fn run(
         tokio::select! {
             read = reader.read(&mut buffer), if !eof => match read {
                 Ok(0) => eof = true,
-                Ok(n) => capture.push(&buffer[..n]),
+                Ok(n) => {
+                    capture.push(&buffer[..n]);
+                    if let Some(live) = command.live {
+                        live.push(&buffer[..n]);
+                    }
+                }
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
                 Err(error) => break Err(Cut::Failed(error)),
             },
@@ -320,6 +334,7 @@ mod tests {
                 env: &env,
                 timeout,
                 groups: &groups,
+                live: None,
             },
             std::future::pending(),
         )
@@ -379,6 +394,7 @@ mod tests {
                 env: &[],
                 timeout: Duration::from_secs(5),
                 groups: &groups,
+                live: None,
             },
             std::future::pending(),
         )

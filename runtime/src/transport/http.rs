@@ -5,7 +5,8 @@
 //! Both protocol eras share the endpoint: legacy clients get sessions (capped, expiring when
 //! idle) unless the server is stateless; 2026-07-28 requests are always served statelessly,
 //! and rmcp cancels their handler when the response stream is dropped. Every POST body is
-//! checked to be a JSON-RPC message first ([`crate::transport::intake`]).
+//! checked to be a JSON-RPC message first ([`crate::transport::intake`]), and most `tools/list`
+//! requests are answered there as precomputed bytes ([`crate::transport::list_http`]).
 
 use std::io;
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::server::Handler;
 use crate::transport::auth::{self, Auth};
 use crate::transport::intake;
+use crate::transport::list_http::{self, FastList};
 use crate::transport::sessions::{self, CappedSessions};
 
 /// The time a client has to send a request's headers.
@@ -66,19 +68,30 @@ pub(crate) fn router(
         .with_max_request_body_bytes(intake::MAX_BODY_BYTES)
         .with_legacy_session_mode(!options.stateless)
         .with_cancellation_token(shutdown.child_token());
+    let mut fast = FastList {
+        state: handler.state().clone(),
+        allowed_hosts: options.allowed_hosts.clone().into(),
+        sessions: None,
+    };
     let router = if options.stateless {
-        mcp_routes(handler, NeverSessionManager::default(), config)
+        mcp_routes(handler, Arc::new(NeverSessionManager::default()), config)
+            .layer(axum::middleware::from_fn_with_state(
+                fast,
+                list_http::answer,
+            ))
             .layer(axum::middleware::from_fn(intake::stateless))
     } else {
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
-        mcp_routes(
-            handler,
-            CappedSessions::new(sessions, options.max_sessions),
-            config,
-        )
-        .layer(axum::middleware::from_fn(intake::check_body))
-        .layer(axum::middleware::from_fn(sessions::limit_status))
+        let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
+        fast.sessions = Some(capped.clone());
+        mcp_routes(handler, capped, config)
+            .layer(axum::middleware::from_fn_with_state(
+                fast,
+                list_http::answer,
+            ))
+            .layer(axum::middleware::from_fn(intake::check_body))
+            .layer(axum::middleware::from_fn(sessions::limit_status))
     };
     match &options.auth {
         Some(auth) => {
@@ -98,13 +111,13 @@ pub(crate) fn router(
 
 fn mcp_routes<M: SessionManager>(
     handler: Handler,
-    sessions: M,
+    sessions: Arc<M>,
     config: StreamableHttpServerConfig,
 ) -> Router {
     let service = StreamableHttpService::new(
         // Called per session and per stateless request: a cheap clone of shared state.
         move || Ok(handler.clone()),
-        Arc::new(sessions),
+        sessions,
         config,
     );
     Router::new()

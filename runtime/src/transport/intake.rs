@@ -24,11 +24,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::StreamExt as _;
 use http::{HeaderValue, Method, StatusCode, header};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta as _};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::logging::label;
+use crate::transport::list_http::ListCall;
 
 /// The header rmcp and clients use for legacy sessions.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -207,6 +208,17 @@ async fn read_message(
         Ok(message) => message,
         Err(error) => return Err(rejection(&bytes, &error)),
     };
+    let mut parts = parts;
+    // `tools/list` may be answered as bytes before rmcp sees it (crate::transport::list_http).
+    if let ClientJsonRpcMessage::Request(request) = &message
+        && let ClientRequest::ListToolsRequest(list) = &request.request
+    {
+        parts.extensions.insert(ListCall {
+            id: request.id.clone(),
+            params: list.params.clone(),
+            meta: request.request.get_meta().clone(),
+        });
+    }
     Ok((Request::from_parts(parts, Body::from(bytes)), Some(message)))
 }
 

@@ -2,26 +2,56 @@
 //! stdin/stdout, nothing else on stdout (logs and the banner go to stderr; commands never
 //! inherit stdout), and the server ends when stdin closes.
 
+use std::time::Duration;
+
 use rmcp::ServiceExt;
 use rmcp::service::QuitReason;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::server::Handler;
+use crate::transport::list_stdio::{self, FastStdio, FrameWriter};
+
+/// How long the stdout writer may take to drain after the service ended.
+const DRAIN: Duration = Duration::from_secs(5);
 
 /// Serves one client over stdio until stdin closes or `shutdown`.
 pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Result<(), String> {
     // Non-blocking when stdin/stdout are pipes (as clients start servers), so shutdown is not
     // held up by a read parked on the blocking pool.
-    let transport = rmcp::transport::stdio_pipes();
-    let running = handler
+    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    // rmcp's line transport, writing through the one stdout writer that `tools/list` answers
+    // share (crate::transport::list_stdio).
+    let (queue, writer) = list_stdio::writer(stdout);
+    let lines = AsyncRwTransport::new_server(stdin, FrameWriter::new(queue.clone()));
+    let transport = FastStdio::new(lines, queue, handler.state().clone());
+    let outcome = match handler
         .serve_with_ct(transport, shutdown.child_token())
         .await
-        .map_err(|error| format!("the client did not complete the MCP handshake: {error}"))?;
-    match running.waiting().await {
-        Ok(QuitReason::Closed) => tracing::info!("stdin closed; stopping"),
-        Ok(QuitReason::Cancelled) => tracing::info!("stopping"),
-        Ok(reason) => tracing::info!(?reason, "stopping"),
-        Err(error) => return Err(format!("the stdio service failed: {error}")),
+    {
+        Ok(running) => match running.waiting().await {
+            Ok(QuitReason::Closed) => {
+                tracing::info!("stdin closed; stopping");
+                Ok(())
+            }
+            Ok(QuitReason::Cancelled) => {
+                tracing::info!("stopping");
+                Ok(())
+            }
+            Ok(reason) => {
+                tracing::info!(?reason, "stopping");
+                Ok(())
+            }
+            Err(error) => Err(format!("the stdio service failed: {error}")),
+        },
+        Err(error) => Err(format!(
+            "the client did not complete the MCP handshake: {error}"
+        )),
+    };
+    // The transport (and with it every sender) is gone with the service: the writer drains
+    // what is queued and ends.
+    if tokio::time::timeout(DRAIN, writer).await.is_err() {
+        tracing::warn!("stdout did not drain within {DRAIN:?}");
     }
-    Ok(())
+    outcome
 }

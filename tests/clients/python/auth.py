@@ -118,8 +118,15 @@ async def session(url: str, headers: dict[str, str]) -> list[str]:
         async with mcp.Client(streamable_http_client(url, http_client=http)) as client:
             listed = await client.list_tools()
             names = [tool.name for tool in listed.tools]
+            # auth.yaml sets `structured_output: false`: no outputSchema, text-only results.
+            for tool in listed.tools:
+                check(tool.output_schema is None, f"{tool.name} declares an outputSchema")
             result = await client.call_tool("task_list", {})
             check(not result.is_error, f"task_list failed: {result.content!r}")
+            check(result.structured_content is None, f"structuredContent {result.structured_content!r}")
+            text = result.content[0].text if result.content else ""
+            keys = set(json.loads(text)) if text.startswith("{") else set()
+            check({"command", "exit_code", "output", "truncated"} <= keys, f"result text {text!r}")
             return names
 
 

@@ -29,6 +29,7 @@ import base64
 import os
 from typing import Any
 
+import mcp
 import mcp.types as types
 
 from common import Failure, check, client, error_result, http_parser, json_result, run, text_of
@@ -73,6 +74,19 @@ DOCUMENTS = [
     {"path": "corpus/notes.txt", "chunks": 1},
     {"path": "corpus/storage.md", "title": "Storage", "chunks": 2},
 ]
+
+async def all_tools(c: mcp.Client) -> list[types.Tool]:
+    """Every page of `tools/list` (builtins.yaml serves pages of 4 tools)."""
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    for _ in range(10):
+        page = await c.list_tools(cursor=cursor) if cursor else await c.list_tools()
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+    raise Failure("tools/list did not end within 10 pages")
+
 
 # Bound of a call that must answer at once (a FIFO must never block read_file).
 QUICK = 10.0
@@ -147,7 +161,7 @@ async def tools(args: argparse.Namespace) -> None:
     prompts, answer = approving()
     async with client(args, elicitation_callback=answer) as c:
         print(f"protocol: {c.protocol_version}")
-        listed = (await c.list_tools()).tools
+        listed = await all_tools(c)
         names = [tool.name for tool in listed]
         print(f"tools: {' '.join(names)}")
         check(names == SERVED, f"served tools {names}, expected {SERVED}")
@@ -603,7 +617,7 @@ async def concurrent(args: argparse.Namespace) -> None:
 async def not_built(args: argparse.Namespace) -> None:
     async with client(args) as c:
         print(f"protocol: {c.protocol_version}")
-        names = [tool.name for tool in (await c.list_tools()).tools]
+        names = [tool.name for tool in await all_tools(c)]
         check(names == SERVED, f"served tools {names}, expected {SERVED}")
         found = json_result(await call(c, "knowledge_search", {"query": "backpressure"}), "knowledge_search")
         expected: dict[str, Any] = {"tier": LEXICAL_TIER, "status": "index_not_built", "note": NOT_BUILT_NOTE, "results": []}

@@ -370,6 +370,13 @@ fn tool_arguments(tool: &str, params: &Params) -> BoxedStrategy<(Value, Vec<Prin
         let values = match (tool, param.name.as_str()) {
             ("behave", "exit-code" | "repeat") => Just(json_sample(0)).boxed(),
             ("behave", "sleep") => Just((json!("0s"), Expect::Json(json!("0s")))).boxed(),
+            ("behave", "ledger" | "signal") => Just((json!(""), Expect::Json(json!("")))).boxed(),
+            ("behave", "ignore-term" | "hold-stdout") => {
+                Just((json!(false), Expect::Json(json!(false)))).boxed()
+            }
+            ("ticker", "count") => Just(json_sample(0)).boxed(),
+            ("ticker", "every") => Just((json!("0s"), Expect::Json(json!("0s")))).boxed(),
+            ("ticker", "spawn") => Just(json_sample(false)).boxed(),
             _ if param.global => param_values(&param.ty, "string", only_true),
             _ => param_values(&param.ty, &kind_of(tool, &param.name), only_true),
         };

@@ -4,7 +4,8 @@
 //!
 //! The clients are pinned in `tests/clients` and installed once by
 //! [`fiskgen_tests::clients`]: the official Python SDK (`mcp` 2.3.0), driven by one script
-//! per scenario in `tests/clients/python`; the MCP Inspector CLI; the conformance suite.
+//! per scenario in `tests/clients/python`; the MCP Inspector CLI. The conformance suite runs
+//! against the conformance fixture's server (`conformance.rs`).
 //!
 //! The HTTP tests share one server (started by the first test that needs it, stopped when
 //! the last one holding it ends); each test keeps its own store file, which the scripts pass
@@ -44,9 +45,6 @@ const START_TIMEOUT: Duration = Duration::from_secs(20);
 const SCRIPT_TIMEOUT: Duration = Duration::from_secs(90);
 /// Bound of one Inspector CLI run.
 pub(super) const INSPECTOR_TIMEOUT: Duration = Duration::from_secs(60);
-/// Bound of one conformance requirement set (each scenario is bounded at 30 s by the suite;
-/// a whole set takes a few seconds).
-const CONFORMANCE_TIMEOUT: Duration = Duration::from_secs(300);
 /// How long a log line may lag behind the result a client already has.
 const LOG_LAG: Duration = Duration::from_secs(5);
 
@@ -266,6 +264,11 @@ pub(super) struct Finished {
 }
 
 impl Finished {
+    /// Whether it exited 0.
+    pub(super) fn succeeded(&self) -> bool {
+        self.status.success()
+    }
+
     /// Fails unless it exited 0.
     pub(super) fn success(self) -> Result<Finished> {
         ensure!(
@@ -905,120 +908,4 @@ fn inspector_cli_lists_and_calls_over_stdio() -> Result<()> {
     )?;
     ensure!(scratch.stored_titles()? == ["over-stdio"]);
     Ok(())
-}
-
-// ---------------------------------------------------------------------------------------
-// The conformance suite
-// ---------------------------------------------------------------------------------------
-
-/// Runs one requirement set against the shared server with the reviewed baseline; every
-/// check not in it must pass, and no entry in it may be stale.
-fn conformance(requirements: &str, must_pass: &[&str]) -> Result<()> {
-    let server = shared_server()?;
-    let scratch = Scratch::new()?;
-    let results = scratch.path().join("results");
-    let mut cmd = node_tool("conformance", scratch.path())?;
-    cmd.args([
-        "server",
-        "--url",
-        &server.url,
-        "--requirements",
-        requirements,
-    ])
-    .arg("--expected-failures")
-    .arg(clients::expected_failures())
-    .arg("-o")
-    .arg(&results);
-    let what = format!("conformance server --requirements {requirements}");
-    let run = run_bounded(&mut cmd, CONFORMANCE_TIMEOUT, &what)?;
-    if !run.status.success() {
-        bail!(
-            "{what}: checks failed that the baseline does not excuse (or baseline entries \
-             went stale):\n{}\n{}",
-            failing_checks(&results),
-            run.report()
-        );
-    }
-    run.has("Baseline check passed")?;
-    for scenario in must_pass {
-        ensure!(
-            run.stdout.lines().any(|l| {
-                l.trim_start().starts_with('✓') && l.contains(&format!(" {scenario}: "))
-            }),
-            "{what}: scenario {scenario} did not pass entirely:\n{}",
-            run.report()
-        );
-    }
-    Ok(())
-}
-
-/// The checks that did not succeed, from the suite's `checks.json` files.
-fn failing_checks(results: &Path) -> String {
-    let mut lines = Vec::new();
-    let Ok(entries) = std::fs::read_dir(results) else {
-        return format!("(no results in {})", results.display());
-    };
-    let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    dirs.sort();
-    for dir in dirs {
-        let Ok(text) = std::fs::read_to_string(dir.join("checks.json")) else {
-            continue;
-        };
-        let Ok(Value::Array(checks)) = serde_json::from_str::<Value>(&text) else {
-            continue;
-        };
-        let name = dir
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        for check in checks {
-            let status = check["status"].as_str().unwrap_or("?");
-            if status == "FAILURE" || status == "WARNING" {
-                lines.push(format!(
-                    "{name}: {} {status}: {}",
-                    check["id"].as_str().unwrap_or("?"),
-                    check["errorMessage"].as_str().unwrap_or("")
-                ));
-            }
-        }
-    }
-    lines.join("\n")
-}
-
-#[test]
-fn conformance_2025_11_25() -> Result<()> {
-    conformance(
-        "2025-11-25",
-        &[
-            "server-initialize",
-            "ping",
-            "tools-list",
-            "dns-rebinding-protection",
-            "server-session-lifecycle",
-            "server-sse-multiple-streams",
-            "logging-set-level",
-            "prompts-list",
-            "resources-list",
-        ],
-    )
-}
-
-#[test]
-fn conformance_2026_07_28() -> Result<()> {
-    conformance(
-        "2026-07-28",
-        &[
-            "tools-list",
-            "dns-rebinding-protection",
-            "http-header-validation",
-            "server-sse-multiple-streams",
-            "input-required-result-unsupported-methods",
-            "input-required-result-validate-input",
-            "caching",
-            "sep-2164-resource-not-found",
-            "prompts-list",
-            "resources-list",
-        ],
-    )
 }

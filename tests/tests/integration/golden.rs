@@ -32,6 +32,11 @@ const FIXTURE: Case = Case {
     app: App::Fixture,
 };
 
+const CONFORMANCE: Case = Case {
+    config: "tests/fixtures/conformance.yaml",
+    app: App::Conformance,
+};
+
 const BUILTINS: Case = Case {
     config: "tests/fixtures/builtins.yaml",
     app: App::Demo,
@@ -46,9 +51,11 @@ const AUTH: Case = Case {
 fn introspection(app: App) -> Result<Introspection> {
     static DEMO: OnceLock<Introspection> = OnceLock::new();
     static FIXTURE: OnceLock<Introspection> = OnceLock::new();
+    static CONFORMANCE: OnceLock<Introspection> = OnceLock::new();
     let slot = match app {
         App::Demo => &DEMO,
         App::Fixture => &FIXTURE,
+        App::Conformance => &CONFORMANCE,
         other => bail!("no golden case for {other:?}"),
     };
     if let Some(introspection) = slot.get() {
@@ -65,6 +72,7 @@ pub(crate) fn plan(case_name: &str) -> Result<Plan> {
     let case = match case_name {
         "demo" => DEMO,
         "fixture" => FIXTURE,
+        "conformance" => CONFORMANCE,
         "builtins" => BUILTINS,
         "auth" => AUTH,
         other => bail!("no golden case {other}"),
@@ -189,8 +197,13 @@ fn golden_auth() -> Result<()> {
 }
 
 #[test]
+fn golden_conformance() -> Result<()> {
+    check_golden("conformance")
+}
+
+#[test]
 fn generating_twice_is_byte_identical() -> Result<()> {
-    for case in ["demo", "fixture", "builtins", "auth"] {
+    for case in ["demo", "fixture", "builtins", "auth", "conformance"] {
         assert_eq!(generate(case)?, generate(case)?, "{case}");
     }
     Ok(())

@@ -11,8 +11,11 @@ mod argv;
 mod bench;
 /// The built-in tools (read_file, base64_encode, knowledge_*) with the Python SDK, in both eras.
 mod builtins;
-/// Real MCP clients (Python SDK, Inspector, conformance suite) against the generated demo server.
+/// Real MCP clients (Python SDK, Inspector) against the generated demo server.
 mod clients;
+/// The conformance suite in both requirement sets, and the resources, prompts and completions
+/// made from an app's help, against the conformance fixture app's server.
+mod conformance;
 /// Client entries fed to real clients, runtime narrowing, protected-resource authentication.
 mod connect;
 /// The generated server checks the application it wraps: `verify`, `--strict-app`, and the
@@ -23,6 +26,9 @@ mod golden;
 /// The shipped crates' layout rules: no import cycle, no file over 500 lines of code, comments
 /// that point into docs/.
 mod layout;
+/// `tools/list` as precomputed bytes: pages followed by cursor with the Python SDK in every
+/// transport, the bytes equal to rmcp's own answer, narrowing keeping the built entries.
+mod listing;
 /// The real natscli against a real nats-server, over MCP: read freely, removed only when
 /// approved.
 mod nats;
@@ -35,3 +41,7 @@ mod readme;
 mod replicas;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;
+/// The fault soak's smoke mode: every call ends right, nothing is left behind.
+mod soak;
+/// Long calls as tasks and progress notifications, with the Python SDK.
+mod tasks;

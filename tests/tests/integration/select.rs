@@ -51,9 +51,10 @@ fn tool<'a>(server: &'a ir::Server, name: &str) -> &'a ir::Tool {
 fn every_visible_leaf_is_a_tool_named_by_its_path() {
     let server = serve("");
     let names = names(&server);
-    assert_eq!(names.len(), 64, "{names:?}");
+    assert_eq!(names.len(), 65, "{names:?}");
     for expected in [
         "ping",
+        "ticker",
         "types_numbers",
         "cluster_node_label_set",
         "cluster_node_list",
@@ -378,4 +379,91 @@ fn without_an_application_nothing_is_introspected() {
     let plan =
         fiskgen::introspect_for(&config, &fiskgen::ModelSource::Configured).expect("no error");
     assert!(plan.is_none(), "no application_path, no introspection");
+}
+
+fn cheat<'a>(server: &'a ir::Server, label: &str) -> Option<&'a ir::Cheat> {
+    server.docs.cheats.iter().find(|cheat| cheat.label == label)
+}
+
+#[test]
+fn every_served_tool_has_help_and_every_cheat_is_attributed_to_its_served_command() {
+    let server = serve("");
+    let docs = &server.docs;
+    assert!(docs.resources && docs.prompts);
+    assert_eq!(docs.help.len(), server.tools.len());
+    assert_eq!(docs.template.as_deref(), Some("fixture://help/{tool}"));
+    let labels: Vec<&str> = docs.cheats.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["cluster", "fixture", "labels", "list", "opt", "unattached"]
+    );
+    let list = cheat(&server, "list").expect("list");
+    assert_eq!(list.tool.as_deref(), Some("cluster_node_list"));
+    assert_eq!(list.uri.as_deref(), Some("fixture://list"));
+    assert_eq!(list.description, "list nodes");
+    // A group's cheat and an application-level one belong to no single tool.
+    assert_eq!(
+        cheat(&server, "cluster").and_then(|c| c.tool.as_deref()),
+        None
+    );
+    assert_eq!(
+        cheat(&server, "fixture").and_then(|c| c.tool.as_deref()),
+        None
+    );
+    let help = docs
+        .help
+        .iter()
+        .find(|h| h.tool == "cluster_node_list")
+        .expect("help");
+    assert!(
+        help.markdown.starts_with("# fixture cluster node list\n"),
+        "{}",
+        help.markdown
+    );
+    assert!(
+        help.markdown
+            .contains("## Cheat\n\n```text\n# list nodes\n"),
+        "{}",
+        help.markdown
+    );
+    assert!(
+        help.markdown.contains("## Global flags"),
+        "{}",
+        help.markdown
+    );
+    let scalars = docs
+        .help
+        .iter()
+        .find(|h| h.tool == "types_scalars")
+        .expect("scalars");
+    assert!(
+        scalars.markdown.contains("Values: `red`, `green`, `blue`."),
+        "{}",
+        scalars.markdown
+    );
+}
+
+#[test]
+fn cheats_of_commands_that_are_not_served_are_left_out() {
+    let server = serve("exclude: {tools: [\"^cluster_\"]}\n");
+    assert!(cheat(&server, "list").is_none());
+    assert!(cheat(&server, "cluster").is_none());
+    assert!(cheat(&server, "opt").is_some());
+    assert!(
+        server
+            .docs
+            .help
+            .iter()
+            .all(|h| !h.tool.starts_with("cluster_"))
+    );
+}
+
+#[test]
+fn resources_and_prompts_switch_off_separately() {
+    let server = serve("expose: {agent: {mcp: {resources: false}}}\n");
+    assert!(server.docs.help.is_empty() && server.docs.template.is_none());
+    assert!(server.docs.cheats.iter().all(|c| c.uri.is_none()));
+    assert_eq!(server.docs.cheats.len(), 6);
+    let server = serve("expose: {agent: {mcp: {resources: false, prompts: false}}}\n");
+    assert!(server.docs.cheats.is_empty() && server.docs.help.is_empty());
 }

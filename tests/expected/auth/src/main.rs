@@ -8,6 +8,8 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 
+mod docs;
+mod listing;
 mod tools;
 
 use std::process::ExitCode;
@@ -31,6 +33,8 @@ static APP: rt::AppSpec = rt::AppSpec {
     }),
     instructions: None,
     tools: tools::TOOLS,
+    docs: &docs::DOCS,
+    listing: Some(&listing::LISTING),
     settings: rt::Settings {
         auth: Some(rt::AuthSpec {
             token: Some(rt::AuthSource::Env("TASKS_AUTH_TOKEN")),

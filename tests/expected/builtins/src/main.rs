@@ -8,6 +8,8 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 
+mod docs;
+mod listing;
 mod tools;
 
 use std::process::ExitCode;
@@ -30,6 +32,8 @@ static APP: rt::AppSpec = rt::AppSpec {
     }),
     instructions: Some("The demo's read-only commands, and files and notes to read."),
     tools: tools::TOOLS,
+    docs: &docs::DOCS,
+    listing: Some(&listing::LISTING),
     settings: rt::Settings::DEFAULT,
 };
 

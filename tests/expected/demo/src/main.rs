@@ -8,6 +8,8 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 
+mod docs;
+mod listing;
 mod tools;
 
 use std::process::ExitCode;
@@ -32,6 +34,8 @@ static APP: rt::AppSpec = rt::AppSpec {
         "Tools for a small task list. Use task_list before task_add to avoid duplicates.",
     ),
     tools: tools::TOOLS,
+    docs: &docs::DOCS,
+    listing: Some(&listing::LISTING),
     settings: rt::Settings::DEFAULT,
 };
 

@@ -1,0 +1,271 @@
+//! The page's comparison of this design with the previous one on natscli with every command
+//! (`--previous-fiskgen`), and the serving-path targets, all from the run's own figures.
+
+use std::fmt::Write as _;
+
+use crate::client::Transport;
+use crate::report::{AppReport, Builds, Report, Server, ServerReport, cell, num};
+use crate::stats::Summary;
+
+const TRANSPORTS: [Transport; 3] = [Transport::Stdio, Transport::Legacy, Transport::Modern];
+
+/// One row: a heading and the figure of each design.
+struct Row {
+    what: String,
+    ours: Option<Summary>,
+    previous: Option<Summary>,
+}
+
+fn fixed(value: Option<f64>) -> Option<Summary> {
+    value.map(|v| Summary {
+        median: v,
+        min: v,
+        max: v,
+        n: 1,
+    })
+}
+
+fn server(app: &AppReport, transport: Transport) -> Option<&ServerReport> {
+    app.servers
+        .iter()
+        .find(|s| s.server == Server::Ours(transport))
+}
+
+fn first_build(builds: &Builds, name: &str) -> Option<f64> {
+    match builds {
+        Builds::Measured { first_s, .. } => first_s.iter().find(|(n, _)| n == name).map(|x| x.1),
+        Builds::Skipped(_) => None,
+    }
+}
+
+fn warm_build(builds: &Builds, name: &str) -> Option<Summary> {
+    match builds {
+        Builds::Measured { warm_s, .. } => warm_s.iter().find(|(n, _)| n == name).map(|x| x.1),
+        Builds::Skipped(_) => None,
+    }
+}
+
+fn kib(bytes: usize) -> f64 {
+    bytes as f64 / 1024.0
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// The figures of one design, in row order.
+fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
+    let mut rows = vec![
+        (
+            "generated crate, lines under `src/` (`.rs` and `.json`)".to_string(),
+            fixed(app.crate_lines.map(|l| l as f64)),
+        ),
+        (
+            "cold build, fresh target directory (s)".to_string(),
+            fixed(first_build(builds, &app.name)),
+        ),
+        (
+            "warm regeneration (s)".to_string(),
+            warm_build(builds, &app.name),
+        ),
+        (
+            "stripped binary (MiB)".to_string(),
+            fixed(app.stripped_bytes.map(mib)),
+        ),
+    ];
+    for transport in TRANSPORTS {
+        let s = server(app, transport);
+        rows.push((
+            format!("idle RSS, {} (MiB)", transport.label()),
+            s.and_then(|s| s.idle_rss_mb),
+        ));
+    }
+    for transport in TRANSPORTS {
+        let s = server(app, transport);
+        rows.push((
+            format!("peak RSS under load, {} (MiB)", transport.label()),
+            s.and_then(|s| s.peak_rss_mb),
+        ));
+    }
+    for transport in TRANSPORTS {
+        let s = server(app, transport);
+        rows.push((
+            format!("start → first `tools/list`, {} (ms)", transport.label()),
+            s.and_then(|s| s.start_ms),
+        ));
+    }
+    for transport in TRANSPORTS {
+        let s = server(app, transport);
+        rows.push((
+            format!(
+                "server CPU per `tools/list`, c=8, {} (ms)",
+                transport.label()
+            ),
+            s.and_then(|s| s.list_at(8)).and_then(|l| l.server_cpu),
+        ));
+    }
+    let sizes = app.list_sizes;
+    rows.push((
+        "`tools/list` answer, all pages (KiB)".to_string(),
+        fixed(sizes.map(|s| kib(s.body_bytes))),
+    ));
+    rows.push((
+        "input schemas in it (KiB)".to_string(),
+        fixed(sizes.map(|s| kib(s.input_schema_bytes))),
+    ));
+    rows.push((
+        "answer over input schemas (%)".to_string(),
+        fixed(sizes.and_then(|s| {
+            (s.input_schema_bytes > 0)
+                .then(|| 100.0 * s.body_bytes as f64 / s.input_schema_bytes as f64)
+        })),
+    ));
+    rows
+}
+
+/// The section, or `None` when the run has no natscli figures.
+pub(crate) fn section(report: &Report) -> Option<String> {
+    let ours = report.apps.iter().find(|app| app.name == "nats")?;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## natscli with every command: this design and the previous one\n"
+    );
+    let previous = report.previous.as_ref();
+    match previous {
+        Some(previous) => {
+            let _ = writeln!(
+                out,
+                "The previous design is natscli's server built by `{}` (`--previous-fiskgen`) \
+                 from the same config, in the same run: its builds interleaved with ours (each \
+                 natscli in a target directory of its own, so both first builds are cold), its \
+                 server measured with the same client, starts and rounds right after ours. \
+                 Sizes of the `tools/list` answer are its `result` objects over all pages and \
+                 the input schemas in them, both serialized compactly from rmcp's client types.\n",
+                previous.fiskgen.display()
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "The previous design was not measured in this run (no `--previous-fiskgen`); \
+                 the column is empty.\n"
+            );
+        }
+    }
+    let mut rows: Vec<Row> = figures(ours, &report.builds)
+        .into_iter()
+        .map(|(what, ours)| Row {
+            what,
+            ours,
+            previous: None,
+        })
+        .collect();
+    if let Some(previous) = previous {
+        for (row, (_, figure)) in rows
+            .iter_mut()
+            .zip(figures(&previous.app, &previous.builds))
+        {
+            row.previous = figure;
+        }
+    }
+    let _ = writeln!(
+        out,
+        "| Figure | this design | previous design | previous / this |"
+    );
+    let _ = writeln!(out, "| --- | ---: | ---: | ---: |");
+    for row in &rows {
+        let ratio = match (row.ours, row.previous) {
+            (Some(a), Some(b)) if a.median > 0.0 => format!("{}x", num(b.median / a.median)),
+            _ => "—".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {ratio} |",
+            row.what,
+            cell(row.ours),
+            cell(row.previous)
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "### Targets (this design, 2 cores)\n");
+    let _ = writeln!(out, "| Target | Measured | Met |");
+    let _ = writeln!(out, "| --- | ---: | --- |");
+    for (what, figure, limit) in targets(ours, &report.builds) {
+        let met = match figure {
+            Some(value) if value <= limit => "yes",
+            Some(_) => "**no**",
+            None => "not measured",
+        };
+        let shown = figure.map_or("—".to_string(), num);
+        let _ = writeln!(out, "| {what} | {shown} | {met} |");
+    }
+    let _ = writeln!(out);
+    Some(out)
+}
+
+/// Issue 11's targets: what, the measured median, the limit (lower is better).
+fn targets(app: &AppReport, builds: &Builds) -> Vec<(String, Option<f64>, f64)> {
+    let median = |s: Option<Summary>| s.map(|s| s.median);
+    let mut targets = vec![
+        (
+            "generated crate at most 8000 lines".to_string(),
+            app.crate_lines.map(|l| l as f64),
+            8000.0,
+        ),
+        (
+            "warm regeneration at most 20 s".to_string(),
+            median(warm_build(builds, &app.name)),
+            20.0,
+        ),
+        (
+            "stripped binary at most 10 MiB".to_string(),
+            app.stripped_bytes.map(mib),
+            10.0,
+        ),
+    ];
+    for transport in TRANSPORTS {
+        let s = server(app, transport);
+        targets.push((
+            format!("idle RSS at most 12 MiB, {} (MiB)", transport.label()),
+            median(s.and_then(|s| s.idle_rss_mb)),
+            12.0,
+        ));
+    }
+    for transport in TRANSPORTS {
+        let s = server(app, transport);
+        let limit = if transport == Transport::Stdio {
+            6.0
+        } else {
+            8.0
+        };
+        targets.push((
+            format!(
+                "start → first `tools/list` at most {limit} ms, {}",
+                transport.label()
+            ),
+            median(s.and_then(|s| s.start_ms)),
+            limit,
+        ));
+    }
+    for transport in TRANSPORTS {
+        let s = server(app, transport);
+        targets.push((
+            format!(
+                "server CPU per `tools/list` at most 0.1 ms, {} (ms)",
+                transport.label()
+            ),
+            median(s.and_then(|s| s.list_at(8)).and_then(|l| l.server_cpu)),
+            0.1,
+        ));
+    }
+    targets.push((
+        "`tools/list` answer at most the input schemas plus 15% (%)".to_string(),
+        app.list_sizes.and_then(|s| {
+            (s.input_schema_bytes > 0)
+                .then(|| 100.0 * s.body_bytes as f64 / s.input_schema_bytes as f64)
+        }),
+        115.0,
+    ));
+    targets
+}

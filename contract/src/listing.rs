@@ -1,0 +1,328 @@
+//! The `tools/list` answer, defined once: fiskgen computes it at build time from this module,
+//! and a generated server serves those bytes as they are (or joins the same fragments again
+//! when an operator narrows the tool set at start). See docs/runtime.md, "Listing tools".
+//!
+//! The answer is made of three parts, so that every page of both protocol eras is a run of
+//! static bytes:
+//!
+//! - the **body**: a JSON array of every tool's entry, `[{...},{...}]`, with no newline (stdio
+//!   frames messages by lines); a page's `tools` array is a contiguous slice of it;
+//! - per page, a **tail** for each era: `]` plus `nextCursor` when more pages follow, then `}`
+//!   for legacy clients, or the 2026-07-28 fields (`resultType`, `ttlMs`, `cacheScope`) first;
+//! - the **cursors**: opaque strings naming pages 2..n, derived from the served set, so a cursor
+//!   from another build or another narrowing is refused rather than misread.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::canonical;
+
+/// `expose.agent.mcp.page_size` when the config leaves it out: large enough that almost every
+/// application is one page (clients that ignore `nextCursor`, and the Python SDK's output
+/// validation, which looks at the first page only, then see every tool).
+pub const DEFAULT_PAGE_SIZE: usize = 256;
+
+/// The largest page size a config may set.
+pub const MAX_PAGE_SIZE: usize = 10_000;
+
+/// How long a 2026-07-28 client may cache a page (`ttlMs`): the list is fixed for the life of
+/// the process, and a restart with other narrowing flags may change it.
+pub const TTL_MS: u64 = 600_000;
+
+/// `cacheScope`: the list is the same for every client and credential.
+pub const CACHE_SCOPE: &str = "public";
+
+/// What a page starts with; the page's slice of the body follows.
+pub const PAGE_HEAD: &str = "{\"tools\":[";
+
+/// The `outputSchema` of every command tool: the shape of its `structuredContent`, and nothing
+/// a client never shows (no descriptions: the fields are documented in docs/runtime.md,
+/// "Results"). One text, the same on every tool.
+pub const OUTPUT_SCHEMA: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""command":{"type":"string"},"exit_code":{"type":"integer"},"#,
+    r#""output":{"type":"string"},"truncated":{"type":"boolean"},"signal":{"type":"string"}},"#,
+    r#""required":["command","exit_code","output","truncated"]}"#,
+);
+
+/// One tool as `tools/list` lists it.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    /// The tool name.
+    pub name: &'a str,
+    /// The human title (`title` and `annotations.title`).
+    pub title: &'a str,
+    /// The description.
+    pub description: &'a str,
+    /// The input schema as compact JSON text (an object).
+    pub input_schema: &'a str,
+    /// Whether the tool declares [`OUTPUT_SCHEMA`] (command tools, unless structured output
+    /// is switched off).
+    pub output_schema: bool,
+    /// `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`: only hints that
+    /// are on are sent.
+    pub hints: [bool; 4],
+}
+
+/// Why an entry cannot be listed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the input schema of tool {tool:?} is not a compact JSON object on one line: {reason}")]
+pub struct EntryError {
+    /// The tool.
+    pub tool: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// The hint names, in the order of [`Entry::hints`] (rmcp's field order).
+const HINTS: [&str; 4] = [
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+];
+
+impl Entry<'_> {
+    /// Whether the input schema can be listed as it is: a JSON object on one line (fiskgen
+    /// checks this at build time; the runtime, joining entries of the same specs, trusts it).
+    pub fn check(&self) -> Result<(), EntryError> {
+        let error = |reason: &str| EntryError {
+            tool: self.name.to_string(),
+            reason: reason.to_string(),
+        };
+        if self.input_schema.contains(['\n', '\r']) {
+            return Err(error("it contains a line break"));
+        }
+        match serde_json::from_str::<Value>(self.input_schema) {
+            Ok(Value::Object(_)) => Ok(()),
+            Ok(_) => Err(error("it is not an object")),
+            Err(parse) => Err(error(&parse.to_string())),
+        }
+    }
+
+    /// The entry's JSON text, keys in rmcp's order (`name`, `title`, `description`,
+    /// `inputSchema`, `outputSchema`, `annotations`), on one line when the schema passes
+    /// [`Entry::check`].
+    pub fn to_json(&self) -> String {
+        let text = |value: &str| Value::String(value.to_string()).to_string();
+        let mut out = String::with_capacity(self.input_schema.len() + self.description.len() + 96);
+        out.push_str("{\"name\":");
+        out.push_str(&text(self.name));
+        out.push_str(",\"title\":");
+        out.push_str(&text(self.title));
+        out.push_str(",\"description\":");
+        out.push_str(&text(self.description));
+        out.push_str(",\"inputSchema\":");
+        out.push_str(self.input_schema);
+        if self.output_schema {
+            out.push_str(",\"outputSchema\":");
+            out.push_str(OUTPUT_SCHEMA);
+        }
+        out.push_str(",\"annotations\":{\"title\":");
+        out.push_str(&text(self.title));
+        for (on, hint) in self.hints.iter().zip(HINTS) {
+            if *on {
+                out.push_str(",\"");
+                out.push_str(hint);
+                out.push_str("\":true");
+            }
+        }
+        out.push_str("}}");
+        out
+    }
+}
+
+/// A whole `tools/list` answer: the body and, per page, where it ends and its tails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// `[entry,entry,...]`.
+    pub body: String,
+    /// Where each entry ends in the body (the byte after its `}`), in serving order.
+    pub ends: Vec<usize>,
+    /// The pages.
+    pub pages: Vec<Page>,
+}
+
+/// One page of a [`Listing`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// The page's entries: `body[start..end]` (empty for an empty list).
+    pub start: usize,
+    /// See `start`.
+    pub end: usize,
+    /// The cursor that asks for this page (`None` for the first).
+    pub cursor: Option<String>,
+    /// What follows the entries for legacy clients.
+    pub legacy_tail: String,
+    /// What follows the entries for 2026-07-28 clients.
+    pub modern_tail: String,
+}
+
+impl Listing {
+    /// Joins entry texts (from [`Entry::to_json`]) into pages of `page_size` (at least 1).
+    pub fn join<S: AsRef<str>>(entries: &[S], page_size: usize) -> Listing {
+        let mut body = String::from("[");
+        let mut ends = Vec::with_capacity(entries.len());
+        for (index, entry) in entries.iter().enumerate() {
+            if index > 0 {
+                body.push(',');
+            }
+            body.push_str(entry.as_ref());
+            ends.push(body.len());
+        }
+        body.push(']');
+        let page_size = page_size.max(1);
+        let tag = set_tag(&body);
+        let page_count = entries.len().div_ceil(page_size).max(1);
+        let mut pages = Vec::with_capacity(page_count);
+        for number in 0..page_count {
+            let first = number * page_size;
+            let last = (first + page_size).min(entries.len());
+            let (start, end) = if first < last {
+                // Entry `first` starts one byte after the end of the one before (its comma),
+                // or after the opening bracket.
+                let start = if first == 0 { 1 } else { ends[first - 1] + 1 };
+                (start, ends[last - 1])
+            } else {
+                (1, 1)
+            };
+            let next = (number + 1 < page_count).then(|| cursor(&tag, number + 1));
+            let next_field = next
+                .as_ref()
+                .map(|cursor| format!(",\"nextCursor\":\"{cursor}\""))
+                .unwrap_or_default();
+            pages.push(Page {
+                start,
+                end,
+                cursor: (number > 0).then(|| cursor(&tag, number)),
+                legacy_tail: format!("]{next_field}}}"),
+                modern_tail: format!(
+                    "]{next_field},\"resultType\":\"complete\",\"ttlMs\":{TTL_MS},\
+                     \"cacheScope\":\"{CACHE_SCOPE}\"}}"
+                ),
+            });
+        }
+        Listing { body, ends, pages }
+    }
+}
+
+/// A short digest of the served set, in every cursor.
+fn set_tag(body: &str) -> String {
+    let digest = canonical::hex(&Sha256::digest(body.as_bytes()));
+    digest.chars().take(12).collect()
+}
+
+/// The cursor of page `index` (0-based) of the set `tag`.
+fn cursor(tag: &str, index: usize) -> String {
+    format!("{tag}-{}", index + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str) -> String {
+        Entry {
+            name,
+            title: name,
+            description: "say \"hi\"\nthen leave",
+            input_schema: r#"{"type":"object","properties":{}}"#,
+            output_schema: name != "b",
+            hints: [true, false, false, name == "c"],
+        }
+        .to_json()
+    }
+
+    #[test]
+    fn an_entry_is_one_line_of_json_in_rmcp_key_order() {
+        let text = entry("a");
+        assert!(!text.contains('\n'));
+        let value: Value = serde_json::from_str(&text).expect("JSON");
+        let keys: Vec<&str> = value
+            .as_object()
+            .map(|map| map.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(keys.len(), 6, "{text}");
+        assert_eq!(value["description"], "say \"hi\"\nthen leave");
+        assert_eq!(value["annotations"]["readOnlyHint"], true);
+        assert!(value["annotations"].get("destructiveHint").is_none());
+        assert!(text.starts_with("{\"name\":\"a\",\"title\":\"a\",\"description\":"));
+        let output: Value = serde_json::from_str(OUTPUT_SCHEMA).expect("output schema");
+        assert_eq!(value["outputSchema"], output);
+        assert!(
+            serde_json::from_str::<Value>(&entry("b")).expect("JSON")["outputSchema"].is_null()
+        );
+    }
+
+    #[test]
+    fn a_schema_that_is_not_one_line_of_object_is_refused_with_the_tool_named() {
+        for (schema, reason) in [
+            ("{\n}", "line break"),
+            ("[]", "not an object"),
+            ("{", "EOF"),
+        ] {
+            let error = Entry {
+                name: "x_y",
+                title: "x y",
+                description: "",
+                input_schema: schema,
+                output_schema: false,
+                hints: [false; 4],
+            }
+            .check()
+            .expect_err(schema);
+            assert_eq!(error.tool, "x_y");
+            assert!(error.reason.contains(reason), "{error}");
+        }
+    }
+
+    #[test]
+    fn pages_slice_the_body_and_chain_by_cursor_in_both_eras() {
+        let entries: Vec<String> = ["a", "b", "c", "d", "e"].map(entry).to_vec();
+        let listing = Listing::join(&entries, 2);
+        let body: Value = serde_json::from_str(&listing.body).expect("body is a JSON array");
+        assert_eq!(body.as_array().map(Vec::len), Some(5));
+        assert_eq!(listing.pages.len(), 3);
+        let mut names = Vec::new();
+        let mut expected_cursor: Option<String> = None;
+        for page in &listing.pages {
+            assert_eq!(page.cursor, expected_cursor);
+            for (tail, modern) in [(&page.legacy_tail, false), (&page.modern_tail, true)] {
+                let text = format!("{PAGE_HEAD}{}{tail}", &listing.body[page.start..page.end]);
+                let value: Value = serde_json::from_str(&text).expect("page is JSON");
+                if !modern {
+                    for tool in value["tools"].as_array().into_iter().flatten() {
+                        names.push(tool["name"].as_str().unwrap_or_default().to_string());
+                    }
+                } else {
+                    assert_eq!(value["resultType"], "complete");
+                    assert_eq!(value["ttlMs"], TTL_MS);
+                    assert_eq!(value["cacheScope"], CACHE_SCOPE);
+                }
+                expected_cursor = value["nextCursor"].as_str().map(str::to_string);
+            }
+        }
+        assert_eq!(names, ["a", "b", "c", "d", "e"]);
+        assert_eq!(expected_cursor, None, "the last page has no nextCursor");
+        assert_eq!(Listing::join(&entries, 2), listing, "deterministic");
+        let other = Listing::join(&entries[..4], 2);
+        assert_ne!(
+            other.pages[1].cursor, listing.pages[1].cursor,
+            "cursors name the set"
+        );
+    }
+
+    #[test]
+    fn an_empty_list_is_one_empty_page() {
+        let listing = Listing::join::<String>(&[], 10);
+        assert_eq!(listing.body, "[]");
+        assert_eq!(listing.pages.len(), 1);
+        let page = &listing.pages[0];
+        let text = format!(
+            "{PAGE_HEAD}{}{}",
+            &listing.body[page.start..page.end],
+            page.legacy_tail
+        );
+        assert_eq!(text, "{\"tools\":[]}");
+    }
+}

@@ -1,0 +1,143 @@
+//! What `fiskgen info` says about the resources and prompts a server will offer.
+
+use std::fmt::Write as _;
+
+use crate::ir;
+
+/// The resources and prompts, as text that fits `width` columns.
+pub fn render_text(docs: &ir::Docs, width: usize) -> String {
+    let mut out = String::new();
+    if !docs.resources {
+        out.push_str("\nResources: off (expose.agent.mcp.resources: false).\n");
+    } else {
+        let sheets: Vec<&ir::Cheat> = docs.cheats.iter().filter(|c| c.uri.is_some()).collect();
+        let _ = writeln!(
+            out,
+            "\nResources ({} tool help pages, {} cheat sheets, {} per page of resources/list):",
+            docs.help.len(),
+            sheets.len(),
+            docs.page_size
+        );
+        let mut rows: Vec<(String, String)> = Vec::new();
+        if let (Some(template), Some(first)) = (&docs.template, docs.help.first()) {
+            rows.push((
+                template.clone(),
+                format!("template: a tool's help by name (e.g. {})", first.uri),
+            ));
+        }
+        rows.extend(sheets.iter().map(|cheat| {
+            (
+                cheat.uri.clone().unwrap_or_default(),
+                format!("cheat sheet: {}", cheat.description),
+            )
+        }));
+        if rows.is_empty() {
+            out.push_str("  none\n");
+        }
+        table(&mut out, &rows, width);
+    }
+    if !docs.prompts {
+        out.push_str("\nPrompts: off (expose.agent.mcp.prompts: false).\n");
+    } else if docs.cheats.is_empty() {
+        out.push_str("\nPrompts: none (the application declares no cheats).\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "\nPrompts (one per cheat; completion/complete offers the values shown):"
+        );
+        let rows: Vec<(String, String)> = docs
+            .cheats
+            .iter()
+            .map(|cheat| {
+                let arguments: Vec<String> = cheat
+                    .arguments
+                    .iter()
+                    .map(|argument| match argument.values.as_slice() {
+                        [] => argument.name.clone(),
+                        values => format!("{}: {}", argument.name, values.join("|")),
+                    })
+                    .collect();
+                (
+                    format!("{}({})", cheat.label, arguments.join(", ")),
+                    cheat.description.clone(),
+                )
+            })
+            .collect();
+        table(&mut out, &rows, width);
+    }
+    out
+}
+
+/// Two columns, the first as wide as its widest entry (up to half the width).
+fn table(out: &mut String, rows: &[(String, String)], width: usize) {
+    let first = rows
+        .iter()
+        .map(|(a, _)| a.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(width / 2);
+    for (a, b) in rows {
+        let line = format!("  {a:<first$}  {b}");
+        let line: String = if line.chars().count() > width {
+            let mut cut: String = line.chars().take(width.saturating_sub(3)).collect();
+            cut.push_str("...");
+            cut
+        } else {
+            line
+        };
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn switched_off_features_name_their_key() {
+        let text = render_text(&ir::Docs::default(), 80);
+        assert!(
+            text.contains("Resources: off (expose.agent.mcp.resources: false)."),
+            "{text}"
+        );
+        assert!(
+            text.contains("Prompts: off (expose.agent.mcp.prompts: false)."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn prompts_show_their_arguments_and_completion_values() {
+        let docs = ir::Docs {
+            resources: true,
+            prompts: true,
+            page_size: 50,
+            cheats: vec![ir::Cheat {
+                label: "stream".into(),
+                uri: Some("nats://stream".into()),
+                description: "Work with streams".into(),
+                tool: None,
+                arguments: vec![ir::CheatArgument {
+                    name: "format".into(),
+                    description: String::new(),
+                    values: vec!["json".into(), "yaml".into()],
+                }],
+                text: String::new(),
+            }],
+            ..ir::Docs::default()
+        };
+        let text = render_text(&docs, 80);
+        assert!(
+            text.contains("0 tool help pages, 1 cheat sheets, 50 per page"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  nats://stream  cheat sheet: Work with streams"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  stream(format: json|yaml)  Work with streams"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,73 @@
+//! `src/docs.rs`: the resources and prompts rendered at build time, as data
+//! (`rt::DocsSpec`; docs/resources.md).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use crate::format::{doc, inner_doc};
+use crate::ir;
+
+pub(super) fn docs_rs(docs: &ir::Docs) -> TokenStream {
+    let module_doc = inner_doc(
+        "The application's own help as MCP resources and prompts, rendered by fiskgen: each \
+         served tool's help as Markdown and the application's cheats (docs/resources.md in \
+         fiskgen's repository).",
+    );
+    let page_size = Literal::u32_unsuffixed(docs.page_size);
+    let help = docs.help.iter().map(|help| {
+        let (tool, title, summary, markdown) =
+            (&help.tool, &help.title, &help.summary, &help.markdown);
+        quote! {
+            rt::HelpSpec {
+                tool: #tool,
+                title: #title,
+                summary: #summary,
+                markdown: #markdown,
+            }
+        }
+    });
+    let cheat_sheets = docs.resources;
+    let prompts = docs.prompts;
+    let cheats = docs.cheats.iter().map(|cheat| {
+        let (label, description, text) = (&cheat.label, &cheat.description, &cheat.text);
+        let tool = match &cheat.tool {
+            Some(tool) => quote! { Some(#tool) },
+            None => quote! { None },
+        };
+        let arguments = cheat.arguments.iter().map(|argument| {
+            let (name, description, values) =
+                (&argument.name, &argument.description, &argument.values);
+            quote! {
+                rt::ArgumentSpec {
+                    name: #name,
+                    description: #description,
+                    values: &[#(#values),*],
+                }
+            }
+        });
+        quote! {
+            rt::CheatSpec {
+                label: #label,
+                description: #description,
+                text: #text,
+                tool: #tool,
+                arguments: &[#(#arguments),*],
+            }
+        }
+    });
+    let docs_doc = doc("What `resources/*`, `prompts/*` and `completion/complete` offer.");
+    quote! {
+        #module_doc
+
+        use ::fiskgen_runtime::__private as rt;
+
+        #docs_doc
+        pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
+            page_size: #page_size,
+            help: &[#(#help),*],
+            cheat_sheets: #cheat_sheets,
+            prompts: #prompts,
+            cheats: &[#(#cheats),*],
+        };
+    }
+}

@@ -1,0 +1,101 @@
+//! `src/listing.rs` and `src/listing.json`: the whole `tools/list` answer, every page for both
+//! protocol eras, computed here with `fiskgen_contract::listing` and served by the runtime as
+//! these bytes (docs/runtime.md, "Listing tools"). `listing.json` is every tool's entry as one
+//! JSON array on one line (stdio frames messages by lines); `listing.rs` says where each page
+//! lies in it and what follows it in each era.
+
+use fiskgen_contract::listing::{Entry, Listing};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::GenerateError;
+use crate::config::Hint;
+use crate::config::McpConfig;
+use crate::format::{doc, inner_doc};
+use crate::ir::{self, HintName, ToolKind};
+
+/// The listing file beside `src/listing.rs`.
+pub(super) const JSON_FILE: &str = "src/listing.json";
+
+/// `src/listing.rs`'s tokens and `src/listing.json`'s text, for `tools` in serving order, each
+/// with its advertised input schema as compact JSON.
+pub(super) fn files(
+    tools: &[(&ir::Tool, String)],
+    mcp: &McpConfig,
+) -> Result<(TokenStream, String), GenerateError> {
+    let structured_output = mcp.structured_output;
+    let mut entries = Vec::with_capacity(tools.len());
+    for (tool, schema) in tools {
+        let has = |hint: Hint| tool.hints.contains(&HintName(hint));
+        let entry = Entry {
+            name: &tool.name,
+            title: &tool.title,
+            description: &tool.description,
+            input_schema: schema,
+            output_schema: structured_output && matches!(tool.kind, ToolKind::Command(_)),
+            hints: [
+                has(Hint::ReadOnly),
+                has(Hint::Destructive),
+                has(Hint::Idempotent),
+                has(Hint::OpenWorld),
+            ],
+        };
+        entry.check().map_err(|error| GenerateError::Drift {
+            tool: tool.name.clone(),
+            message: error.to_string(),
+        })?;
+        entries.push(entry.to_json());
+    }
+    let page_size = mcp.page_size;
+    let listing = Listing::join(&entries, page_size);
+    let pages = listing.pages.iter().map(|page| {
+        let start = Literal::usize_unsuffixed(page.start);
+        let end = Literal::usize_unsuffixed(page.end);
+        let cursor = match &page.cursor {
+            Some(cursor) => quote! { Some(#cursor) },
+            None => quote! { None },
+        };
+        let legacy_tail = &page.legacy_tail;
+        let modern_tail = &page.modern_tail;
+        quote! {
+            rt::PageSpec {
+                start: #start,
+                end: #end,
+                cursor: #cursor,
+                legacy_tail: #legacy_tail,
+                modern_tail: #modern_tail,
+            }
+        }
+    });
+    let module_doc = inner_doc(
+        "The whole `tools/list` answer, computed by fiskgen: every page for both protocol eras, \
+         served as these bytes. `listing.json` holds every tool's entry, in serving order.",
+    );
+    let count = Literal::usize_unsuffixed(entries.len());
+    let size = Literal::usize_unsuffixed(page_size);
+    let listing_doc = doc(&format!(
+        "`tools/list`: {} tool(s) in {} page(s) of at most {page_size}{}.",
+        entries.len(),
+        listing.pages.len(),
+        if structured_output {
+            ""
+        } else {
+            ", without structured output"
+        }
+    ));
+    let tokens = quote! {
+        #module_doc
+
+        use ::fiskgen_runtime::__private as rt;
+
+        #listing_doc
+        pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
+            tools: #count,
+            page_size: #size,
+            structured_output: #structured_output,
+            body: include_str!("listing.json"),
+            pages: &[#(#pages),*],
+        };
+    };
+    Ok((tokens, format!("{}\n", listing.body)))
+}

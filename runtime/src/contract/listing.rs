@@ -1,0 +1,53 @@
+//! The `tools/list` answer a generated crate compiles in: fiskgen computes it with
+//! `fiskgen_contract::listing`, and [`crate::mcp::listing`] serves it (docs/runtime.md,
+//! "Listing tools").
+
+/// `tools/list` as fiskgen computed it; generated crates hold one in a static.
+///
+/// ```
+/// use fiskgen_runtime::__private::*;
+///
+/// static LISTING: ListingSpec = ListingSpec {
+///     tools: 1,
+///     page_size: 256,
+///     structured_output: true,
+///     body: r#"[{"name":"a","title":"a","description":"","inputSchema":{"type":"object"},"annotations":{"title":"a"}}]"#,
+///     pages: &[PageSpec {
+///         start: 1,
+///         end: 103,
+///         cursor: None,
+///         legacy_tail: "]}",
+///         modern_tail: r#"],"resultType":"complete","ttlMs":600000,"cacheScope":"public"}"#,
+///     }],
+/// };
+/// # assert_eq!(LISTING.tools, 1);
+/// ```
+#[derive(Debug)]
+pub struct ListingSpec {
+    /// How many tools the body lists (the server's whole set, before narrowing).
+    pub tools: usize,
+    /// Tools per page (`expose.agent.mcp.page_size`); narrowing keeps it.
+    pub page_size: usize,
+    /// Whether command tools declare an `outputSchema` and return `structuredContent`
+    /// (`expose.agent.mcp.structured_output`).
+    pub structured_output: bool,
+    /// Every tool's entry, as a JSON array on one line.
+    pub body: &'static str,
+    /// The pages, in order.
+    pub pages: &'static [PageSpec],
+}
+
+/// One page of a [`ListingSpec`].
+#[derive(Debug)]
+pub struct PageSpec {
+    /// The page's entries are `body[start..end]`.
+    pub start: usize,
+    /// See `start`.
+    pub end: usize,
+    /// The cursor that asks for this page (`None` for the first).
+    pub cursor: Option<&'static str>,
+    /// What follows the entries for legacy clients.
+    pub legacy_tail: &'static str,
+    /// What follows the entries for 2026-07-28 clients.
+    pub modern_tail: &'static str,
+}

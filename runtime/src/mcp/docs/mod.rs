@@ -1,0 +1,200 @@
+//! The resources, prompts and completions a server makes from its application's own help
+//! (docs/resources.md): each served tool's help and the application's cheat sheets as Markdown
+//! resources, a resource template for a tool's help by name, one prompt per cheat, and
+//! completions for the template's variable and the prompts' arguments.
+//!
+//! Everything is rendered at build time (see [`crate::contract::spec::DocsSpec`]); at start the server
+//! keeps only what belongs to the tools it actually serves (a narrowed server offers the help
+//! of its narrowed set), and every request is answered from these prepared lists.
+
+use std::collections::HashMap;
+
+use fiskgen_contract::docs as uris;
+use rmcp::ErrorData;
+use rmcp::model::{
+    JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, ServerCapabilities,
+};
+
+use crate::contract::spec::{AppSpec, CheatSpec, HelpSpec};
+
+mod complete;
+mod cursor;
+mod prompts;
+mod resources;
+
+/// The MIME type of every resource.
+const MARKDOWN: &str = "text/markdown";
+
+/// Everything offered, prepared once at start.
+#[derive(Debug)]
+pub(crate) struct Docs {
+    /// The server's identity (the URIs' scheme).
+    identity: &'static str,
+    /// Items per page of every list.
+    page_size: usize,
+    /// Help resources (serving order), then cheat sheets (label order).
+    resources: Vec<Resource>,
+    /// The text behind every listed URI.
+    contents: HashMap<String, &'static str>,
+    /// The help template, when there is help.
+    templates: Vec<ResourceTemplate>,
+    /// The tools whose help is offered, in serving order (the template's completions).
+    help: Vec<&'static HelpSpec>,
+    /// One prompt per cheat, in label order.
+    prompts: Vec<Prompt>,
+    /// The cheats served as prompts, by label.
+    cheats: HashMap<&'static str, &'static CheatSpec>,
+}
+
+impl Docs {
+    /// Prepares what `app` offers, keeping only the help of tools it serves.
+    pub(crate) fn new(app: &'static AppSpec) -> Self {
+        let spec = app.docs;
+        let identity = app.identity;
+        let served = |tool: &str| app.tools.iter().any(|served| served.name == tool);
+        let help: Vec<&'static HelpSpec> =
+            spec.help.iter().filter(|help| served(help.tool)).collect();
+        let mut resources = Vec::new();
+        let mut contents = HashMap::new();
+        for entry in &help {
+            let uri = uris::help_uri(identity, entry.tool);
+            resources.push(
+                Resource::new(&uri, entry.tool)
+                    .with_title(format!("Help: {}", entry.title))
+                    .with_description(entry.summary)
+                    .with_mime_type(MARKDOWN)
+                    .with_size(entry.markdown.len() as u64),
+            );
+            contents.insert(uri, entry.markdown);
+        }
+        if spec.cheat_sheets {
+            for cheat in spec.cheats {
+                let uri = uris::cheat_uri(identity, cheat.label);
+                resources.push(
+                    Resource::new(&uri, cheat.label)
+                        .with_title(format!("Cheat sheet: {}", cheat.label))
+                        .with_description(cheat.description)
+                        .with_mime_type(MARKDOWN)
+                        .with_size(cheat.text.len() as u64),
+                );
+                contents.insert(uri, cheat.text);
+            }
+        }
+        let templates = if help.is_empty() {
+            Vec::new()
+        } else {
+            vec![
+                ResourceTemplate::new(uris::help_template(identity), "tool-help")
+                    .with_title("Help of a tool")
+                    .with_description(
+                        "The full help of a served tool as Markdown: help, long help, flags, \
+                         arguments, defaults, tags and cheats. `tool` is the tool's name.",
+                    )
+                    .with_mime_type(MARKDOWN),
+            ]
+        };
+        let (prompts, cheats) = if spec.prompts {
+            let prompts = spec.cheats.iter().map(prompt).collect();
+            let cheats = spec
+                .cheats
+                .iter()
+                .map(|cheat| (cheat.label, cheat))
+                .collect();
+            (prompts, cheats)
+        } else {
+            (Vec::new(), HashMap::new())
+        };
+        Self {
+            identity,
+            page_size: usize::try_from(spec.page_size).unwrap_or(usize::MAX),
+            resources,
+            contents,
+            templates,
+            help,
+            prompts,
+            cheats,
+        }
+    }
+
+    /// Whether anything can be completed (declares the `completions` capability).
+    pub(crate) fn completes(&self) -> bool {
+        !self.templates.is_empty() || !self.prompts.is_empty()
+    }
+
+    /// Whether there are resources to subscribe to.
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.resources.is_empty()
+    }
+
+    /// The help of a served tool.
+    fn help_of(&self, tool: &str) -> Option<&'static HelpSpec> {
+        self.help.iter().copied().find(|help| help.tool == tool)
+    }
+}
+
+/// Adds what `docs` needs to the capabilities: `completions` when anything can be completed,
+/// `resources.subscribe` when there are resources (legacy clients; nothing ever changes).
+pub(crate) fn declare(docs: &Docs, capabilities: &mut ServerCapabilities) {
+    if docs.completes() {
+        capabilities.completions = Some(JsonObject::new());
+    }
+    if docs.has_resources()
+        && let Some(resources) = capabilities.resources.as_mut()
+    {
+        resources.subscribe = Some(true);
+    }
+}
+
+/// Removes what 2026-07-28 dropped (`resources/subscribe`, replaced by `subscriptions/listen`)
+/// from the capabilities `server/discover` declares.
+pub(crate) fn undeclare_legacy(capabilities: &mut ServerCapabilities) {
+    if let Some(resources) = capabilities.resources.as_mut() {
+        resources.subscribe = None;
+    }
+}
+
+/// The prompt of a cheat; its arguments are the cheat's placeholders, none required (an
+/// unfilled placeholder stays in the text for the reader to fill in).
+fn prompt(cheat: &CheatSpec) -> Prompt {
+    let arguments = cheat
+        .arguments
+        .iter()
+        .map(|argument| {
+            PromptArgument::new(argument.name)
+                .with_description(argument.description)
+                .with_required(false)
+        })
+        .collect::<Vec<_>>();
+    Prompt::new(
+        cheat.label,
+        Some(cheat.description),
+        (!arguments.is_empty()).then_some(arguments),
+    )
+    .with_title(format!("Cheat: {}", cheat.label))
+}
+
+/// The names in `names`, for an error message: at most 20, then how many more.
+fn listing<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    if names.is_empty() {
+        return "none".to_string();
+    }
+    let mut shown = names
+        .iter()
+        .take(20)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > 20 {
+        shown.push_str(&format!(" and {} more", names.len() - 20));
+    }
+    shown
+}
+
+/// `-32602` with a message.
+fn invalid(message: String) -> ErrorData {
+    ErrorData::invalid_params(message, None)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,219 @@
+//! `tools/list` as bytes (docs/runtime.md, "Listing tools").
+//!
+//! fiskgen computes the whole answer at build time ([`ListingSpec`], from
+//! `fiskgen_contract::listing`): every page of both eras is a run of static text, and serving
+//! one writes the JSON-RPC envelope around it. A server narrowed at start
+//! (`--read-only`, `--tools`, ...) builds the kept tools' entries once, with the same contract
+//! function that built them at build time, and serves those bytes from then on.
+//!
+//! Over HTTP and stdio the bytes go out before rmcp sees the request, where the request is one
+//! rmcp would answer ([`crate::transport::list_http`], [`crate::transport::list_stdio`]); every
+//! other `tools/list` reaches the handler, which answers from the same pages through rmcp's
+//! types.
+
+use std::sync::OnceLock;
+
+use axum::body::Bytes;
+use fiskgen_contract::listing::{self as contract, Entry, PAGE_HEAD};
+use rmcp::ErrorData;
+use rmcp::model::{CacheScope, ListToolsResult, RequestId, Tool};
+
+use crate::contract::listing::ListingSpec;
+use crate::contract::spec::{AppSpec, Run};
+
+/// The protocol era of a request, which decides a page's tail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Era {
+    /// `initialize`-based (2024-11-05 to 2025-11-25).
+    Legacy,
+    /// 2026-07-28.
+    Modern,
+}
+
+/// The served `tools/list`.
+#[derive(Debug)]
+pub(crate) struct Listing {
+    /// Whether command tools declare and return structured output.
+    pub(crate) structured_output: bool,
+    body: &'static str,
+    pages: Vec<Page>,
+}
+
+#[derive(Debug)]
+struct Page {
+    start: usize,
+    end: usize,
+    cursor: Option<&'static str>,
+    next: Option<&'static str>,
+    legacy_tail: &'static str,
+    modern_tail: &'static str,
+    /// The page through rmcp's types, for the handler; parsed the first time it is needed.
+    parsed: OnceLock<Result<Vec<Tool>, String>>,
+}
+
+impl Listing {
+    /// The listing of `app`: the compiled-in one when `app` serves every tool it was built
+    /// with, else the kept tools' entries joined once now.
+    pub(crate) fn new(app: &AppSpec) -> Result<Listing, String> {
+        match app.listing {
+            Some(spec) if spec.tools == app.tools.len() => Self::compiled(spec),
+            Some(spec) => Ok(Self::joined(app, spec.structured_output, spec.page_size)),
+            None => Ok(Self::joined(app, true, contract::DEFAULT_PAGE_SIZE)),
+        }
+    }
+
+    fn compiled(spec: &'static ListingSpec) -> Result<Listing, String> {
+        let body = spec.body;
+        let mut pages = Vec::with_capacity(spec.pages.len());
+        for (index, page) in spec.pages.iter().enumerate() {
+            let fits = page.start <= page.end
+                && page.end < body.len()
+                && body.is_char_boundary(page.start)
+                && body.is_char_boundary(page.end);
+            if !fits {
+                return Err(format!(
+                    "the compiled-in tools/list page {} lies outside its body; regenerate the \
+                     server with `fiskgen build`",
+                    index + 1
+                ));
+            }
+            pages.push(Page {
+                start: page.start,
+                end: page.end,
+                cursor: page.cursor,
+                next: spec.pages.get(index + 1).and_then(|next| next.cursor),
+                legacy_tail: page.legacy_tail,
+                modern_tail: page.modern_tail,
+                parsed: OnceLock::new(),
+            });
+        }
+        if pages.is_empty() {
+            return Err("the compiled-in tools/list has no page; regenerate the server".into());
+        }
+        Ok(Listing {
+            structured_output: spec.structured_output,
+            body,
+            pages,
+        })
+    }
+
+    /// Joins the entries of `app`'s tools. The text lives as long as the process (it is the
+    /// answer from now on), so it is leaked once rather than reference-counted per request.
+    fn joined(app: &AppSpec, structured_output: bool, page_size: usize) -> Listing {
+        let entries: Vec<String> = app
+            .tools
+            .iter()
+            .map(|spec| {
+                Entry {
+                    name: spec.name,
+                    title: spec.title,
+                    description: spec.description,
+                    input_schema: spec.input_schema,
+                    output_schema: structured_output && matches!(spec.run, Run::Command { .. }),
+                    hints: [
+                        spec.hints.read_only,
+                        spec.hints.destructive,
+                        spec.hints.idempotent,
+                        spec.hints.open_world,
+                    ],
+                }
+                .to_json()
+            })
+            .collect();
+        let listing = contract::Listing::join(&entries, page_size);
+        let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+        let cursors: Vec<Option<&'static str>> = listing
+            .pages
+            .iter()
+            .map(|page| page.cursor.clone().map(leak))
+            .collect();
+        let pages = listing
+            .pages
+            .into_iter()
+            .enumerate()
+            .map(|(index, page)| Page {
+                start: page.start,
+                end: page.end,
+                cursor: cursors[index],
+                next: cursors.get(index + 1).copied().flatten(),
+                legacy_tail: leak(page.legacy_tail),
+                modern_tail: leak(page.modern_tail),
+                parsed: OnceLock::new(),
+            })
+            .collect();
+        Listing {
+            structured_output,
+            body: leak(listing.body),
+            pages,
+        }
+    }
+
+    /// The page a request's cursor names: the first without one.
+    pub(crate) fn page(&self, cursor: Option<&str>) -> Result<usize, ErrorData> {
+        let Some(cursor) = cursor else {
+            return Ok(0);
+        };
+        self.pages
+            .iter()
+            .position(|page| page.cursor == Some(cursor))
+            .ok_or_else(|| {
+                let shown: String = cursor.chars().take(64).collect();
+                ErrorData::invalid_params(
+                    format!(
+                        "invalid cursor {shown:?}: this server did not issue it (it lists its \
+                         tools in {} page(s) and issues cursors only in nextCursor); list again \
+                         without a cursor",
+                        self.pages.len()
+                    ),
+                    None,
+                )
+            })
+    }
+
+    /// The whole JSON-RPC response to `tools/list` with `id` for page `index`, as chunks to
+    /// write in order (no newline).
+    pub(crate) fn response(&self, id: &RequestId, index: usize, era: Era) -> [Bytes; 4] {
+        let page = &self.pages[index.min(self.pages.len() - 1)];
+        let id = serde_json::to_string(id).unwrap_or_else(|_| "null".to_string());
+        let tail = match era {
+            Era::Legacy => page.legacy_tail,
+            Era::Modern => page.modern_tail,
+        };
+        [
+            Bytes::from(format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{PAGE_HEAD}"
+            )),
+            Bytes::from_static(&self.body.as_bytes()[page.start..page.end]),
+            Bytes::from_static(tail.as_bytes()),
+            Bytes::from_static(b"}"),
+        ]
+    }
+
+    /// Page `index` through rmcp's types, for the handler (requests the fast paths leave to
+    /// rmcp). The hints of the 2026-07-28 era are set here; rmcp drops nothing for legacy
+    /// clients, so they are left out for them.
+    pub(crate) fn result(&self, index: usize, era: Era) -> Result<ListToolsResult, ErrorData> {
+        let page = &self.pages[index.min(self.pages.len() - 1)];
+        let tools = page
+            .parsed
+            .get_or_init(|| {
+                let text = format!("[{}]", &self.body[page.start..page.end]);
+                serde_json::from_str::<Vec<Tool>>(&text).map_err(|error| error.to_string())
+            })
+            .as_ref()
+            .map_err(|error| {
+                ErrorData::internal_error(
+                    format!("the tools/list page is not valid: {error}"),
+                    None,
+                )
+            })?;
+        let mut result = ListToolsResult::with_all_items(tools.clone());
+        result.next_cursor = page.next.map(str::to_string);
+        if era == Era::Modern {
+            result = result
+                .with_ttl_ms(contract::TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
+    }
+}

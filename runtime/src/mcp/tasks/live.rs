@@ -1,0 +1,173 @@
+//! What a running command has printed so far, readable while it runs: the source of progress
+//! messages (its latest line) and of a task's output in `tasks/get` (docs/runtime.md, "Tasks").
+//!
+//! The command's result keeps its own bounded capture (`output.rs`); this is a second, smaller
+//! view of the same bytes: the last [`TAIL`] bytes and a count, so a task that is polled costs
+//! at most that much memory whatever the command prints.
+
+use std::collections::VecDeque;
+use std::sync::{Mutex, PoisonError};
+
+/// Bytes of the latest output kept for `tasks/get`.
+pub(crate) const TAIL: usize = 16 * 1024;
+
+/// The longest progress message (the latest line), in bytes; longer lines are cut.
+const LINE: usize = 200;
+
+/// The output of one running command so far.
+#[derive(Debug, Default)]
+pub(crate) struct Live {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    /// The last bytes, up to [`TAIL`].
+    tail: VecDeque<u8>,
+    /// Every byte seen.
+    total: u64,
+}
+
+/// A copy of [`Live`] at one moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Snapshot {
+    /// The last bytes printed (at most [`TAIL`]), lossily decoded.
+    pub(crate) text: String,
+    /// Whether earlier bytes are not shown.
+    pub(crate) truncated: bool,
+    /// How many bytes the command printed so far.
+    pub(crate) total_bytes: u64,
+}
+
+impl Live {
+    /// Adds bytes in arrival order.
+    pub(crate) fn push(&self, bytes: &[u8]) {
+        let mut inner = self.lock();
+        inner.total += bytes.len() as u64;
+        let keep = &bytes[bytes.len().saturating_sub(TAIL)..];
+        let overflow = (inner.tail.len() + keep.len()).saturating_sub(TAIL);
+        inner.tail.drain(..overflow);
+        inner.tail.extend(keep);
+    }
+
+    /// The output so far (its last [`TAIL`] bytes).
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        let inner = self.lock();
+        let bytes: Vec<u8> = inner.tail.iter().copied().collect();
+        // A cut through a character shows as one U+FFFD at the start: skip its remains.
+        let skip = if inner.total > bytes.len() as u64 {
+            bytes
+                .iter()
+                .take(3)
+                .take_while(|b| **b & 0xC0 == 0x80)
+                .count()
+        } else {
+            0
+        };
+        Snapshot {
+            text: String::from_utf8_lossy(&bytes[skip..]).into_owned(),
+            truncated: inner.total > bytes.len() as u64,
+            total_bytes: inner.total,
+        }
+    }
+
+    /// The last non-empty line printed so far (a line still being written counts), trimmed and
+    /// cut to about 200 bytes; `None` before the command printed anything but blanks.
+    pub(crate) fn latest_line(&self) -> Option<String> {
+        let inner = self.lock();
+        let (front, back) = inner.tail.as_slices();
+        let mut bytes = Vec::with_capacity(LINE * 4);
+        // Walk back from the end: skip trailing blanks, then take up to the previous newline.
+        let mut iter = front
+            .iter()
+            .chain(back)
+            .rev()
+            .skip_while(|b| b.is_ascii_whitespace());
+        for &byte in iter.by_ref() {
+            if byte == b'\n' {
+                break;
+            }
+            bytes.push(byte);
+            if bytes.len() >= LINE * 4 {
+                break;
+            }
+        }
+        drop(inner);
+        if bytes.is_empty() {
+            return None;
+        }
+        bytes.reverse();
+        let line = String::from_utf8_lossy(&bytes);
+        let line = line.trim();
+        Some(cut(line, LINE))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// `text` cut to at most `max` bytes at a character boundary, with `…` when cut.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_latest_line_is_the_last_non_empty_one() {
+        let live = Live::default();
+        assert_eq!(live.latest_line(), None);
+        live.push(b"first\nsecond\n\n  \n");
+        assert_eq!(live.latest_line().as_deref(), Some("second"));
+        live.push(b"thi");
+        live.push(b"rd, still being written");
+        assert_eq!(
+            live.latest_line().as_deref(),
+            Some("third, still being written")
+        );
+    }
+
+    #[test]
+    fn a_long_line_is_cut_at_a_character_boundary() {
+        let live = Live::default();
+        live.push("é".repeat(500).as_bytes());
+        let line = live.latest_line().expect("a line");
+        assert!(line.len() <= LINE + '…'.len_utf8(), "{}", line.len());
+        assert!(line.ends_with('…'));
+        assert!(!line.contains('\u{FFFD}'));
+    }
+
+    #[test]
+    fn the_snapshot_keeps_only_the_tail_and_counts_everything() {
+        let live = Live::default();
+        for _ in 0..100 {
+            live.push(&[b'x'; 1000]);
+        }
+        live.push(b"end\n");
+        let snapshot = live.snapshot();
+        assert_eq!(snapshot.total_bytes, 100_004);
+        assert!(snapshot.truncated);
+        assert_eq!(snapshot.text.len(), TAIL);
+        assert!(snapshot.text.ends_with("xend\n"));
+        let short = Live::default();
+        short.push(b"ok\n");
+        assert_eq!(
+            short.snapshot(),
+            Snapshot {
+                text: "ok\n".into(),
+                truncated: false,
+                total_bytes: 3
+            }
+        );
+    }
+}

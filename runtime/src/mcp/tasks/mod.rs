@@ -1,0 +1,334 @@
+//! Calls that outlast a moment: progress notifications while a command runs, and long calls
+//! as tasks of the tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`).
+//!
+//! Every command runs in a spawned job (`call.rs`) that the request's handler waits for here.
+//! The handler sends progress while it waits. For a client that declared the extension on the
+//! request, a command still running after `tasks.after` becomes a task: the job is handed to a
+//! supervisor, the store records it, and the request is answered with `CreateTaskResult`. From
+//! then on the request's stream, its cancellation and the client's connection no longer matter;
+//! the command keeps every other limit of a plain call (its slot, its timeout, its output
+//! caps), `tasks/cancel` kills its process group, and its TTL bounds the whole task. A gated
+//! call by such a client becomes a task at once, which asks for approval through
+//! `input_required` and `tasks/update` (docs/runtime.md, "Tasks").
+
+mod flags;
+pub(crate) mod live;
+mod progress;
+mod store;
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, InputRequest, InputRequests,
+    TaskPayload,
+};
+use rmcp::service::RequestContext;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::duration;
+use crate::process::exec::CancelReason;
+pub(crate) use flags::TaskArgs;
+use live::Live;
+use progress::Progress;
+use store::Stage;
+pub(crate) use store::Store;
+
+/// Far beyond any call (for a client that cannot get a task).
+const NEVER: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
+/// The key of the approval question in a task's `inputRequests`.
+const INPUT_KEY: &str = "confirm";
+
+/// Stops one running command, saying why.
+#[derive(Debug, Default)]
+pub(crate) struct Stop {
+    token: CancellationToken,
+    reason: Mutex<Option<CancelReason>>,
+}
+
+impl Stop {
+    /// Asks the command to stop; the first reason given is the one reported.
+    pub(crate) fn stop(&self, reason: CancelReason) {
+        self.reason
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert(reason);
+        self.token.cancel();
+    }
+
+    /// Resolves once [`Stop::stop`] was called, with its reason.
+    pub(crate) async fn stopped(&self) -> CancelReason {
+        self.token.cancelled().await;
+        self.reason
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or(CancelReason::Client)
+    }
+}
+
+/// What a command's job ends with.
+#[derive(Debug)]
+pub(crate) struct Ran {
+    /// The call's result.
+    pub(crate) result: CallToolResult,
+    /// Why it was stopped, when it was.
+    pub(crate) stopped: Option<CancelReason>,
+}
+
+/// A command's job, started.
+pub(crate) struct Running {
+    /// The job.
+    pub(crate) handle: JoinHandle<Ran>,
+    /// Stops it.
+    pub(crate) stop: Arc<Stop>,
+    /// Its output so far.
+    pub(crate) live: Arc<Live>,
+    /// When its call arrived.
+    pub(crate) started: std::time::Instant,
+}
+
+/// What the approval answer of a task decides.
+pub(crate) enum Decision {
+    /// The answer is this result; nothing runs.
+    Answer(CallToolResult),
+    /// Approved: the command was started.
+    Run(Running),
+}
+
+/// Whether this request declared the tasks extension (per request in the 2026-07-28 era; for
+/// legacy sessions, in `initialize`).
+pub(crate) fn declared(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .client_capabilities()
+        .is_some_and(|caps| caps.supports_tasks())
+}
+
+/// Stops the job if the handler is dropped before it is answered or handed over.
+struct StopOnDrop(Option<Arc<Stop>>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if let Some(stop) = self.0.take() {
+            stop.stop(CancelReason::Client);
+        }
+    }
+}
+
+/// Waits for a command's job on the request: progress while it runs, the request's
+/// cancellation stops it, and with `tasks` (the store, when this request may get a task) it
+/// becomes a task once it has run `tasks.after`. `quoted` is the command line for error texts.
+pub(crate) async fn wait(
+    running: Running,
+    tasks: Option<&Arc<Store>>,
+    tool: &'static str,
+    quoted: &str,
+    context: &RequestContext<RoleServer>,
+) -> CallToolResponse {
+    let Running {
+        mut handle,
+        stop,
+        live,
+        started: arrived,
+    } = running;
+    let mut guard = StopOnDrop(Some(Arc::clone(&stop)));
+    let started = tokio::time::Instant::now();
+    let after = tasks.map_or(NEVER, |store| store.settings().after);
+    let become_task = tokio::time::sleep(after);
+    tokio::pin!(become_task);
+    let mut progress = Progress::of(context, arrived);
+    let mut ticks = tokio::time::interval_at(started + progress::PERIOD, progress::PERIOD);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut cancelled = false;
+    loop {
+        tokio::select! {
+            biased;
+            ran = &mut handle => {
+                guard.0 = None;
+                return finished(ran).into();
+            }
+            () = context.ct.cancelled(), if !cancelled => {
+                cancelled = true;
+                stop.stop(CancelReason::Client);
+            }
+            () = &mut become_task, if tasks.is_some() && !cancelled => {
+                let Some(store) = tasks else { continue };
+                let message = "running".to_string();
+                let stage = Stage::Running { stop: Arc::clone(&stop), live };
+                match store.create(tool, arrived, stage, message) {
+                    Ok(task) => {
+                        guard.0 = None;
+                        tracing::info!(tool, task = %task.task_id, "Became a task after {}", duration::format(after));
+                        let deadline = tokio::time::Instant::now() + store.settings().ttl;
+                        supervise(Arc::clone(store), task.task_id.clone(), handle, stop, deadline);
+                        return CreateTaskResult::new(task).into();
+                    }
+                    Err(full) => {
+                        stop.stop(CancelReason::StoreFull);
+                        let _ = handle.await;
+                        guard.0 = None;
+                        let text = format!(
+                            "running command {quoted}: still running after {}, so it had to \
+                             become a task, but {}; the command and everything it started were \
+                             killed. Try again later, once a task has ended and its result has \
+                             expired",
+                            duration::format(after),
+                            full.explain(store.settings().ttl)
+                        );
+                        tracing::warn!(tool, "Stopped: {}", full.explain(store.settings().ttl));
+                        return CallToolResult::error(vec![ContentBlock::text(text)]).into();
+                    }
+                }
+            }
+            _ = ticks.tick(), if progress.is_some() => {
+                if let Some(progress) = progress.as_mut() {
+                    progress.send(&live).await;
+                }
+            }
+        }
+    }
+}
+
+/// A gated call by a client that declared tasks: a task that asks for approval at once
+/// (`input_required`, answered with `tasks/update`); `decide` judges the answer and starts
+/// the command when it approves. `Err` is the text of a refusal: the store is full.
+pub(crate) fn ask(
+    store: &Arc<Store>,
+    tool: &'static str,
+    question: InputRequest,
+    decide: impl FnOnce(Value) -> Decision + Send + 'static,
+) -> Result<CallToolResponse, String> {
+    let (answer, answered) = oneshot::channel();
+    let mut requests = InputRequests::new();
+    requests.insert(INPUT_KEY.into(), question);
+    let stage = Stage::Asking {
+        requests,
+        answer: Some(answer),
+    };
+    let message = format!("waiting for the user's approval (inputRequests.{INPUT_KEY})");
+    let ttl = store.settings().ttl;
+    let task = store
+        .create(tool, std::time::Instant::now(), stage, message)
+        .map_err(|full| full.explain(ttl))?;
+    let id = task.task_id.clone();
+    let store = Arc::clone(store);
+    let deadline = tokio::time::Instant::now() + ttl;
+    tokio::spawn(async move {
+        let answer = tokio::select! {
+            answer = answered => answer.ok(),
+            () = tokio::time::sleep_until(deadline) => {
+                store.settle(&id, expired(ttl, "while waiting for approval; nothing ran"), "expired".into());
+                return;
+            }
+        };
+        let Some(answer) = answer else {
+            store.settle(
+                &id,
+                TaskPayload::Cancelled,
+                "cancelled by tasks/cancel while waiting for approval; nothing ran".into(),
+            );
+            return;
+        };
+        match decide(answer) {
+            Decision::Answer(result) => {
+                let message = "not approved; nothing ran".to_string();
+                store.settle(&id, completed(&result), message);
+            }
+            Decision::Run(running) => {
+                store.running(&id, Arc::clone(&running.stop), running.live);
+                supervise(store, id, running.handle, running.stop, deadline);
+            }
+        }
+    });
+    Ok(CreateTaskResult::new(task).into())
+}
+
+/// Waits for a task's job until the task's TTL ends at `deadline`, and records how it ended.
+fn supervise(
+    store: Arc<Store>,
+    id: String,
+    mut handle: JoinHandle<Ran>,
+    stop: Arc<Stop>,
+    deadline: tokio::time::Instant,
+) {
+    let ttl = store.settings().ttl;
+    tokio::spawn(async move {
+        let ran = tokio::select! {
+            ran = &mut handle => ran,
+            () = tokio::time::sleep_until(deadline) => {
+                stop.stop(CancelReason::TaskExpired);
+                handle.await
+            }
+        };
+        let (payload, message) = match ran {
+            Ok(Ran {
+                stopped: Some(CancelReason::TaskCancelled),
+                ..
+            }) => (
+                TaskPayload::Cancelled,
+                "cancelled by tasks/cancel; the command and everything it started were killed"
+                    .to_string(),
+            ),
+            Ok(Ran {
+                stopped: Some(CancelReason::TaskExpired),
+                ..
+            }) => (
+                expired(ttl, "before the command finished; it was killed"),
+                "expired".to_string(),
+            ),
+            Ok(Ran { result, .. }) => {
+                let message = if result.is_error == Some(true) {
+                    "completed with a tool error"
+                } else {
+                    "completed"
+                };
+                (completed(&result), message.to_string())
+            }
+            Err(join) => (
+                failed(&format!(
+                    "internal error: the command's job stopped: {join}"
+                )),
+                "failed".to_string(),
+            ),
+        };
+        store.settle(&id, payload, message);
+    });
+}
+
+/// The answer to a request whose job ended on the request.
+fn finished(ran: Result<Ran, tokio::task::JoinError>) -> CallToolResult {
+    match ran {
+        Ok(ran) => ran.result,
+        Err(join) => CallToolResult::error(vec![ContentBlock::text(format!(
+            "internal error: the command's job stopped: {join}"
+        ))]),
+    }
+}
+
+/// `completed` with `result` inlined.
+fn completed(result: &CallToolResult) -> TaskPayload {
+    let result = match serde_json::to_value(result) {
+        Ok(Value::Object(map)) => map,
+        _ => Default::default(),
+    };
+    TaskPayload::Completed { result }
+}
+
+/// `failed` with an internal JSON-RPC error saying `message`.
+fn failed(message: &str) -> TaskPayload {
+    let error = json!({ "code": -32603, "message": message });
+    TaskPayload::Failed {
+        error: error.as_object().cloned().unwrap_or_default(),
+    }
+}
+
+/// `failed` because the task outlived its TTL.
+fn expired(ttl: std::time::Duration, when: &str) -> TaskPayload {
+    failed(&format!(
+        "task expired: its TTL ({}, tasks.ttl) passed {when}",
+        duration::format(ttl)
+    ))
+}

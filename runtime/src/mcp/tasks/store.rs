@@ -1,0 +1,465 @@
+//! The task store: every task this process holds, bounded, in memory (docs/runtime.md,
+//! "Tasks"). A task is asking for approval, running, or done; a done task keeps its result
+//! for the TTL after it ended, then it is forgotten. Expired tasks are swept on every access,
+//! so nothing needs a timer; a task still running at its TTL is stopped by its own supervisor
+//! (`mod.rs`). The store never runs anything itself: it records, answers `tasks/*`, and hands a
+//! cancellation or an answer to whoever runs the task.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    DetailedTask, GetTaskResult, InputRequests, JsonObject, MetaObject, Task, TaskPayload,
+    TaskStatus,
+};
+use rmcp::task_manager::current_timestamp;
+use serde_json::{Value, json};
+use tokio::sync::{oneshot, watch};
+
+use super::Stop;
+use super::live::Live;
+use crate::contract::spec::TaskSettings;
+use crate::duration;
+use crate::process::exec::CancelReason;
+
+/// How often a client is asked to poll (`pollIntervalMs`).
+pub(crate) const POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// How long `tasks/cancel` waits for a running command to be killed before it answers.
+const CANCEL_WAIT: Duration = Duration::from_secs(5);
+
+/// The `_meta` key of what the server adds to `tasks/get`: the tool, the elapsed time and the
+/// output so far.
+pub(crate) const META_KEY: &str = "fiskgen/task";
+
+/// Where one task is.
+pub(crate) enum Stage {
+    /// Waiting for the user's approval, asked through `inputRequests`; the answer goes to
+    /// `answer` (dropping it tells the task it was cancelled).
+    Asking {
+        /// What `tasks/get` shows in `inputRequests`.
+        requests: InputRequests,
+        /// Where the `tasks/update` answer goes.
+        answer: Option<oneshot::Sender<Value>>,
+    },
+    /// The command runs.
+    Running {
+        /// Stops it.
+        stop: Arc<Stop>,
+        /// Its output so far.
+        live: Arc<Live>,
+    },
+    /// It ended.
+    Done {
+        /// The terminal payload (`completed` with the result, `failed`, `cancelled`).
+        payload: TaskPayload,
+        /// Its output, when a command ran.
+        live: Option<Arc<Live>>,
+    },
+}
+
+struct Entry {
+    /// The wire fields; `status`, `statusMessage` and `lastUpdatedAt` change.
+    task: Task,
+    /// When the call that became this task arrived: what elapsed times count from.
+    started: Instant,
+    ended: Option<Instant>,
+    tool: &'static str,
+    stage: Stage,
+    /// Flips to `true` when the task ends.
+    done: watch::Sender<bool>,
+}
+
+impl Entry {
+    fn set(&mut self, status: TaskStatus, message: String) {
+        self.task.status = status;
+        self.task.status_message = Some(message);
+        self.task.last_updated_at = current_timestamp();
+    }
+}
+
+/// The store is full: a new task cannot be held.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Full {
+    /// `tasks.max`.
+    pub(crate) max: usize,
+    /// How many of the held tasks are still running or asking.
+    pub(crate) active: usize,
+}
+
+impl Full {
+    /// The sentence that says so, for a tool error.
+    pub(crate) fn explain(&self, ttl: Duration) -> String {
+        format!(
+            "the task store is full: it holds {} tasks (tasks.max, --max-tasks), {} of them \
+             still running or waiting for approval and the others keeping their results for {} \
+             after they ended",
+            self.max,
+            self.active,
+            duration::format(ttl)
+        )
+    }
+}
+
+/// The tasks of this process.
+pub(crate) struct Store {
+    settings: TaskSettings,
+    tasks: Mutex<HashMap<String, Entry>>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("settings", &self.settings)
+            .field("held", &self.lock().len())
+            .finish()
+    }
+}
+
+impl Store {
+    /// An empty store.
+    pub(crate) fn new(settings: TaskSettings) -> Self {
+        Self {
+            settings,
+            tasks: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The settings it was made with.
+    pub(crate) fn settings(&self) -> TaskSettings {
+        self.settings
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
+        self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Forgets done tasks whose result was kept for the TTL.
+    fn sweep(&self, tasks: &mut HashMap<String, Entry>) {
+        let ttl = self.settings.ttl;
+        tasks.retain(|_, entry| entry.ended.is_none_or(|ended| ended.elapsed() < ttl));
+    }
+
+    /// Holds a new task for `tool` in `stage`, for a call that arrived at `started`, or says the
+    /// store is full. The task can be got before this returns (SEP-2663: a created task is
+    /// durable).
+    pub(crate) fn create(
+        &self,
+        tool: &'static str,
+        started: Instant,
+        stage: Stage,
+        message: String,
+    ) -> Result<Task, Full> {
+        let mut tasks = self.lock();
+        self.sweep(&mut tasks);
+        let max = self.settings.max as usize;
+        if tasks.len() >= max {
+            let active = tasks.values().filter(|e| e.ended.is_none()).count();
+            return Err(Full { max, active });
+        }
+        let id = new_id();
+        let now = current_timestamp();
+        let status = match stage {
+            Stage::Asking { .. } => TaskStatus::InputRequired,
+            _ => TaskStatus::Working,
+        };
+        let ttl_ms = u64::try_from(self.settings.ttl.as_millis()).unwrap_or(u64::MAX);
+        let task = Task::new(id.clone(), status, now.clone(), now)
+            .with_ttl_ms(ttl_ms)
+            .with_poll_interval_ms(POLL_INTERVAL.as_millis() as u64)
+            .with_status_message(message);
+        tasks.insert(
+            id,
+            Entry {
+                task: task.clone(),
+                started,
+                ended: None,
+                tool,
+                stage,
+                done: watch::channel(false).0,
+            },
+        );
+        Ok(task)
+    }
+
+    /// An approved task starts its command.
+    pub(crate) fn running(&self, id: &str, stop: Arc<Stop>, live: Arc<Live>) {
+        if let Some(entry) = self.lock().get_mut(id)
+            && entry.ended.is_none()
+        {
+            entry.stage = Stage::Running { stop, live };
+            entry.set(TaskStatus::Working, "approved; running".into());
+        }
+    }
+
+    /// A task ended with `payload`; `message` says how. A task that already ended stays as it
+    /// was.
+    pub(crate) fn settle(&self, id: &str, payload: TaskPayload, message: String) {
+        let mut tasks = self.lock();
+        let Some(entry) = tasks.get_mut(id) else {
+            return;
+        };
+        if entry.ended.is_some() {
+            return;
+        }
+        let live = match &entry.stage {
+            Stage::Running { live, .. } => Some(Arc::clone(live)),
+            _ => None,
+        };
+        let status = payload.status();
+        entry.stage = Stage::Done { payload, live };
+        entry.ended = Some(Instant::now());
+        let elapsed = duration::elapsed(entry.started.elapsed());
+        entry.set(status, format!("{message} (after {elapsed})"));
+        let _ = entry.done.send(true);
+    }
+
+    /// `tasks/get`: the task's status, its payload, and (in `_meta`) the tool, the elapsed time
+    /// and the output so far.
+    pub(crate) fn get(&self, id: &str) -> Result<GetTaskResult, ErrorData> {
+        let mut tasks = self.lock();
+        self.sweep(&mut tasks);
+        let entry = tasks.get(id).ok_or_else(|| self.unknown(id))?;
+        let elapsed = entry.ended.unwrap_or_else(Instant::now) - entry.started;
+        let mut task = entry.task.clone();
+        let (payload, live) = match &entry.stage {
+            Stage::Asking { requests, .. } => (
+                TaskPayload::InputRequired {
+                    input_requests: requests.clone(),
+                },
+                None,
+            ),
+            Stage::Running { live, .. } => {
+                let latest = live.latest_line();
+                task.status_message = Some(match latest {
+                    Some(line) => format!("running for {}: {line}", duration::elapsed(elapsed)),
+                    None => format!("running for {}, no output yet", duration::elapsed(elapsed)),
+                });
+                (TaskPayload::Working, Some(live))
+            }
+            Stage::Done { payload, live } => (payload.clone(), live.as_ref()),
+        };
+        let mut detail = JsonObject::new();
+        detail.insert("tool".into(), json!(entry.tool));
+        detail.insert("elapsedMs".into(), json!(elapsed.as_millis() as u64));
+        if let Some(live) = live {
+            let snapshot = live.snapshot();
+            detail.insert("output".into(), json!(snapshot.text));
+            detail.insert("outputTruncated".into(), json!(snapshot.truncated));
+            detail.insert("outputBytes".into(), json!(snapshot.total_bytes));
+        }
+        let mut meta = JsonObject::new();
+        meta.insert(META_KEY.into(), Value::Object(detail));
+        let mut result = GetTaskResult::new(DetailedTask::new(task, payload));
+        result.meta = Some(MetaObject(meta));
+        Ok(result)
+    }
+
+    /// `tasks/update`: hands the approval answer to a task that asks for it. Keys it did not
+    /// ask for are ignored (SEP-2663); a task that ended takes no input.
+    pub(crate) fn update(
+        &self,
+        id: &str,
+        mut responses: std::collections::BTreeMap<String, Value>,
+    ) -> Result<(), ErrorData> {
+        let mut tasks = self.lock();
+        self.sweep(&mut tasks);
+        let entry = tasks.get_mut(id).ok_or_else(|| self.unknown(id))?;
+        match &mut entry.stage {
+            Stage::Done { payload, .. } => Err(ErrorData::invalid_params(
+                format!(
+                    "task {id:?} has ended ({}); it takes no more input",
+                    status_name(payload.status())
+                ),
+                Some(json!({ "taskId": id, "status": payload.status() })),
+            )),
+            Stage::Asking { requests, answer } => {
+                let key = requests.keys().next().cloned();
+                if let Some(value) = key.and_then(|key| responses.remove(&key))
+                    && let Some(answer) = answer.take()
+                {
+                    let _ = answer.send(value);
+                    requests.clear();
+                    entry.set(TaskStatus::Working, "answered; checking the answer".into());
+                }
+                Ok(())
+            }
+            Stage::Running { .. } => Ok(()),
+        }
+    }
+
+    /// `tasks/cancel`: stops a running task (its command's process group is killed) and
+    /// answers once it has ended, within a bound; a task asking for approval ends without
+    /// running anything. Cancelling a task that already ended changes nothing (SEP-2663).
+    pub(crate) async fn cancel(&self, id: &str) -> Result<(), ErrorData> {
+        let mut done = {
+            let mut tasks = self.lock();
+            self.sweep(&mut tasks);
+            let entry = tasks.get_mut(id).ok_or_else(|| self.unknown(id))?;
+            match &mut entry.stage {
+                Stage::Done { .. } => return Ok(()),
+                Stage::Asking { answer, .. } => {
+                    answer.take();
+                }
+                Stage::Running { stop, .. } => stop.stop(CancelReason::TaskCancelled),
+            }
+            entry.done.subscribe()
+        };
+        let _ = tokio::time::timeout(CANCEL_WAIT, done.wait_for(|ended| *ended)).await;
+        Ok(())
+    }
+
+    /// The error for a task id this store does not hold.
+    fn unknown(&self, id: &str) -> ErrorData {
+        ErrorData::invalid_params(
+            format!(
+                "unknown task {id:?}: this server holds no such task. Tasks are kept in the \
+                 memory of the server process that created them, for {} after they end; an \
+                 expired task, a restarted server or another replica does not have it",
+                duration::format(self.settings.ttl)
+            ),
+            Some(json!({ "taskId": id })),
+        )
+    }
+}
+
+/// A status as the wire spells it.
+fn status_name(status: TaskStatus) -> &'static str {
+    match status {
+        TaskStatus::Working => "working",
+        TaskStatus::InputRequired => "input_required",
+        TaskStatus::Completed => "completed",
+        TaskStatus::Failed => "failed",
+        TaskStatus::Cancelled => "cancelled",
+        _ => "unknown",
+    }
+}
+
+/// An unguessable task id: 128 random bits as hex (SEP-2663 asks for unguessable ids).
+fn new_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No entropy source: ids must still be unique; this is not expected on Linux.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        bytes = nanos.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(max: u32) -> Store {
+        Store::new(TaskSettings {
+            after: Duration::from_millis(10),
+            ttl: Duration::from_secs(60),
+            max,
+        })
+    }
+
+    fn running() -> Stage {
+        Stage::Running {
+            stop: Arc::new(Stop::default()),
+            live: Arc::new(Live::default()),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_full_store_says_so_and_an_ended_task_still_counts_until_it_expires() {
+        let store = store(1);
+        let task = store
+            .create("t", Instant::now(), running(), "running".into())
+            .expect("room for one");
+        let full = store
+            .create("t", Instant::now(), running(), "running".into())
+            .expect_err("full");
+        assert_eq!((full.max, full.active), (1, 1));
+        store.settle(&task.task_id, TaskPayload::Cancelled, "cancelled".into());
+        let full = store
+            .create("t", Instant::now(), running(), "running".into())
+            .expect_err("still full");
+        assert_eq!((full.max, full.active), (1, 0));
+        assert!(
+            full.explain(Duration::from_secs(3600)).starts_with(
+                "the task store is full: it holds 1 tasks (tasks.max, --max-tasks), 0 of them \
+                 still running or waiting for approval and the others keeping their results for \
+                 1h0m0s after they ended"
+            ),
+            "{}",
+            full.explain(Duration::from_secs(3600))
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unknown_id_is_invalid_params_naming_the_id() {
+        let store = store(4);
+        let error = store.get("nope").expect_err("unknown");
+        assert_eq!(error.code.0, -32602);
+        assert!(
+            error
+                .message
+                .starts_with("unknown task \"nope\": this server holds no such task."),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.data, Some(json!({"taskId": "nope"})));
+        assert_eq!(
+            store.cancel("nope").await.expect_err("unknown").code.0,
+            -32602
+        );
+        let update = store
+            .update("nope", Default::default())
+            .expect_err("unknown");
+        assert_eq!(update.code.0, -32602);
+    }
+
+    #[tokio::test]
+    async fn cancelling_an_ended_task_changes_nothing_and_it_takes_no_input() {
+        let store = store(4);
+        let task = store
+            .create("t", Instant::now(), running(), "running".into())
+            .expect("room");
+        let id = task.task_id.clone();
+        let stop = match &store.lock()[&id].stage {
+            Stage::Running { stop, .. } => Arc::clone(stop),
+            _ => unreachable!("created running"),
+        };
+        // The job would settle once the stop is seen; here the test plays the job.
+        let settler = async {
+            let reason = stop.stopped().await;
+            assert_eq!(reason, CancelReason::TaskCancelled);
+            store.settle(
+                &id,
+                TaskPayload::Cancelled,
+                "cancelled by tasks/cancel".into(),
+            );
+        };
+        let (cancelled, ()) = tokio::join!(store.cancel(&id), settler);
+        cancelled.expect("ack");
+        let got = store.get(&id).expect("kept");
+        assert_eq!(got.task.status(), TaskStatus::Cancelled);
+        store.cancel(&id).await.expect("idempotent ack");
+        assert_eq!(
+            store.get(&id).expect("kept").task.status(),
+            TaskStatus::Cancelled
+        );
+        let refused = store.update(&id, Default::default()).expect_err("ended");
+        assert_eq!(
+            refused.message,
+            format!("task {id:?} has ended (cancelled); it takes no more input")
+        );
+    }
+
+    #[test]
+    fn ids_are_128_random_bits() {
+        let (a, b) = (new_id(), new_id());
+        assert_eq!(a.len(), 32);
+        assert_ne!(a, b);
+    }
+}

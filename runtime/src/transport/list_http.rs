@@ -1,0 +1,263 @@
+//! `tools/list` over HTTP as precomputed bytes (docs/runtime.md, "Listing tools").
+//!
+//! An axum layer inside the body check ([`crate::transport::intake`], which has parsed the message and
+//! left a [`ListCall`] in the request's extensions) answers a `tools/list` POST with the
+//! compiled-in page, as `application/json`, when the request is one rmcp would answer with
+//! that page: an allowed `Host`, no `Origin` (browsers' requests take rmcp's full check), an
+//! `Accept` that rmcp accepts, and the headers of its era — a live session for a legacy client
+//! of a server with sessions; `MCP-Protocol-Version` and `Mcp-Method` matching the request's
+//! `_meta` for a 2026-07-28 client. Anything else (an unknown session, a bad cursor, a header
+//! that disagrees, ...) goes on to rmcp, which gives its answer or its error as before.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use http::{HeaderMap, HeaderValue, Method, header};
+use rmcp::model::{PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject};
+use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
+
+use crate::mcp::listing::Era;
+use crate::mcp::state::ServerState;
+use crate::transport::sessions::CappedSessions;
+
+/// A parsed `tools/list` request, left in the extensions by [`crate::transport::intake`].
+#[derive(Debug, Clone)]
+pub(crate) struct ListCall {
+    /// The JSON-RPC id.
+    pub(crate) id: RequestId,
+    /// Its params (the cursor).
+    pub(crate) params: Option<PaginatedRequestParams>,
+    /// Its `_meta`.
+    pub(crate) meta: RequestMetaObject,
+}
+
+/// What the layer needs.
+#[derive(Debug, Clone)]
+pub(crate) struct FastList {
+    /// The server.
+    pub(crate) state: Arc<ServerState>,
+    /// rmcp's `Host` allowlist, as given to it.
+    pub(crate) allowed_hosts: Arc<[String]>,
+    /// The legacy sessions, when the server keeps them (`None`: stateless).
+    pub(crate) sessions: Option<Arc<CappedSessions>>,
+}
+
+/// The layer.
+pub(crate) async fn answer(State(fast): State<FastList>, request: Request, next: Next) -> Response {
+    let Some(call) = request.extensions().get::<ListCall>().cloned() else {
+        return next.run(request).await;
+    };
+    let era = match fast.decide(&request, &call) {
+        Decision::Rmcp => None,
+        Decision::Answer(era) => Some(era),
+        Decision::IfLive(id) => match &fast.sessions {
+            Some(sessions) => sessions
+                .has_session(&id)
+                .await
+                .ok()
+                .filter(|live| *live)
+                .map(|_| Era::Legacy),
+            None => None,
+        },
+    };
+    let Some(era) = era else {
+        return next.run(request).await;
+    };
+    match fast
+        .state
+        .list_bytes(&call.id, call.params.as_ref(), &call.meta, era)
+    {
+        Some(chunks) => {
+            let body = futures::stream::iter(chunks.map(Ok::<_, std::convert::Infallible>));
+            let mut response = Response::new(Body::from_stream(body));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
+        }
+        None => next.run(request).await,
+    }
+}
+
+/// What to do with a `tools/list` request.
+enum Decision {
+    /// Leave it to rmcp.
+    Rmcp,
+    /// Answer it with this era's page.
+    Answer(Era),
+    /// Answer it as legacy when this session is live.
+    IfLive(SessionId),
+}
+
+/// The protocol version header.
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// The SEP-2243 method header.
+const MCP_METHOD: &str = "mcp-method";
+/// The legacy session header.
+const SESSION: &str = "mcp-session-id";
+
+impl FastList {
+    /// Whether `request` is one rmcp would answer with a page of `call`'s era.
+    fn decide(&self, request: &Request, call: &ListCall) -> Decision {
+        let headers = request.headers();
+        if request.method() != Method::POST
+            || headers.contains_key(header::ORIGIN)
+            || !self.host_allowed(request)
+            || !accepts(headers, "application/json")
+            || !accepts(headers, "text/event-stream")
+        {
+            return Decision::Rmcp;
+        }
+        let version = single(headers, PROTOCOL_VERSION);
+        let method = single(headers, MCP_METHOD);
+        // Any other MCP header (Mcp-Name, Mcp-Param-*) is for rmcp to judge.
+        let other_mcp_headers = headers.keys().any(|name| {
+            let name = name.as_str();
+            name.starts_with("mcp-") && ![PROTOCOL_VERSION, MCP_METHOD, SESSION].contains(&name)
+        });
+        if other_mcp_headers || headers.get_all(PROTOCOL_VERSION).iter().count() > 1 {
+            return Decision::Rmcp;
+        }
+        let modern = ProtocolVersion::V_2026_07_28;
+        match call.meta.protocol_version() {
+            Some(meta_version) => {
+                let complete = call.meta.missing_required_keys(&modern).is_empty();
+                let agreed = meta_version == modern
+                    && version == Some(modern.as_str())
+                    && method == Some("tools/list")
+                    && !headers.contains_key(SESSION);
+                if complete && agreed {
+                    Decision::Answer(Era::Modern)
+                } else {
+                    Decision::Rmcp
+                }
+            }
+            None => {
+                let legacy_version = match version {
+                    None => true,
+                    Some(version) => ProtocolVersion::KNOWN_VERSIONS
+                        .iter()
+                        .any(|known| known.as_str() == version && known.has_initialize()),
+                };
+                let method_agrees = match headers.get_all(MCP_METHOD).iter().count() {
+                    0 => true,
+                    1 => method == Some("tools/list"),
+                    _ => false,
+                };
+                if !legacy_version || !method_agrees {
+                    return Decision::Rmcp;
+                }
+                match (&self.sessions, single(headers, SESSION)) {
+                    // A stateless server answers legacy requests without a session.
+                    (None, _) => Decision::Answer(Era::Legacy),
+                    (Some(_), Some(id)) => Decision::IfLive(id.to_string().into()),
+                    (Some(_), None) => Decision::Rmcp,
+                }
+            }
+        }
+    }
+
+    /// rmcp's `Host` rule: the host (and the port, when the allowed entry names one) of an
+    /// allowed authority; an empty allowlist allows any.
+    fn host_allowed(&self, request: &Request) -> bool {
+        let authority = match request.headers().get(header::HOST) {
+            Some(value) => value
+                .to_str()
+                .ok()
+                .and_then(|text| http::uri::Authority::try_from(text).ok()),
+            None => request.uri().authority().cloned(),
+        };
+        let Some(authority) = authority else {
+            return false;
+        };
+        if self.allowed_hosts.is_empty() {
+            return true;
+        }
+        let host = normalize(authority.host());
+        let port = authority.port_u16();
+        self.allowed_hosts.iter().any(|allowed| {
+            let allowed = allowed.trim();
+            if allowed.is_empty() {
+                return false;
+            }
+            match http::uri::Authority::try_from(allowed) {
+                Ok(entry) => {
+                    normalize(entry.host()) == host
+                        && entry.port_u16().is_none_or(|p| Some(p) == port)
+                }
+                Err(_) => normalize(allowed) == host,
+            }
+        })
+    }
+}
+
+fn normalize(host: &str) -> String {
+    host.trim_matches('[')
+        .trim_matches(']')
+        .to_ascii_lowercase()
+}
+
+/// The header's value when it is given exactly once, as text.
+fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    first.to_str().ok()
+}
+
+/// Whether `Accept` names `media` without a zero weight (a wildcard does not count: rmcp
+/// wants both types named).
+fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|entry| {
+            let mut parts = entry.split(';');
+            let essence = parts.next().unwrap_or("").trim();
+            let weight_ok = parts.all(|param| {
+                let param = param.trim();
+                match param
+                    .strip_prefix("q=")
+                    .or_else(|| param.strip_prefix("Q="))
+                {
+                    Some(q) => q.trim().parse::<f32>().is_ok_and(|q| q > 0.0),
+                    None => true,
+                }
+            });
+            essence.eq_ignore_ascii_case(media) && weight_ok
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(accept: &str) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        map.insert(
+            header::ACCEPT,
+            HeaderValue::from_str(accept).expect("header"),
+        );
+        map
+    }
+
+    #[test]
+    fn accept_needs_both_types_named_with_a_weight_above_zero() {
+        let both = headers("application/json, text/event-stream");
+        assert!(accepts(&both, "application/json") && accepts(&both, "text/event-stream"));
+        let zero = headers("application/json;q=0, text/event-stream");
+        assert!(!accepts(&zero, "application/json"));
+        let wildcard = headers("*/*");
+        assert!(!accepts(&wildcard, "application/json"));
+        let weighted = headers("application/json; q=0.5, TEXT/EVENT-STREAM");
+        assert!(accepts(&weighted, "application/json") && accepts(&weighted, "text/event-stream"));
+    }
+}

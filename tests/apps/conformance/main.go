@@ -1,0 +1,140 @@
+// Command conformance is the fiskgen conformance fixture: a fisk application whose
+// commands, cheats and tags are named like the fixture tools, prompts and resources of
+// the MCP conformance suite (@modelcontextprotocol/conformance), wherever a command-line
+// program can honour them. Its generated server (tests/fixtures/conformance.yaml) runs
+// the suite in both requirement sets; what a command-line program cannot produce
+// (images, audio, sampling, roots, ...) is listed with its reason in
+// tests/clients/conformance-expected-failures.yml.
+//
+// Every command prints plain text on stdout; failing_job and test_error_handling exit
+// with status 1.
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/choria-io/fisk"
+)
+
+func main() {
+	app := build()
+	app.MustParseWithUsage(os.Args[1:])
+}
+
+func build() *fisk.Application {
+	app := fisk.New("conformance", "MCP conformance fixture: commands named like the suite's fixture tools")
+	app.Version("0.1.0")
+	app.WithCheats("conformance")
+
+	// Prompts (one per cheat) and cheat-sheet resources (test://<label>).
+	app.Cheat("", "# What this application is for\nconformance test_simple_text")
+	app.Cheat("test_simple_prompt", "# A simple prompt without arguments\nconformance test_simple_text")
+	app.Cheat("test_prompt_with_arguments", "# A prompt with two arguments\nconformance greet <arg1> --punctuation <arg2>")
+	app.Cheat("static-text", "# Static text\nThis is the content of the static text resource.")
+	app.Cheat("watched-resource", "# A resource to subscribe to\nIt never changes while the server runs.")
+
+	app.Command("test_simple_text", "Print a simple text response").Action(func(*fisk.ParseContext) error {
+		fmt.Println("This is a simple text response for testing.")
+		return nil
+	})
+
+	app.Command("test_reconnection", "Answer at once (the SSE polling scenario's tool)").Action(func(*fisk.ParseContext) error {
+		fmt.Println("reconnected")
+		return nil
+	})
+
+	app.Command("test_error_handling", "Always fail with an error message").Action(func(*fisk.ParseContext) error {
+		fmt.Fprintln(os.Stderr, "This tool intentionally returns an error for testing")
+		os.Exit(1)
+		return nil
+	})
+
+	progress := app.Command("test_tool_with_progress", "Work for a few seconds, printing a line per step")
+	steps := progress.Flag("steps", "How many steps").Default("4").Int()
+	progress.Action(func(*fisk.ParseContext) error {
+		for i := 1; i <= *steps; i++ {
+			time.Sleep(900 * time.Millisecond)
+			fmt.Printf("step %d of %d\n", i, *steps)
+		}
+		return nil
+	})
+
+	app.Command("test_logging_tool", "Print a few log lines (to stdout; the server sends no log notifications)").Action(func(*fisk.ParseContext) error {
+		for _, line := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+			fmt.Println(line)
+		}
+		return nil
+	})
+
+	// Confirm-gated commands: the server asks the user (elicitation in 2025 sessions, an
+	// input-required result in 2026-07-28) before running them.
+	elicit := app.Command("test_elicitation", "Ask the user before answering").Tag("ai:confirm")
+	message := elicit.Flag("message", "The message to show the user").Required().String()
+	elicit.Action(func(*fisk.ParseContext) error {
+		fmt.Printf("User response: approved (%s)\n", *message)
+		return nil
+	})
+	gated := map[string]string{
+		"test_streaming_elicitation":                "streamed nothing: the approval came first",
+		"test_input_required_result_elicitation":    "Hello, approved user!",
+		"test_input_required_result_request_state":  "state-ok: the approval state was verified",
+		"test_input_required_result_tampered_state": "the approval state was verified",
+	}
+	for _, name := range []string{
+		"test_streaming_elicitation",
+		"test_input_required_result_elicitation",
+		"test_input_required_result_request_state",
+		"test_input_required_result_tampered_state",
+	} {
+		text := gated[name]
+		app.Command(name, "Run after the user approves").Tag("ai:confirm").Action(func(*fisk.ParseContext) error {
+			fmt.Println(text)
+			return nil
+		})
+	}
+
+	embedded := app.Command("test_prompt_with_embedded_resource", "Print the URI of a resource")
+	embedded.Cheat("", "# Look at a resource\nconformance test_prompt_with_embedded_resource <resourceUri>")
+	uri := embedded.Arg("resourceUri", "The resource's URI").Required().String()
+	embedded.Action(func(*fisk.ParseContext) error {
+		fmt.Println(*uri)
+		return nil
+	})
+
+	// The tasks scenarios' tools.
+	slow := app.Command("slow_compute", "Compute slowly: sleep, then print the label").Tag("impact:ro")
+	slow.Cheat("", "# Compute for a while\nconformance slow_compute --seconds <seconds> --mode <mode> <label>")
+	seconds := slow.Flag("seconds", "How long to compute, in seconds").Default("1").Float64()
+	slow.Flag("mode", "How to compute").Default("fast").Enum("fast", "thorough")
+	label := slow.Arg("label", "What to compute").Default("result").String()
+	slow.Action(func(*fisk.ParseContext) error {
+		time.Sleep(time.Duration(*seconds * float64(time.Second)))
+		fmt.Printf("computed %s after %gs\n", *label, *seconds)
+		return nil
+	})
+
+	greet := app.Command("greet", "Greet someone").Tag("impact:ro")
+	name := greet.Arg("name", "Who to greet").Required().String()
+	punctuation := greet.Flag("punctuation", "How to end the greeting").Default("!").String()
+	greet.Action(func(*fisk.ParseContext) error {
+		fmt.Printf("Hello, %s%s\n", *name, *punctuation)
+		return nil
+	})
+
+	app.Command("failing_job", "A job that always fails").Action(func(*fisk.ParseContext) error {
+		fmt.Fprintln(os.Stderr, "failing_job: the job failed, as it always does")
+		os.Exit(1)
+		return nil
+	})
+
+	del := app.Command("confirm_delete", "Delete a file after the user confirms (prints only)").Tag("ai:confirm")
+	filename := del.Arg("filename", "The file to delete").Required().String()
+	del.Action(func(*fisk.ParseContext) error {
+		fmt.Printf("deleted %s (nothing was actually deleted)\n", *filename)
+		return nil
+	})
+
+	return app
+}

@@ -1,0 +1,297 @@
+//! The conformance fixture app (`tests/apps/conformance`) behind its generated server `test-mcp`
+//! (the golden crate `tests/expected/conformance`): the MCP conformance suite in both
+//! requirement sets against the reviewed baseline, and the resources, prompts and completions
+//! made from the app's help, with the Python SDK and the Inspector CLI.
+//!
+//! The tests share one server (started by the first test that needs it, stopped when the last
+//! one holding it ends). Every process and every wait is bounded.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
+
+use anyhow::{Result, bail, ensure};
+use fiskgen_tests::apps::{self, App};
+use fiskgen_tests::clients;
+use serde_json::Value;
+use tempfile::TempDir;
+
+use super::clients::{Server, node_tool, python, run_bounded, strings};
+
+/// Bound of one conformance requirement set (each scenario is bounded at 30 s by the suite;
+/// a whole set takes about half a minute).
+const CONFORMANCE_TIMEOUT: Duration = Duration::from_secs(300);
+/// Bound of one Inspector CLI run.
+const INSPECTOR_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The conformance fixture's server on a free port, with its own working directory.
+struct Shared {
+    server: Server,
+    _dir: TempDir,
+}
+
+/// The server the tests share.
+fn shared_server() -> Result<Arc<Shared>> {
+    static SHARED: Mutex<Weak<Shared>> = Mutex::new(Weak::new());
+    let mut slot = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(server) = slot.upgrade() {
+        return Ok(server);
+    }
+    let dir = tempfile::tempdir()?;
+    let server = Server::spawn_app(
+        &clients::conformance_server()?,
+        dir.path(),
+        &apps::path(App::Conformance)?,
+        &[],
+        &[],
+    )?;
+    let shared = Arc::new(Shared { server, _dir: dir });
+    *slot = Arc::downgrade(&shared);
+    Ok(shared)
+}
+
+// ---------------------------------------------------------------------------------------
+// Resources, prompts and completions
+// ---------------------------------------------------------------------------------------
+
+fn docs_with_python(mode: &str) -> Result<()> {
+    let shared = shared_server()?;
+    python(
+        "docs.py",
+        &strings(&["--url", &shared.server.url, "--mode", mode]),
+    )?
+    .has_line("resources: 22 in 6 pages")?
+    .has_line("prompts: 7 in 2 pages")?
+    .has_line("completions: template variable and prompt argument")?;
+    Ok(())
+}
+
+#[test]
+fn python_sdk_lists_reads_and_templates_resources_gets_prompts_and_completes_legacy() -> Result<()>
+{
+    docs_with_python("legacy")
+}
+
+#[test]
+fn python_sdk_lists_reads_and_templates_resources_gets_prompts_and_completes_2026_07_28()
+-> Result<()> {
+    docs_with_python("2026-07-28")
+}
+
+/// The conformance fixture app's tools, in serving order.
+const TOOLS: [&str; 15] = [
+    "test_simple_text",
+    "test_reconnection",
+    "test_error_handling",
+    "test_tool_with_progress",
+    "test_logging_tool",
+    "test_elicitation",
+    "test_streaming_elicitation",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_request_state",
+    "test_input_required_result_tampered_state",
+    "test_prompt_with_embedded_resource",
+    "slow_compute",
+    "greet",
+    "failing_job",
+    "confirm_delete",
+];
+
+/// Its cheats, by label.
+const CHEATS: [&str; 7] = [
+    "conformance",
+    "slow_compute",
+    "static-text",
+    "test_prompt_with_arguments",
+    "test_prompt_with_embedded_resource",
+    "test_simple_prompt",
+    "watched-resource",
+];
+
+/// `mcp-inspector --cli <url> --method <method> --format json` (it follows `nextCursor`).
+fn inspector(home: &std::path::Path, url: &str, era: &str, method: &str) -> Result<Value> {
+    let mut cmd = node_tool("mcp-inspector", home)?;
+    cmd.args([
+        "--cli",
+        url,
+        "--protocol-era",
+        era,
+        "--method",
+        method,
+        "--format",
+        "json",
+    ]);
+    let what = format!("mcp-inspector --cli {url} --protocol-era {era} --method {method}");
+    run_bounded(&mut cmd, INSPECTOR_TIMEOUT, &what)?
+        .success()?
+        .json()
+}
+
+#[test]
+fn inspector_cli_lists_resources_and_prompts() -> Result<()> {
+    let shared = shared_server()?;
+    let home = tempfile::tempdir()?;
+    for era in ["legacy", "modern"] {
+        let listed = inspector(home.path(), &shared.server.url, era, "resources/list")?;
+        let uris: Vec<&str> = listed["result"]["resources"]
+            .as_array()
+            .map(|all| all.iter().filter_map(|r| r["uri"].as_str()).collect())
+            .unwrap_or_default();
+        let expected: Vec<String> = TOOLS
+            .iter()
+            .map(|tool| format!("test://help/{tool}"))
+            .chain(CHEATS.iter().map(|label| format!("test://{label}")))
+            .collect();
+        ensure!(uris == expected, "{era}: resources {uris:?}");
+        let listed = inspector(home.path(), &shared.server.url, era, "prompts/list")?;
+        let names: Vec<&str> = listed["result"]["prompts"]
+            .as_array()
+            .map(|all| all.iter().filter_map(|p| p["name"].as_str()).collect())
+            .unwrap_or_default();
+        ensure!(names == CHEATS, "{era}: prompts {names:?}");
+        let listed = inspector(
+            home.path(),
+            &shared.server.url,
+            era,
+            "resources/templates/list",
+        )?;
+        ensure!(
+            listed["result"]["resourceTemplates"][0]["uriTemplate"] == "test://help/{tool}",
+            "{era}: templates {listed}"
+        );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// The conformance suite
+// ---------------------------------------------------------------------------------------
+
+/// Runs one requirement set against the shared server with the reviewed baseline; every
+/// check not in it must pass, and no entry in it may be stale.
+fn conformance(requirements: &str, must_pass: &[&str]) -> Result<()> {
+    let shared = shared_server()?;
+    let scratch = tempfile::tempdir()?;
+    let results = scratch.path().join("results");
+    let mut cmd = node_tool("conformance", scratch.path())?;
+    cmd.args([
+        "server",
+        "--url",
+        &shared.server.url,
+        "--requirements",
+        requirements,
+    ])
+    .arg("--expected-failures")
+    .arg(clients::expected_failures())
+    .arg("-o")
+    .arg(&results);
+    let what = format!("conformance server --requirements {requirements}");
+    let run = run_bounded(&mut cmd, CONFORMANCE_TIMEOUT, &what)?;
+    if !run.succeeded() || !run.stdout.contains("Baseline check passed") {
+        bail!(
+            "{what}: checks failed that the baseline does not excuse (or baseline entries \
+             went stale):\n{}\n{}",
+            failing_checks(&results),
+            run.report()
+        );
+    }
+    for scenario in must_pass {
+        ensure!(
+            run.stdout.lines().any(|l| {
+                l.trim_start().starts_with('✓') && l.contains(&format!(" {scenario}: "))
+            }),
+            "{what}: scenario {scenario} did not pass entirely:\n{}",
+            run.report()
+        );
+    }
+    Ok(())
+}
+
+/// The checks that did not succeed, from the suite's `checks.json` files.
+fn failing_checks(results: &std::path::Path) -> String {
+    let mut lines = Vec::new();
+    let Ok(entries) = std::fs::read_dir(results) else {
+        return format!("(no results in {})", results.display());
+    };
+    let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    dirs.sort();
+    for dir in dirs {
+        let Ok(text) = std::fs::read_to_string(dir.join("checks.json")) else {
+            continue;
+        };
+        let Ok(Value::Array(checks)) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        for check in checks {
+            let status = check["status"].as_str().unwrap_or("?");
+            if status == "FAILURE" || status == "WARNING" {
+                lines.push(format!(
+                    "{name}: {} {status}: {}",
+                    check["id"].as_str().unwrap_or("?"),
+                    check["errorMessage"].as_str().unwrap_or("")
+                ));
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+#[test]
+fn conformance_2025_11_25() -> Result<()> {
+    conformance(
+        "2025-11-25",
+        &[
+            "server-initialize",
+            "ping",
+            "tools-list",
+            "dns-rebinding-protection",
+            "server-session-lifecycle",
+            "server-sse-multiple-streams",
+            "logging-set-level",
+            "tools-call-simple-text",
+            "tools-call-elicitation",
+            "prompts-list",
+            "prompts-get-simple",
+            "prompts-get-with-args",
+            "prompts-get-embedded-resource",
+            "resources-list",
+            "resources-read-text",
+            "resources-subscribe",
+            "resources-unsubscribe",
+            "completion-complete",
+        ],
+    )
+}
+
+#[test]
+fn conformance_2026_07_28() -> Result<()> {
+    conformance(
+        "2026-07-28",
+        &[
+            "tools-list",
+            "dns-rebinding-protection",
+            "http-header-validation",
+            "server-sse-multiple-streams",
+            "tools-call-simple-text",
+            "input-required-result-unsupported-methods",
+            "input-required-result-validate-input",
+            "input-required-result-result-type",
+            "input-required-result-request-state",
+            "input-required-result-missing-input-response",
+            "caching",
+            "sep-2164-resource-not-found",
+            "prompts-list",
+            "prompts-get-simple",
+            "prompts-get-with-args",
+            "prompts-get-embedded-resource",
+            "resources-list",
+            "resources-read-text",
+            "completion-complete",
+        ],
+    )
+}

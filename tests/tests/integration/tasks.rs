@@ -1,0 +1,89 @@
+//! Long calls as tasks (the SEP-2663 extension) and progress notifications, with the official
+//! Python SDK (`tests/clients/python/tasks.py`) against the fixture app's generated server,
+//! whose `ticker` command prints a line per tick (docs/runtime.md, "Tasks" and "Progress").
+
+use anyhow::Result;
+use fiskgen_tests::apps::{self, App};
+use fiskgen_tests::clients;
+
+use crate::clients::{Server, python, strings};
+
+/// The fixture app's server with `flags`, in a fresh working directory.
+fn fixture_server(flags: &[&str]) -> Result<(Server, tempfile::TempDir)> {
+    let dir = tempfile::tempdir()?;
+    let app = apps::path(App::Fixture)?;
+    let server = Server::spawn_app(&clients::fixture_server()?, dir.path(), &app, &[], flags)?;
+    Ok((server, dir))
+}
+
+/// Runs one scenario of `tasks.py` against a server started with `flags`; returns its log.
+fn scenario(name: &str, mode: &str, flags: &[&str]) -> Result<String> {
+    let (server, _dir) = fixture_server(flags)?;
+    let finished = python(
+        "tasks.py",
+        &strings(&["--url", &server.url, "--mode", mode, "--scenario", name]),
+    )?;
+    println!("{}", finished.report());
+    Ok(server.log())
+}
+
+#[test]
+fn python_sdk_tasks_are_created_polled_cancelled_with_their_process_group_and_completed()
+-> Result<()> {
+    let log = scenario("lifecycle", "2026-07-28", &["--task-after", "500ms"])?;
+    anyhow::ensure!(
+        log.contains("Became a task after 500ms"),
+        "no task was logged:\n{log}"
+    );
+    Ok(())
+}
+
+#[test]
+fn python_sdk_a_full_task_store_refuses_the_next_long_call() -> Result<()> {
+    scenario(
+        "full",
+        "2026-07-28",
+        &["--task-after", "300ms", "--max-tasks", "1"],
+    )?;
+    Ok(())
+}
+
+#[test]
+fn python_sdk_a_gated_call_asks_for_approval_inside_its_task() -> Result<()> {
+    scenario("confirm", "2026-07-28", &["--task-after", "500ms"])?;
+    Ok(())
+}
+
+#[test]
+fn python_sdk_a_task_still_running_at_its_ttl_is_killed_and_failed() -> Result<()> {
+    scenario(
+        "expiry",
+        "2026-07-28",
+        &["--task-after", "300ms", "--task-ttl", "1500ms"],
+    )?;
+    Ok(())
+}
+
+#[test]
+fn python_sdk_no_tasks_declares_no_extension_and_answers_on_the_request() -> Result<()> {
+    scenario("off", "2026-07-28", &["--no-tasks"])?;
+    Ok(())
+}
+
+#[test]
+fn a_2025_11_25_experimental_task_request_is_answered_as_a_plain_call() -> Result<()> {
+    scenario("v1", "legacy", &["--task-after", "300ms"])?;
+    Ok(())
+}
+
+#[test]
+fn python_sdk_progress_arrives_in_order_on_the_request_stream_2026_07_28() -> Result<()> {
+    scenario("progress", "2026-07-28", &[])?;
+    Ok(())
+}
+
+#[test]
+fn python_sdk_progress_arrives_in_order_on_the_request_stream_legacy() -> Result<()> {
+    scenario("progress", "legacy", &[])?;
+    Ok(())
+}
