@@ -145,7 +145,7 @@ pub(crate) async fn list_sizes(peer: &Peer<RoleClient>) -> Result<ListSizes> {
     }
 }
 
-/// What [`list_sizes`] measured.
+/// What `list_sizes` measured.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ListSizes {
     /// Tools over all pages.

@@ -1,5 +1,5 @@
 //! The resources and prompts a server offers, decided at build time from the application's own
-//! help (docs/resources.md): each served tool's help rendered as Markdown ([`markdown`]), the
+//! help (docs/resources.md): each served tool's help rendered as Markdown (`markdown`), the
 //! application's cheats as cheat sheets and prompts, the prompts' arguments from the cheats'
 //! placeholders, and their completion values from the flags and arguments they are named after.
 
