@@ -3,7 +3,6 @@
 
 use std::collections::BTreeSet;
 
-
 use crate::config::{Config, Hint};
 use crate::ir::{Confirm, GlobalFlag, HintName, Tool, ToolKind};
 use crate::model;
