@@ -126,7 +126,7 @@ pub fn argv_values(data: &[u8]) {
     }
     let negate = split % 2 == 0;
     argv.negatable("force", Some(!negate));
-    let result = argv.positionals(vec![Positional::many("items", Some(positionals), &[])]);
+    let result = argv.positionals(&[Positional::many("items", Some(positionals), &[])]);
     let dashes = positionals.iter().any(|value| value == "--");
     match result {
         Err(_) if dashes => return,

@@ -230,7 +230,6 @@ impl fmt::Display for Problem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::argv::InvalidArguments;
 
     #[test]
     fn type_errors_say_what_came() {

@@ -14,10 +14,6 @@ use crate::contract::spec::{
     ToolSpec,
 };
 
-fn argv(_: crate::JsonObject) -> Result<crate::argv::Argv, crate::argv::InvalidArguments> {
-    Ok(crate::argv::Argv::new(&[]))
-}
-
 const fn tool(name: &'static str) -> ToolSpec {
     ToolSpec {
         name,
@@ -27,7 +23,10 @@ const fn tool(name: &'static str) -> ToolSpec {
         hints: Hints::NONE,
         confirm: None,
         input_schema: "{}",
-        run: Run::Command { command: &[], argv },
+        run: Run::Command {
+            command: &[],
+            argv: crate::contract::arguments::no_arguments,
+        },
     }
 }
 
