@@ -516,12 +516,13 @@ fn check_reports_drift_in_served_tools_only() {
             .expect("tags")
             .push(Value::from("ai:confirm"));
     });
+    // A retyped parameter changes both schemas an application prints, as a real upgrade does.
     edit_command(&mut document, &["options", "remainder"], |command| {
-        let schema = command["restricted_schema"]
-            .as_object_mut()
-            .expect("schema");
-        schema["properties"]["command"]["type"] = Value::from("integer");
-        schema.insert("required".into(), serde_json::json!(["command", "rest"]));
+        for key in ["schema", "restricted_schema"] {
+            let schema = command[key].as_object_mut().expect("schema");
+            schema["properties"]["command"]["type"] = Value::from("integer");
+            schema.insert("required".into(), serde_json::json!(["command", "rest"]));
+        }
     });
     let upgraded = dir.path().join("upgraded.json");
     std::fs::write(&upgraded, document.to_string()).expect("write");
