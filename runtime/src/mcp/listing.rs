@@ -100,15 +100,26 @@ impl Listing {
     /// Joins the entries of `app`'s tools. The text lives as long as the process (it is the
     /// answer from now on), so it is leaked once rather than reference-counted per request.
     fn joined(app: &AppSpec, structured_output: bool, page_size: usize) -> Listing {
+        // The compiled-in schemas are pretty JSON files; an entry carries them compact, with
+        // sorted keys, exactly as fiskgen wrote the precomputed answer.
+        let schemas: Vec<String> = app
+            .tools
+            .iter()
+            .map(|spec| match serde_json::from_str::<serde_json::Value>(spec.input_schema) {
+                Ok(value) => fiskgen_contract::canonical::to_json(&value),
+                Err(_) => spec.input_schema.to_string(),
+            })
+            .collect();
         let entries: Vec<String> = app
             .tools
             .iter()
-            .map(|spec| {
+            .zip(&schemas)
+            .map(|(spec, schema)| {
                 Entry {
                     name: spec.name,
                     title: spec.title,
                     description: spec.description,
-                    input_schema: spec.input_schema,
+                    input_schema: schema,
                     output_schema: structured_output && matches!(spec.run, Run::Command { .. }),
                     hints: [
                         spec.hints.read_only,
