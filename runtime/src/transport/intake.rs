@@ -24,12 +24,14 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::StreamExt as _;
 use http::{HeaderValue, Method, StatusCode, header};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta as _};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetMeta as _, PaginatedRequestParams, RequestId,
+    RequestMetaObject,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::logging::label;
-use crate::transport::list_http::ListCall;
 
 /// The header rmcp and clients use for legacy sessions.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -56,6 +58,18 @@ pub(crate) enum Declared {
 }
 
 /// The part of a stateless `initialize` the server needs later.
+/// A parsed `tools/list` request, left in the extensions for the `tools/list` layer
+/// ([`crate::transport::list_http`]).
+#[derive(Debug, Clone)]
+pub(crate) struct ListCall {
+    /// The JSON-RPC id.
+    pub(crate) id: RequestId,
+    /// Its params (the cursor).
+    pub(crate) params: Option<PaginatedRequestParams>,
+    /// Its `_meta`.
+    pub(crate) meta: RequestMetaObject,
+}
+
 /// Largest request body accepted (413 beyond). A `tools/call` is a few KiB at most.
 pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
 

@@ -16,23 +16,13 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderMap, HeaderValue, Method, header};
-use rmcp::model::{PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject};
+use rmcp::model::ProtocolVersion;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 
 use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
+use crate::transport::intake::ListCall;
 use crate::transport::sessions::CappedSessions;
-
-/// A parsed `tools/list` request, left in the extensions by [`crate::transport::intake`].
-#[derive(Debug, Clone)]
-pub(crate) struct ListCall {
-    /// The JSON-RPC id.
-    pub(crate) id: RequestId,
-    /// Its params (the cursor).
-    pub(crate) params: Option<PaginatedRequestParams>,
-    /// Its `_meta`.
-    pub(crate) meta: RequestMetaObject,
-}
 
 /// What the layer needs.
 #[derive(Debug, Clone)]

@@ -90,7 +90,12 @@ fn run_fixture(argv: &[String]) -> Result<Value> {
         "fixture {argv:?} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    serde_json::from_slice(&output.stdout).with_context(|| {
+    // The parsed command line comes first; `ticker` goes on printing lines after it.
+    let printed = serde_json::Deserializer::from_slice(&output.stdout)
+        .into_iter::<Value>()
+        .next()
+        .context("the fixture printed nothing")?;
+    printed.with_context(|| {
         format!(
             "fixture printed {}",
             String::from_utf8_lossy(&output.stdout)
