@@ -105,10 +105,12 @@ impl Listing {
         let schemas: Vec<String> = app
             .tools
             .iter()
-            .map(|spec| match serde_json::from_str::<serde_json::Value>(spec.input_schema) {
-                Ok(value) => fiskgen_contract::canonical::to_json(&value),
-                Err(_) => spec.input_schema.to_string(),
-            })
+            .map(
+                |spec| match serde_json::from_str::<serde_json::Value>(spec.input_schema) {
+                    Ok(value) => fiskgen_contract::canonical::to_json(&value),
+                    Err(_) => spec.input_schema.to_string(),
+                },
+            )
             .collect();
         let entries: Vec<String> = app
             .tools
