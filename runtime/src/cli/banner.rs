@@ -7,7 +7,8 @@ use std::net::{IpAddr, SocketAddr};
 
 use crate::cli::clients::{self, Transport};
 use crate::cli::connect;
-use crate::contract::spec::{AppSpec, ConfirmMode};
+use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
+use crate::duration;
 
 /// The host to put in a URL for a listener: unspecified binds (`0.0.0.0`, `::`) are reached on
 /// `localhost`; IPv6 literals are bracketed.
@@ -178,6 +179,26 @@ pub(crate) fn who_is_asked(
     lines
 }
 
+/// `note: calls still running after ... become tasks ...` with the task settings in force, or
+/// that tasks are off (docs/runtime.md, "Tasks").
+pub(crate) fn tasks_note(tasks: Option<TaskSettings>) -> String {
+    let Some(tasks) = tasks else {
+        return "note: tasks are off (tasks: false or --no-tasks): every call is answered on its \
+                own request"
+            .into();
+    };
+    format!(
+        "note: a call still running after {} becomes a task for clients that declare the tasks \
+         extension (io.modelcontextprotocol/tasks); at most {} task{} at once, each running and \
+         then keeping its result for at most {} (tasks.after, tasks.max, tasks.ttl; --task-after, \
+         --max-tasks, --task-ttl)",
+        duration::format(tasks.after),
+        tasks.max,
+        if tasks.max == 1 { "" } else { "s" },
+        duration::format(tasks.ttl)
+    )
+}
+
 /// A mode as written in the config and on the command line.
 fn mode_name(mode: ConfirmMode) -> &'static str {
     match mode {
@@ -193,6 +214,29 @@ mod tests {
 
     fn addr(text: &str) -> SocketAddr {
         text.parse().expect("socket address")
+    }
+
+    #[test]
+    fn the_tasks_line_gives_the_settings_in_force_or_says_tasks_are_off() {
+        let tasks = TaskSettings {
+            after: std::time::Duration::from_secs(2),
+            ttl: std::time::Duration::from_secs(3600),
+            max: 64,
+        };
+        assert_eq!(
+            tasks_note(Some(tasks)),
+            "note: a call still running after 2s becomes a task for clients that declare the \
+             tasks extension (io.modelcontextprotocol/tasks); at most 64 tasks at once, each \
+             running and then keeping its result for at most 1h0m0s (tasks.after, tasks.max, \
+             tasks.ttl; --task-after, --max-tasks, --task-ttl)"
+        );
+        let one = tasks_note(Some(TaskSettings { max: 1, ..tasks }));
+        assert!(one.contains("at most 1 task at once"), "{one}");
+        assert_eq!(
+            tasks_note(None),
+            "note: tasks are off (tasks: false or --no-tasks): every call is answered on its own \
+             request"
+        );
     }
 
     #[test]

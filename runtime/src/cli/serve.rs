@@ -63,6 +63,8 @@ pub(super) fn serve(
             },
         ),
     );
+    let tasks = cli.tasks.settings(settings.tasks);
+    notes.push(banner::tasks_note(tasks));
     let program = resolve_program(app, cli.application_path.as_deref());
     // `--strict-app` awaits the check and a changed application stops the start; otherwise it
     // runs in the background once serving started (below) and a change is logged.
@@ -95,7 +97,7 @@ pub(super) fn serve(
         Limits {
             max_concurrent,
             tool_timeout,
-            tasks: cli.tasks.settings(settings.tasks),
+            tasks,
         },
         Confirmer {
             mode: confirm,

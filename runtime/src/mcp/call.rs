@@ -48,13 +48,13 @@ pub(crate) async fn call(
         request,
         context,
     };
-    Ok(match spec.run {
+    match spec.run {
         Run::Command {
             command: path,
             argv,
         } => command(&call, path, argv).await,
         Run::Builtin(builtin) => builtin_call(&call, builtin).await,
-    })
+    }
 }
 
 /// What every step of a call needs.
@@ -91,9 +91,12 @@ impl Ctx<'_> {
         );
     }
 
-    /// The confirmation gate for a gated tool, showing `line`; `Some` answers instead.
-    async fn gate(&self, line: &str) -> Option<CallToolResponse> {
-        let trigger = self.spec.confirm?;
+    /// The confirmation gate for a gated tool, showing `line`; `Some` answers instead, and an
+    /// error refuses the request (an approval state that does not verify).
+    async fn gate(&self, line: &str) -> Result<Option<CallToolResponse>, ErrorData> {
+        let Some(trigger) = self.spec.confirm else {
+            return Ok(None);
+        };
         let gated = Call {
             tool: self.spec.name,
             trigger,
@@ -109,8 +112,9 @@ impl Ctx<'_> {
             .gate(&gated, &self.context, &self.state.shutdown)
             .await
         {
-            Gate::Respond(response) => Some(response),
-            Gate::Proceed => None,
+            Gate::Respond(response) => Ok(Some(response)),
+            Gate::Reject(error) => Err(error),
+            Gate::Proceed => Ok(None),
         }
     }
 
@@ -153,7 +157,10 @@ impl Ctx<'_> {
 }
 
 /// A built-in: validate, gate, take a slot, run on a blocking thread within the tool timeout.
-async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
+async fn builtin_call(
+    call: &Ctx<'_>,
+    builtin: Builtin,
+) -> Result<CallToolResponse, ErrorData> {
     let state = call.state;
     let mut prepared = match builtins::prepare(&builtin, call.arguments.clone()) {
         Ok(prepared) => prepared,
@@ -164,7 +171,7 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return error_result(error.for_tool(call.spec.name));
+            return Ok(error_result(error.for_tool(call.spec.name)));
         }
     };
     let line = builtins::trace(&prepared);
@@ -179,7 +186,11 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
         .await;
         let (confined, back) = match checked {
             Ok(checked) => checked,
-            Err(_) => return error_result("internal error: the path check was stopped".into()),
+            Err(_) => {
+                return Ok(error_result(
+                    "internal error: the path check was stopped".into(),
+                ));
+            }
         };
         prepared = back;
         if let Err(text) = confined {
@@ -188,15 +199,15 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
                 None,
                 &format!("Refused before asking: {line}: {}", label(&text)),
             );
-            return error_result(text);
+            return Ok(error_result(text));
         }
     }
-    if let Some(response) = call.gate(&line).await {
-        return response;
+    if let Some(response) = call.gate(&line).await? {
+        return Ok(response);
     }
     let permit = match call.slot(&line, &quoted).await {
         Ok(permit) => permit,
-        Err(response) => return response,
+        Err(response) => return Ok(response),
     };
     call.log_start(&line);
     let deadline = Instant::now() + state.tool_timeout;
@@ -214,16 +225,16 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
             Err(_) => {
                 drop(permit);
                 call.log_end("timeout", None, &format!("Timed out: {line}"));
-                return error_result(format!(
+                return Ok(error_result(format!(
                     "{quoted} timed out after {} (the tool timeout, tool_timeout / \
                      --tool-timeout)",
                     duration::format(state.tool_timeout)
-                ));
+                )));
             }
         },
     };
     drop(permit);
-    match finished {
+    Ok(match finished {
         Err(why) => {
             call.log_end("cancelled", None, &format!("Cancelled ({why}): {line}"));
             error_result(format!(
@@ -256,12 +267,16 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
             call.log_end("failed", None, &format!("Failed: {line}: {message}"));
             error_result(format!("internal error: {message}"))
         }
-    }
+    })
 }
 
 /// A command of the application: validated and gated here, run by a job of its own that the
 /// request waits for (`tasks::wait`), so that a long one can become a task.
-async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolResponse {
+async fn command(
+    call: &Ctx<'_>,
+    path: &[&str],
+    argv: ArgvFn,
+) -> Result<CallToolResponse, ErrorData> {
     let state = call.state;
     let spec = call.spec;
     let client = call.client.as_str();
@@ -274,7 +289,7 @@ async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolRespons
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return error_result(error.for_tool(spec.name));
+            return Ok(error_result(error.for_tool(spec.name)));
         }
     };
     let full_line = cmdline::display(&argv);
@@ -292,8 +307,8 @@ async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolRespons
         && call.request.request_state.is_none()
         && state.confirmer.asks_in_task(&call.context);
 
-    if !asks_in_task && let Some(response) = call.gate(&full_line).await {
-        return response;
+    if !asks_in_task && let Some(response) = call.gate(&full_line).await? {
+        return Ok(response);
     }
 
     let Some(program) = &state.program else {
@@ -303,9 +318,9 @@ async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolRespons
             outcome = "no_application",
             "{line}"
         );
-        return error_result(format!(
+        return Ok(error_result(format!(
             "command {quoted} has no application path to execute"
-        ));
+        )));
     };
     let job = Job {
         state: Arc::clone(state),
@@ -319,10 +334,10 @@ async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolRespons
         quoted,
     };
     if asks_in_task && let (Some(store), Some(trigger)) = (tasks, spec.confirm) {
-        return ask_in_task(call, store, trigger, job);
+        return Ok(ask_in_task(call, store, trigger, job));
     }
     let quoted = job.quoted.clone();
-    crate::mcp::tasks::wait(job.start(), tasks, spec.name, &quoted, &call.context).await
+    Ok(crate::mcp::tasks::wait(job.start(), tasks, spec.name, &quoted, &call.context).await)
 }
 
 /// A gated call by a client that declared tasks: a task that asks for approval at once; the
@@ -351,6 +366,9 @@ fn ask_in_task(
                     "internal error: the approval could not be judged".to_string(),
                 )])),
             },
+            Gate::Reject(error) => {
+                Decision::Answer(CallToolResult::error(vec![ContentBlock::text(error.message)]))
+            }
         }
     };
     match crate::mcp::tasks::ask(store, call.spec.name, question, decide) {

@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use rmcp::RoleServer;
+use rmcp::{ErrorData, RoleServer};
 use rmcp::model::{
     CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams,
     ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequests,
@@ -45,6 +45,9 @@ pub(crate) enum Gate {
     Proceed,
     /// Answer with this instead (a denial, or an MRTR question); nothing runs.
     Respond(CallToolResponse),
+    /// Refuse the request with this JSON-RPC error (an approval state that does not verify,
+    /// SEP-2322); nothing runs.
+    Reject(ErrorData),
 }
 
 /// Settings and state of the gate.
@@ -258,17 +261,29 @@ impl Confirmer {
                 }
             };
             self.log(call, "refused", &detail);
+            // A state that does not verify is a bad request (SEP-2322: the server MUST reject
+            // it; -32602, docs/runtime.md "Confirmation"); a record that did not answer is the
+            // server's own failure, a tool error the client may retry.
             let why = match refusal {
                 Refusal::Replayed => "the approval was already used once",
                 Refusal::Invalid(_) => {
                     "the approval state was not issued for this call, was altered, or has expired"
                 }
                 Refusal::Unchecked(_) => {
-                    "the server could not check that the approval was not used before (its \
-                     shared record of used approvals did not answer)"
+                    return deny(failed(
+                        quoted,
+                        "the server could not check that the approval was not used before (its \
+                         shared record of used approvals did not answer)",
+                    ));
                 }
             };
-            return deny(failed(quoted, why));
+            return Gate::Reject(ErrorData::invalid_params(
+                format!(
+                    "invalid requestState: {why}, so {quoted} did not run; call the tool again \
+                     without requestState and inputResponses to be asked anew"
+                ),
+                Some(json!({ "tool": call.tool })),
+            ));
         }
         // The state is used up now, whatever follows. A retry without the answer is asked again
         // with a fresh state (SEP-2322: the server SHOULD re-request missing input).

@@ -301,6 +301,22 @@ async fn once(client: &Client, params: CallToolRequestParams) -> CallToolRespons
         .expect("call")
 }
 
+/// The message of the JSON-RPC error a call is refused with: an approval state that does not
+/// verify is invalid params (-32602, SEP-2322), and nothing runs.
+async fn refused(client: &Client, params: CallToolRequestParams) -> String {
+    let error = tokio::time::timeout(PATIENCE, client.call_tool_once(params))
+        .await
+        .expect("answered")
+        .expect_err("refused");
+    match error {
+        rmcp::ServiceError::McpError(error) => {
+            assert_eq!(error.code.0, -32602, "{error:?}");
+            error.message.into_owned()
+        }
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
 fn complete(response: CallToolResponse) -> rmcp::model::CallToolResult {
     match response {
         CallToolResponse::Complete(result) => result,
@@ -326,20 +342,21 @@ async fn forged_altered_and_replayed_request_states_never_run() {
     for forged in forged {
         let mut params = deploy_params("prod").with_input_responses(approval(true));
         params.request_state = Some(forged.to_string());
-        let result = complete(once(&client, params).await);
-        assert!(is_error(&result), "forged state {forged:?} ran the command");
+        let message = refused(&client, params).await;
         assert!(
-            text(&result).contains("was not issued for this call"),
-            "{}",
-            text(&result)
+            message.starts_with(
+                "invalid requestState: the approval state was not issued for this call, was \
+                 altered, or has expired, so "
+            ),
+            "forged state {forged:?}: {message}"
         );
     }
 
     // The state is bound to the arguments: approving `prod` does not approve `staging`.
     let mut params = deploy_params("staging").with_input_responses(approval(true));
     params.request_state = Some(state.clone());
-    let result = complete(once(&client, params).await);
-    assert!(is_error(&result));
+    let message = refused(&client, params).await;
+    assert!(message.contains("was not issued for this call"), "{message}");
 
     // A tampered state fails its integrity check.
     let mut tampered = state.clone();
@@ -347,7 +364,8 @@ async fn forged_altered_and_replayed_request_states_never_run() {
     tampered.push(if last == 'A' { 'B' } else { 'A' });
     let mut params = deploy_params("prod").with_input_responses(approval(true));
     params.request_state = Some(tampered);
-    assert!(is_error(&complete(once(&client, params).await)));
+    let message = refused(&client, params).await;
+    assert!(message.contains("was altered"), "{message}");
 
     // The genuine state runs the command once...
     let mut params = deploy_params("prod").with_input_responses(approval(true));
@@ -356,12 +374,10 @@ async fn forged_altered_and_replayed_request_states_never_run() {
     assert!(ran(&result), "{}", text(&result));
 
     // ...and only once.
-    let result = complete(once(&client, params).await);
-    assert!(is_error(&result));
+    let message = refused(&client, params).await;
     assert!(
-        text(&result).contains("already used once"),
-        "{}",
-        text(&result)
+        message.starts_with("invalid requestState: the approval was already used once, so "),
+        "{message}"
     );
     assert_eq!(server.log().matches("Ran deploy -- prod").count(), 1);
     let _ = client.cancel().await;
@@ -464,12 +480,8 @@ async fn a_retry_without_the_answer_is_asked_again() {
     for used in [first, second] {
         let mut params = deploy_params("prod").with_input_responses(approval(true));
         params.request_state = Some(used);
-        let result = complete(once(&client, params).await);
-        assert!(
-            text(&result).contains("already used once"),
-            "{}",
-            text(&result)
-        );
+        let message = refused(&client, params).await;
+        assert!(message.contains("already used once"), "{message}");
     }
     let mut params = deploy_params("prod").with_input_responses(approval(true));
     params.request_state = Some(third);

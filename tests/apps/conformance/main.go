@@ -123,7 +123,10 @@ func build() *fisk.Application {
 		return nil
 	})
 
+	// failing_job works for about a second first, so that it becomes a task (tasks.after is
+	// 500ms in tests/fixtures/conformance.yaml), as the tasks scenarios expect.
 	app.Command("failing_job", "A job that always fails").Action(func(*fisk.ParseContext) error {
+		time.Sleep(time.Second)
 		fmt.Fprintln(os.Stderr, "failing_job: the job failed, as it always does")
 		os.Exit(1)
 		return nil

@@ -6,7 +6,8 @@ server in `--url`, with the demo app's store in `--store`:
 1. `task_add` twice: tasks 1 and 2.
 2. `task_delete {id: 1, force: true}` returns an input-required result asking for approval,
    with a `requestState` S.
-3. Retries that approve, each of which must be refused with nothing run:
+3. Retries that approve, each of which must be refused with a JSON-RPC error (-32602) and
+   nothing run:
    S with one byte changed (in the payload, then in the tag); a state made up from scratch;
    S with the arguments of another call (`id: 2`).
 4. The retry with S itself and an approval runs the command: task 1 is deleted.
@@ -50,6 +51,12 @@ class Raw:
 
     def call(self, tool: str, arguments: dict[str, Any], state: str | None = None, answers: Any = None) -> dict[str, Any]:
         """One tools/call; returns the JSON-RPC result (fails on a JSON-RPC error)."""
+        message = self.send(tool, arguments, state, answers)
+        check("error" not in message, f"JSON-RPC error: {message!r}")
+        return message["result"]
+
+    def send(self, tool: str, arguments: dict[str, Any], state: str | None = None, answers: Any = None) -> dict[str, Any]:
+        """One tools/call; returns the JSON-RPC response (a result or an error)."""
         self.next_id += 1
         params: dict[str, Any] = {"name": tool, "arguments": arguments, "_meta": META}
         if state is not None:
@@ -67,9 +74,7 @@ class Raw:
             },
         )
         check(response.status_code == 200, f"HTTP {response.status_code}: {response.text!r}")
-        message = self.message(response, self.next_id)
-        check("error" not in message, f"JSON-RPC error: {message!r}")
-        return message["result"]
+        return self.message(response, self.next_id)
 
     @staticmethod
     def message(response: httpx.Response, request_id: int) -> dict[str, Any]:
@@ -93,18 +98,16 @@ def command(result: dict[str, Any], what: str) -> dict[str, Any]:
     return result["structuredContent"]
 
 
-def refused(result: dict[str, Any], what: str, store_before: bytes, store: str) -> str:
-    """Checks that a retry was refused without running anything; returns the text."""
-    check(result.get("resultType", "complete") == "complete", f"{what}: not a final result: {result!r}")
-    check(result.get("isError") is True, f"{what}: not refused: {result!r}")
-    check("structuredContent" not in result, f"{what}: refused, but with a command result: {result!r}")
-    text = result["content"][0]["text"]
+def refused(message: dict[str, Any], what: str, store_before: bytes, store: str) -> str:
+    """Checks that a retry was refused with a JSON-RPC error (-32602: a requestState that does
+    not verify, SEP-2322) without running anything; returns the error's message."""
+    check("result" not in message, f"{what}: not refused: {message!r}")
+    error = message.get("error") or {}
+    check(error.get("code") == -32602, f"{what}: not refused as invalid params: {message!r}")
+    text = error.get("message", "")
     check(
-        text.startswith("Not approved: requesting approval to run ")
-        and text.endswith(
-            ". The command did not run. This answer is final for this call, not a transient error; "
-            "do not retry, tell the user the command needs their approval."
-        ),
+        text.startswith("invalid requestState: ")
+        and text.endswith(" did not run; call the tool again without requestState and inputResponses to be asked anew"),
         f"{what}: unexpected refusal text {text!r}",
     )
     with open(store, "rb") as f:
@@ -158,20 +161,20 @@ async def main(args: argparse.Namespace) -> None:
         tag_at = len(state) - len(parts[-1]) // 2
     else:
         payload_at, tag_at = len(state) // 2, len(state) - 2
-    refused(raw.call("task_delete", delete_1, flip(state, payload_at), APPROVE), "altered payload", before, store)
-    refused(raw.call("task_delete", delete_1, flip(state, tag_at), APPROVE), "altered tag", before, store)
+    refused(raw.send("task_delete", delete_1, flip(state, payload_at), APPROVE), "altered payload", before, store)
+    refused(raw.send("task_delete", delete_1, flip(state, tag_at), APPROVE), "altered tag", before, store)
 
     # Forged: the same shape, made up.
     forged = ".".join(
         [parts[0] if len(parts) >= 3 else "rs1"]
         + [base64.urlsafe_b64encode(os.urandom(max(8, len(p) * 3 // 4))).decode().rstrip("=") for p in parts[1:] or [""]]
     )
-    refused(raw.call("task_delete", delete_1, forged, APPROVE), "forged", before, store)
-    refused(raw.call("task_delete", delete_1, "not-a-state", APPROVE), "garbage", before, store)
+    refused(raw.send("task_delete", delete_1, forged, APPROVE), "forged", before, store)
+    refused(raw.send("task_delete", delete_1, "not-a-state", APPROVE), "garbage", before, store)
 
     # Misapplied: a genuine state, for other arguments.
     refused(
-        raw.call("task_delete", {"id": 2, "force": True, "store": store}, state, APPROVE),
+        raw.send("task_delete", {"id": 2, "force": True, "store": store}, state, APPROVE),
         "other arguments",
         before,
         store,
@@ -191,8 +194,8 @@ async def main(args: argparse.Namespace) -> None:
         f.write("\n")
     with open(store, "rb") as f:
         before = f.read()
-    first = refused(raw.call("task_delete", delete_1, state, APPROVE), "replayed", before, store)
-    refused(raw.call("task_delete", delete_1, state, APPROVE), "replayed again", before, store)
+    first = refused(raw.send("task_delete", delete_1, state, APPROVE), "replayed", before, store)
+    refused(raw.send("task_delete", delete_1, state, APPROVE), "replayed again", before, store)
     check("already used" in first, f"the replay refusal does not say the approval was used: {first!r}")
     check(1 in task_ids(store), "a replay deleted task 1")
 
@@ -208,7 +211,7 @@ async def main(args: argparse.Namespace) -> None:
     with open(store, "rb") as f:
         check(f.read() == before, "a retry without the answer ran the command")
     for state, what in ((t1, "first state after asking again"), (t2, "second state after asking again")):
-        text = refused(raw.call("task_delete", delete_2, state, APPROVE), what, before, store)
+        text = refused(raw.send("task_delete", delete_2, state, APPROVE), what, before, store)
         check("already used" in text, f"{what}: the refusal does not say the state was used: {text!r}")
     ran = command(raw.call("task_delete", delete_2, t3, APPROVE), "answered retry")
     check(ran["exit_code"] == 0 and 2 not in task_ids(store), f"the answered retry did not delete task 2: {ran!r}")

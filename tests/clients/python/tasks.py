@@ -258,8 +258,8 @@ async def full(c: mcp.Client) -> None:
     check(isinstance(refused, types.CallToolResult) and refused.is_error, f"a second task in a store of one: {refused!r}")
     text = text_of(refused)
     check(
-        "so it had to become a task, but the task store is full: it holds 1 tasks (tasks.max, --max-tasks), "
-        "1 of them still running or waiting for approval" in text,
+        "so it had to become a task, but the task store is full: it holds 1 task (tasks.max, --max-tasks), "
+        "it is still running or waiting for approval; the command" in text,
         f"the refusal: {text!r}",
     )
     print(f"full: {text}")

@@ -708,7 +708,7 @@ fn request_state_forged_altered_or_replayed_is_refused() -> Result<()> {
         "replayed",
         "replayed again",
     ] {
-        run.has(&format!("\n{step}: refused: Not approved: "))?;
+        run.has(&format!("\n{step}: refused: invalid requestState: "))?;
     }
     run.has("approved: ran task delete")?;
     // SEP-2322: a retry without the answer is asked again, and only the answered retry runs.
@@ -719,7 +719,7 @@ fn request_state_forged_altered_or_replayed_is_refused() -> Result<()> {
         "first state after asking again",
         "second state after asking again",
     ] {
-        run.has(&format!("\n{step}: refused: Not approved: "))?;
+        run.has(&format!("\n{step}: refused: invalid requestState: "))?;
     }
     run.has(&format!(
         "answered after asking again: ran task delete --store={store} --force -- 2"

@@ -16,7 +16,7 @@ use fiskgen_tests::clients;
 use serde_json::Value;
 use tempfile::TempDir;
 
-use super::clients::{Server, node_tool, python, run_bounded, strings};
+use super::clients::{Finished, Server, node_tool, python, run_bounded, strings};
 
 /// Bound of one conformance requirement set (each scenario is bounded at 30 s by the suite;
 /// a whole set takes about half a minute).
@@ -167,25 +167,21 @@ fn inspector_cli_lists_resources_and_prompts() -> Result<()> {
 // The conformance suite
 // ---------------------------------------------------------------------------------------
 
-/// Runs one requirement set against the shared server with the reviewed baseline; every
-/// check not in it must pass, and no entry in it may be stale.
-fn conformance(requirements: &str, must_pass: &[&str]) -> Result<()> {
+/// Runs the suite with `selection` (`--requirements <set>` or `--scenario <name>`) against the
+/// shared server with the reviewed baseline: every check not in it must pass, and no entry of
+/// a scenario that ran may be stale (the suite fails the run on either).
+fn conformance_run(selection: &[&str]) -> Result<Finished> {
     let shared = shared_server()?;
     let scratch = tempfile::tempdir()?;
     let results = scratch.path().join("results");
     let mut cmd = node_tool("conformance", scratch.path())?;
-    cmd.args([
-        "server",
-        "--url",
-        &shared.server.url,
-        "--requirements",
-        requirements,
-    ])
-    .arg("--expected-failures")
-    .arg(clients::expected_failures())
-    .arg("-o")
-    .arg(&results);
-    let what = format!("conformance server --requirements {requirements}");
+    cmd.args(["server", "--url", &shared.server.url])
+        .args(selection)
+        .arg("--expected-failures")
+        .arg(clients::expected_failures())
+        .arg("-o")
+        .arg(&results);
+    let what = format!("conformance server {}", selection.join(" "));
     let run = run_bounded(&mut cmd, CONFORMANCE_TIMEOUT, &what)?;
     if !run.succeeded() || !run.stdout.contains("Baseline check passed") {
         bail!(
@@ -195,13 +191,117 @@ fn conformance(requirements: &str, must_pass: &[&str]) -> Result<()> {
             run.report()
         );
     }
+    Ok(run)
+}
+
+/// Runs one requirement set; each of `must_pass` must pass entirely.
+fn conformance(requirements: &str, must_pass: &[&str]) -> Result<()> {
+    let run = conformance_run(&["--requirements", requirements])?;
     for scenario in must_pass {
         ensure!(
             run.stdout.lines().any(|l| {
                 l.trim_start().starts_with('✓') && l.contains(&format!(" {scenario}: "))
             }),
-            "{what}: scenario {scenario} did not pass entirely:\n{}",
+            "--requirements {requirements}: scenario {scenario} did not pass entirely:\n{}",
             run.report()
+        );
+    }
+    Ok(())
+}
+
+/// The server scenarios `conformance list --server` marks `[<tag>]`.
+fn listed_scenarios(tag: &str) -> Result<Vec<String>> {
+    let home = tempfile::tempdir()?;
+    let mut cmd = node_tool("conformance", home.path())?;
+    cmd.args(["list", "--server"]);
+    let run = run_bounded(&mut cmd, INSPECTOR_TIMEOUT, "conformance list --server")?.success()?;
+    let suffix = format!(" [{tag}]");
+    Ok(run
+        .stdout
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("- ")?.strip_suffix(&suffix))
+        .map(str::to_string)
+        .collect())
+}
+
+/// The tasks extension's scenarios, which neither requirement set scores: every one the suite
+/// lists, run one by one against the same baseline (a tasks scenario the suite adds is run
+/// too). Those the fixture app fully supports must pass entirely.
+#[test]
+fn conformance_tasks_extension() -> Result<()> {
+    let scenarios: Vec<String> = listed_scenarios("extension")?
+        .into_iter()
+        .filter(|name| name.starts_with("tasks-"))
+        .collect();
+    ensure!(
+        scenarios.iter().any(|s| s == "tasks-lifecycle") && scenarios.len() >= 10,
+        "the suite lists fewer tasks scenarios than expected: {scenarios:?}"
+    );
+    let fully = [
+        "tasks-capability-negotiation",
+        "tasks-wire-fields",
+        "tasks-request-state-removal",
+        "tasks-dispatch-and-envelope",
+    ];
+    for scenario in &scenarios {
+        let run = conformance_run(&["--scenario", scenario])?;
+        if fully.contains(&scenario.as_str()) {
+            ensure!(
+                run.stdout.contains(", 0 failed, 0 warnings")
+                    && !run.stdout.contains("Expected failures (in baseline)"),
+                "{scenario} did not pass entirely:\n{}",
+                run.report()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every baseline entry names a scenario that one of the runs above runs, so that no entry can
+/// outlive its check unnoticed (the suite reports stale entries only for scenarios it ran).
+#[test]
+fn every_baseline_entry_is_a_check_of_a_scenario_the_runs_cover() -> Result<()> {
+    let text = std::fs::read_to_string(clients::expected_failures())?;
+    // The file is a YAML list of plain strings under `server:`, one a line.
+    let entries: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix("- "))
+        .map(|entry| entry.split(" #").next().unwrap_or(entry).trim())
+        .collect();
+    ensure!(
+        entries.len() <= 34,
+        "the baseline grew to {} entries (docs/testing-clients.md: fix the server instead)",
+        entries.len()
+    );
+    let mut covered: Vec<String> = listed_scenarios("extension")?
+        .into_iter()
+        .filter(|name| name.starts_with("tasks-"))
+        .collect();
+    for set in ["2025-11-25", "2026-07-28"] {
+        let home = tempfile::tempdir()?;
+        let mut cmd = node_tool("conformance", home.path())?;
+        cmd.args(["list", "--server", "--requirements", set]);
+        let what = format!("conformance list --server --requirements {set}");
+        let run = run_bounded(&mut cmd, INSPECTOR_TIMEOUT, &what)?.success()?;
+        // Server scenarios are listed bare, or tagged `[server]` under the unscored kinds.
+        covered.extend(run.stdout.lines().filter_map(|line| {
+            let name = line.trim().strip_prefix("- ")?;
+            let mut words = name.split_whitespace();
+            let name = words.next()?;
+            match words.next() {
+                None | Some("[server]") => Some(name.to_string()),
+                Some(_) => None,
+            }
+        }));
+    }
+    for entry in entries {
+        let Some((scenario, check)) = entry.split_once(':') else {
+            bail!("baseline entry {entry:?} is not <scenario>:<check-id>");
+        };
+        ensure!(!check.is_empty(), "baseline entry {entry:?} names no check");
+        ensure!(
+            covered.iter().any(|s| s == scenario),
+            "baseline entry {entry:?}: no run covers scenario {scenario:?} (covered: {covered:?})"
         );
     }
     Ok(())

@@ -92,13 +92,22 @@ pub(crate) struct Full {
 impl Full {
     /// The sentence that says so, for a tool error.
     pub(crate) fn explain(&self, ttl: Duration) -> String {
+        let tasks = if self.max == 1 { "task" } else { "tasks" };
+        let active = match (self.max, self.active) {
+            (1, 1) => "it is still running or waiting for approval".to_string(),
+            (1, _) => format!(
+                "it ended and keeps its result for {} after it ended",
+                duration::format(ttl)
+            ),
+            (_, active) => format!(
+                "{active} of them still running or waiting for approval and the others keeping \
+                 their results for {} after they ended",
+                duration::format(ttl)
+            ),
+        };
         format!(
-            "the task store is full: it holds {} tasks (tasks.max, --max-tasks), {} of them \
-             still running or waiting for approval and the others keeping their results for {} \
-             after they ended",
-            self.max,
-            self.active,
-            duration::format(ttl)
+            "the task store is full: it holds {} {tasks} (tasks.max, --max-tasks), {active}",
+            self.max
         )
     }
 }
@@ -385,14 +394,28 @@ mod tests {
             .create("t", Instant::now(), running(), "running".into())
             .expect_err("still full");
         assert_eq!((full.max, full.active), (1, 0));
-        assert!(
-            full.explain(Duration::from_secs(3600)).starts_with(
-                "the task store is full: it holds 1 tasks (tasks.max, --max-tasks), 0 of them \
-                 still running or waiting for approval and the others keeping their results for \
-                 1h0m0s after they ended"
-            ),
-            "{}",
-            full.explain(Duration::from_secs(3600))
+        assert_eq!(
+            full.explain(Duration::from_secs(3600)),
+            "the task store is full: it holds 1 task (tasks.max, --max-tasks), it ended and \
+             keeps its result for 1h0m0s after it ended"
+        );
+    }
+
+    #[test]
+    fn the_full_store_sentence_counts_in_the_right_number() {
+        let hour = Duration::from_secs(3600);
+        let one_running = Full { max: 1, active: 1 };
+        assert_eq!(
+            one_running.explain(hour),
+            "the task store is full: it holds 1 task (tasks.max, --max-tasks), it is still \
+             running or waiting for approval"
+        );
+        let many = Full { max: 64, active: 3 };
+        assert_eq!(
+            many.explain(hour),
+            "the task store is full: it holds 64 tasks (tasks.max, --max-tasks), 3 of them still \
+             running or waiting for approval and the others keeping their results for 1h0m0s \
+             after they ended"
         );
     }
 

@@ -13,6 +13,7 @@ mod listing;
 mod tools;
 
 use std::process::ExitCode;
+use std::time::Duration;
 use ::fiskgen_runtime::__private as rt;
 
 /// The server: its identity, the application it runs, its tools and settings.
@@ -36,7 +37,14 @@ static APP: rt::AppSpec = rt::AppSpec {
     tools: tools::TOOLS,
     docs: &docs::DOCS,
     listing: Some(&listing::LISTING),
-    settings: rt::Settings::DEFAULT,
+    settings: rt::Settings {
+        tasks: Some(rt::TaskSettings {
+            after: Duration::from_millis(500),
+            ttl: Duration::from_secs(3600),
+            max: 64,
+        }),
+        ..rt::Settings::DEFAULT
+    },
 };
 
 /// Which commands are served: what a check applies to a new document.
