@@ -343,6 +343,9 @@ pub struct McpConfig {
     pub tool_timeout: Duration,
     /// fiskgen: app tag -> hints it turns on (e.g. `impact:ro: read_only`).
     pub hint_tags: BTreeMap<String, Vec<Hint>>,
+    /// fiskgen: tool -> parameter -> the HTTP header its value is mirrored in (SEP-2243
+    /// `x-mcp-header`; the client sends `Mcp-Param-<header>`).
+    pub param_headers: BTreeMap<String, BTreeMap<String, String>>,
     /// fiskgen: extra `Host` header values accepted (reverse proxies).
     pub allowed_hosts: Vec<String>,
     /// fiskgen: extra `Origin` header values accepted.
@@ -407,6 +410,7 @@ impl Default for McpConfig {
             max_concurrent_tools: 2,
             tool_timeout: Duration::from_secs(30),
             hint_tags: BTreeMap::new(),
+            param_headers: BTreeMap::new(),
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             auth: None,

@@ -20,7 +20,11 @@
 //! Everything else is served verbatim. A schema the generator does not know gets the safest
 //! type that matches its JSON type (a `String` for an unknown pattern or `oneOf`) and a warning;
 //! one it cannot represent (nested arrays, objects other than string maps) is an error.
+//! Parameters named in `param_headers` carry `x-mcp-header` (`headers.rs`).
 
+mod headers;
+
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde_json::{Map, Value, json};
@@ -80,6 +84,8 @@ pub struct Source<'a> {
     pub command: &'a model::Command,
     /// Exposed global flags that apply to it (not shadowed), in argv order.
     pub globals: &'a [&'a model::Flag],
+    /// Its parameters mirrored in HTTP headers (`param_headers`): parameter -> header name.
+    pub headers: &'a BTreeMap<String, String>,
 }
 
 /// Types the parameters of a command tool and builds its advertised schema.
@@ -311,6 +317,7 @@ impl<'a> Builder<'a> {
             required: self.required.iter().any(|r| r == name),
             ty,
             global,
+            header: None,
         });
         self.out.params.len() - 1
     }
@@ -467,6 +474,12 @@ impl<'a> Builder<'a> {
                 )));
             }
         }
+        let tool = self.source.tool;
+        headers::annotate(&mut self.properties, &mut self.out.params, self.source.headers)
+            .map_err(|message| ParamsError {
+                tool: tool.to_string(),
+                message,
+            })?;
         self.out
             .schema
             .insert("properties".into(), Value::Object(self.properties));
@@ -612,6 +625,7 @@ mod tests {
             tool: "t",
             command: &tool.command,
             globals: &globals,
+            headers: &BTreeMap::new(),
         })
     }
 

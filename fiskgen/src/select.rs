@@ -73,7 +73,14 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         global_flags = exposable_globals(app.model, &exposed);
         let candidates = selection.leaf_tools(config, app.model, &exposed);
         let served = selection.apply_filters(config, candidates);
-        selection.tools = selection.lower(served);
+        let param_headers = config
+            .mcp
+            .as_ref()
+            .map(|mcp| mcp.param_headers.clone())
+            .unwrap_or_default();
+        let names: Vec<&str> = served.iter().map(|c| c.tool.name.as_str()).collect();
+        selection.check_param_headers(&param_headers, &names);
+        selection.tools = selection.lower(served, &param_headers);
         application = Some(ir::Application {
             configured_path: config.application_path.clone().unwrap_or_default(),
             path: app.path.to_path_buf(),
@@ -282,8 +289,13 @@ impl Selection {
     /// Lowers every served command ([`lower`](crate::lower)): its typed parameters, its argv plan
     /// and its final input schema. A schema that cannot be typed is a problem; one typed by a
     /// fallback a warning.
-    fn lower(&mut self, served: Vec<Candidate<'_>>) -> Vec<Tool> {
+    fn lower(
+        &mut self,
+        served: Vec<Candidate<'_>>,
+        param_headers: &BTreeMap<String, BTreeMap<String, String>>,
+    ) -> Vec<Tool> {
         let mut tools = Vec::with_capacity(served.len());
+        let none = BTreeMap::new();
         for Candidate {
             mut tool,
             command,
@@ -294,6 +306,7 @@ impl Selection {
                 tool: &tool.name,
                 command,
                 globals: &globals,
+                headers: param_headers.get(&tool.name).unwrap_or(&none),
             };
             match lower::lower(source) {
                 Ok(lowered) => {
@@ -314,6 +327,25 @@ impl Selection {
             }
         }
         tools
+    }
+
+    /// Every tool `param_headers` names is a served command (one of `served`).
+    fn check_param_headers(
+        &mut self,
+        param_headers: &BTreeMap<String, BTreeMap<String, String>>,
+        served: &[&str],
+    ) {
+        for tool in param_headers.keys() {
+            if !served.contains(&tool.as_str()) {
+                let hint = nearest(tool, served.iter().copied())
+                    .map(|near| format!("; did you mean {near:?}?"))
+                    .unwrap_or_default();
+                self.problems.push(format!(
+                    "expose.agent.mcp.param_headers names tool {tool:?}, which is not a served \
+                     command{hint}"
+                ));
+            }
+        }
     }
 
     /// `ai:deny` first, then the top-level filters, then the `expose.agent.tools` narrowing.
@@ -558,6 +590,31 @@ mod tests {
             {"name": "account", "help": "", "restricted_schema": {}, "commands": [leaf("add", &["admin"])]},
             {"name": "debug", "help": "", "hidden": true, "restricted_schema": {}, "commands": [leaf("dump", &[])]},
         ]))
+    }
+
+    #[test]
+    fn param_headers_must_name_a_served_command_and_one_of_its_parameters() {
+        let with = |yaml: &str| select(&config(yaml), Some(App { path: Path::new("/bin/app"), model: &tree() }));
+        let error = with("expose: {agent: {mcp: {param_headers: {lss: {x: X}}}}}")
+            .expect_err("an unknown tool");
+        assert_eq!(
+            error.to_string(),
+            "expose.agent.mcp.param_headers names tool \"lss\", which is not a served command; \
+             did you mean \"ls\"?"
+        );
+        let error = with("expose: {agent: {mcp: {param_headers: {ls: {x: X}}}}}")
+            .expect_err("an unknown parameter");
+        assert!(
+            error
+                .to_string()
+                .starts_with("tool \"ls\": param_headers names parameter \"x\", which the tool \
+                              does not have (its parameters: "),
+            "{error}"
+        );
+        let server = with("expose: {agent: {mcp: {param_headers: {ls: {region: Region}}}}}")
+            .expect("a global string flag can be mirrored");
+        let ls = &server.tools[0];
+        assert_eq!(ls.input_schema["properties"]["region"]["x-mcp-header"], "Region");
     }
 
     #[test]

@@ -17,6 +17,7 @@ use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
     env_name, normalized, read_base_url, read_budget_count, read_builtins, read_concurrency,
     read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
+    read_param_headers,
     read_list_page_size, read_options, read_page_size, read_port, read_task_duration,
     read_task_max, read_tool_timeout, validate_bool, validate_string,
 };
@@ -240,6 +241,9 @@ static MCP: Section<Draft> = Section::new(&[
     }),
     Field::value("hint_tags", |r, v, d| {
         d.mcp().hint_tags = read_hint_tags(r, v)
+    }),
+    Field::value("param_headers", |r, v, d| {
+        d.mcp().param_headers = read_param_headers(r, v)
     }),
     Field::value("allowed_hosts", |r, v, d| {
         d.mcp().allowed_hosts = normalized(r.strings(v), str::trim)

@@ -126,6 +126,7 @@ fn the_full_example_reads_into_every_field() {
             max_concurrent_tools: 2,
             tool_timeout: Duration::from_secs(30),
             hint_tags,
+            param_headers: BTreeMap::new(),
             allowed_hosts: vec!["mcp.example.com".to_string()],
             allowed_origins: vec!["https://mcp.example.com".to_string()],
             auth: Some(AuthConfig {
@@ -1489,4 +1490,36 @@ fn page_size_and_structured_output_are_read_and_a_page_size_out_of_range_is_refu
         located("expose:\n  agent:\n    mcp:\n      structured_output: no\n"),
         ["4:26: expose.agent.mcp.structured_output must be true or false, found \"no\""]
     );
+}
+
+#[test]
+fn param_headers_name_an_http_token_per_parameter_unique_per_tool() {
+    let config = ok(
+        "expose:\n  agent:\n    mcp:\n      param_headers:\n        greet:\n          name: \" Name \"\n          loud: X-Loud\n",
+    );
+    let headers = &mcp(&config).param_headers["greet"];
+    assert_eq!(headers["name"], "Name");
+    assert_eq!(headers["loud"], "X-Loud");
+
+    let p = problem("expose: {agent: {mcp: {param_headers: {greet: {name: \"My Name\"}}}}}\n");
+    assert_eq!(p.path, "expose.agent.mcp.param_headers.greet.name");
+    assert_eq!(
+        p.message,
+        "invalid expose.agent.mcp.param_headers.greet.name \"My Name\": a header name is a \
+         non-empty HTTP token (letters, digits and !#$%&'*+-.^_`|~), found ' '; the client sends \
+         it as `Mcp-Param-<name>`"
+    );
+    let p = problem("expose: {agent: {mcp: {param_headers: {greet: {a: Name, b: NAME}}}}}\n");
+    assert_eq!(
+        p.message,
+        "expose.agent.mcp.param_headers.greet.b: header \"NAME\" is already used by parameter \
+         \"a\" of the same tool (header names are compared without case)"
+    );
+    let p = problem("expose: {agent: {mcp: {param_headers: {greet: {name: }}}}}\n");
+    assert_eq!(
+        p.message,
+        "expose.agent.mcp.param_headers.greet.name names no header"
+    );
+    let p = problem("expose: {agent: {mcp: {param_headers: {greet: [name]}}}}\n");
+    assert_eq!(p.path, "expose.agent.mcp.param_headers.greet");
 }

@@ -1,5 +1,5 @@
 //! How the values of single keys are read and checked: string lists, limits, durations,
-//! environment variable names, `confirm_over_mcp`, `builtins`, `hint_tags`.
+//! environment variable names, `confirm_over_mcp`, `builtins`, `hint_tags`, `param_headers`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -413,4 +413,60 @@ pub(super) fn is_identity(text: &str) -> bool {
         && text
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// `param_headers`: per tool, per parameter, the name of the HTTP header the parameter's value
+/// is mirrored in (SEP-2243 `x-mcp-header`). A header name is an RFC 9110 token, unique per
+/// tool whatever its case; whether the tool and the parameter exist is checked when the
+/// commands are lowered (`crate::lower`).
+pub(super) fn read_param_headers(
+    r: &mut Reader,
+    v: Value<'_>,
+) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut tools = BTreeMap::new();
+    r.map(v, "a mapping of tool names to {parameter: header}", |r, tool, params| {
+        let mut headers: BTreeMap<String, String> = BTreeMap::new();
+        r.map(params, "a mapping of parameter names to header names", |r, param, header| {
+            let Some(name) = r.string(header) else {
+                if matches!(header.node.kind, Kind::Null) {
+                    let message = format!("{} names no header", header.path);
+                    r.problem(header.path, header.key_pos, message);
+                }
+                return;
+            };
+            let name = name.trim().to_string();
+            if name.is_empty() {
+                let message = format!("{} names no header", header.path);
+                r.problem(header.path, header.key_pos, message);
+                return;
+            }
+            if let Some(bad) = name.chars().find(|c| !is_token_char(*c)) {
+                let message = format!(
+                    "invalid {} {name:?}: a header name is a non-empty HTTP token (letters, \
+                     digits and !#$%&'*+-.^_`|~), found {bad:?}; the client sends it as \
+                     `Mcp-Param-<name>`",
+                    header.path
+                );
+                r.problem(header.path, header.key_pos, message);
+                return;
+            }
+            if let Some((other, _)) = headers.iter().find(|(_, h)| h.eq_ignore_ascii_case(&name)) {
+                let message = format!(
+                    "{}: header {name:?} is already used by parameter {other:?} of the same \
+                     tool (header names are compared without case)",
+                    header.path
+                );
+                r.problem(header.path, header.key_pos, message);
+                return;
+            }
+            headers.insert(param.to_string(), name);
+        });
+        tools.insert(tool.to_string(), headers);
+    });
+    tools
+}
+
+/// A character of an RFC 9110 token (`tchar`).
+fn is_token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }

@@ -14,6 +14,9 @@ pub struct Param {
     pub ty: ParamType,
     /// Whether it is an exposed global flag.
     pub global: bool,
+    /// The HTTP header a client mirrors its value in (`param_headers`, SEP-2243
+    /// `x-mcp-header`; advertised in the schema).
+    pub header: Option<String>,
 }
 
 /// The type of a parameter's value.

@@ -16,7 +16,7 @@ pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     pages: &[
         rt::PageSpec {
             start: 1,
-            end: 8281,
+            end: 8311,
             cursor: None,
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
