@@ -7,6 +7,9 @@ extension mechanism intends: it advertises `io.modelcontextprotocol/tasks`, clai
 `tasks/cancel` as typed requests through the SDK's own session (which adds the 2026-07-28 `_meta`,
 `Mcp-Method` and `Mcp-Name` itself). No raw HTTP is needed.
 
+The server is `--url` (streamable HTTP) or `--server PATH --app APP [--flag=--task-after=500ms
+...]`, started over stdio.
+
 Scenarios (`--scenario`):
 
   lifecycle  a quick call answers directly; a slow one becomes a task that is polled (status,
@@ -39,6 +42,7 @@ from typing import Any, Literal
 import mcp
 import mcp.types as types
 import mcp_types
+from mcp import StdioServerParameters
 from mcp.client.extension import ClientExtension, ResultClaim
 from mcp.shared.exceptions import MCPError
 
@@ -384,7 +388,7 @@ async def main(args: argparse.Namespace) -> None:
         raise AssertionError("asked by elicitation/create, not through the task")
 
     async with mcp.Client(
-        args.url,
+        target(args),
         mode=args.mode,
         read_timeout_seconds=30,
         extensions=extensions,
@@ -395,9 +399,24 @@ async def main(args: argparse.Namespace) -> None:
         await {**scenarios, "progress": progress}[args.scenario](c)
 
 
+def target(args: argparse.Namespace) -> str | StdioServerParameters:
+    """The HTTP endpoint, or the server started over stdio with its own flags."""
+    if args.url:
+        return args.url
+    check(args.server and args.app, "give --url, or --server and --app")
+    return StdioServerParameters(
+        command=args.server,
+        args=["--stdio", "--application-path", args.app, *args.flag],
+        env=dict(os.environ),
+    )
+
+
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--url", required=True)
+    p.add_argument("--url", help="streamable HTTP endpoint")
+    p.add_argument("--server", help="server binary to start over stdio (instead of --url)")
+    p.add_argument("--app", help="the application path the stdio server runs")
+    p.add_argument("--flag", action="append", default=[], help="a flag for the stdio server (--flag=--task-after=500ms)")
     p.add_argument("--mode", default="auto")
     p.add_argument("--scenario", required=True, choices=["lifecycle", "full", "confirm", "expiry", "off", "v1", "progress"])
     run(main, p.parse_args())

@@ -1,6 +1,7 @@
 //! Long calls as tasks (the SEP-2663 extension) and progress notifications, with the official
 //! Python SDK (`tests/clients/python/tasks.py`) against the fixture app's generated server,
-//! whose `ticker` command prints a line per tick (docs/runtime.md, "Tasks" and "Progress").
+//! whose `ticker` command prints a line per tick (docs/runtime.md, "Tasks" and "Progress"), over
+//! streamable HTTP and over stdio.
 
 use anyhow::Result;
 use fiskgen_tests::apps::{self, App};
@@ -85,5 +86,51 @@ fn python_sdk_progress_arrives_in_order_on_the_request_stream_2026_07_28() -> Re
 #[test]
 fn python_sdk_progress_arrives_in_order_on_the_request_stream_legacy() -> Result<()> {
     scenario("progress", "legacy", &[])?;
+    Ok(())
+}
+
+/// Runs one scenario of `tasks.py` over stdio: the SDK starts the fixture app's server with
+/// `flags`; returns what the script printed and the server's stderr (passed through).
+fn stdio_scenario(name: &str, mode: &str, flags: &[&str]) -> Result<(String, String)> {
+    let server = clients::fixture_server()?;
+    let app = apps::path(App::Fixture)?;
+    let (server, app) = (server.display().to_string(), app.display().to_string());
+    let mut args = strings(&[
+        "--server",
+        &server,
+        "--app",
+        &app,
+        "--mode",
+        mode,
+        "--scenario",
+        name,
+    ]);
+    args.extend(flags.iter().map(|flag| format!("--flag={flag}")));
+    let finished = python("tasks.py", &args)?;
+    println!("{}", finished.report());
+    Ok((finished.stdout.clone(), finished.stderr.clone()))
+}
+
+#[test]
+fn python_sdk_tasks_are_created_polled_cancelled_and_completed_over_stdio() -> Result<()> {
+    let (out, log) = stdio_scenario("lifecycle", "2026-07-28", &["--task-after=500ms"])?;
+    anyhow::ensure!(
+        log.contains("Became a task after 500ms"),
+        "no task was logged:\n{out}\n{log}"
+    );
+    Ok(())
+}
+
+#[test]
+fn python_sdk_progress_arrives_in_order_over_stdio_2026_07_28() -> Result<()> {
+    let (out, _) = stdio_scenario("progress", "2026-07-28", &[])?;
+    anyhow::ensure!(out.contains("progress (2026-07-28): "), "{out}");
+    Ok(())
+}
+
+#[test]
+fn python_sdk_progress_arrives_in_order_over_stdio_legacy() -> Result<()> {
+    let (out, _) = stdio_scenario("progress", "legacy", &[])?;
+    anyhow::ensure!(out.contains("progress (2025-11-25): "), "{out}");
     Ok(())
 }
