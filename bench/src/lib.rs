@@ -217,7 +217,10 @@ async fn run_async(options: &Options) -> Result<Report> {
         .collect();
     let previous_built: Vec<PathBuf> = previous_dirs.iter().map(|d| d.join("nats-mcp")).collect();
     let (builds, previous_builds) = if options.mode == Mode::Smoke {
-        (Builds::Skipped("smoke mode: no builds".to_string()), Vec::new())
+        (
+            Builds::Skipped("smoke mode: no builds".to_string()),
+            Vec::new(),
+        )
     } else if options.skip_builds {
         let builds = recorded_builds(&bench_dir).unwrap_or_else(|| {
             Builds::Skipped("--skip-builds: existing servers measured".to_string())
@@ -257,7 +260,12 @@ async fn run_async(options: &Options) -> Result<Report> {
             .zip(&previous_dirs)
         {
             jobs.push(BuildJob::new(
-                "nats", fiskgen, &nats_config, nats, built, dir,
+                "nats",
+                fiskgen,
+                &nats_config,
+                nats,
+                built,
+                dir,
             ));
         }
         let timed = time_builds(&jobs, settings.regenerations)?;

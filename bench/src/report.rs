@@ -481,8 +481,7 @@ impl Report {
                 format!(
                     "the generated crate is {} lines of Rust, compiled as one crate \
                      (release, codegen-units 16) on {} cores",
-                    lines.rust,
-                    self.machine.cores
+                    lines.rust, self.machine.cores
                 )
             }),
         });

@@ -37,8 +37,8 @@ pub mod __private {
     pub use crate::JsonObject;
     pub use crate::cli::{main, main_with_notes};
     pub use crate::contract::argv::InvalidArguments;
-    pub use crate::contract::params::{Command, Globals, Param, Place, Type};
     pub use crate::contract::listing::{ListingSpec, PageSpec};
+    pub use crate::contract::params::{Command, Globals, Param, Place, Type};
     pub use crate::contract::spec::*;
     pub use crate::contract::values::{ByteSize, GoDuration, HexBytes};
 }

@@ -507,8 +507,22 @@ mod tests {
         assert_eq!(
             argv(PARAMS, arguments).expect("valid"),
             [
-                "cmd", "--no-pem", "--strict=false", "--label=a", "--label=b", "--env=a=1", "--env=b=2",
-                "--verbose", "--verbose", "--name=--x", "--", "s", "--x", "1h", "1", "1",
+                "cmd",
+                "--no-pem",
+                "--strict=false",
+                "--label=a",
+                "--label=b",
+                "--env=a=1",
+                "--env=b=2",
+                "--verbose",
+                "--verbose",
+                "--name=--x",
+                "--",
+                "s",
+                "--x",
+                "1h",
+                "1",
+                "1",
             ]
         );
         static ON: &[Param] = &[Param::switch_on("progress")];
@@ -535,8 +549,8 @@ mod tests {
             params: PARAMS,
         };
         let object = json!({ "server": "a", "context": 3 });
-        let argv = command_argv(&command, object.as_object().cloned().unwrap_or_default())
-            .expect("valid");
+        let argv =
+            command_argv(&command, object.as_object().cloned().unwrap_or_default()).expect("valid");
         assert_eq!(argv.into_vec(), ["ls", "--server=a", "--", "3"]);
     }
 }

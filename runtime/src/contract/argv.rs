@@ -208,7 +208,11 @@ impl Argv {
 mod tests {
     use super::*;
 
-    fn one(name: &'static str, token: Option<&str>, defaults: &'static [&'static str]) -> Positional {
+    fn one(
+        name: &'static str,
+        token: Option<&str>,
+        defaults: &'static [&'static str],
+    ) -> Positional {
         Positional {
             name,
             tokens: token.map(|token| vec![token.to_string()]),
@@ -223,8 +227,11 @@ mod tests {
         argv.value("replicas", "3");
         argv.values("label", &["a".to_string(), "b".to_string()]);
         argv.negatable("force", false);
-        argv.positionals(&[one("target", Some("prod"), &[]), one("ttl", Some("2h"), &["1h"])])
-            .expect("valid");
+        argv.positionals(&[
+            one("target", Some("prod"), &[]),
+            one("ttl", Some("2h"), &["1h"]),
+        ])
+        .expect("valid");
         assert_eq!(
             argv.into_vec(),
             [

@@ -184,7 +184,10 @@ impl Globals {
 
     /// These global flags, all offered.
     pub const fn new(params: &'static [Param]) -> Self {
-        Self { params, except: &[] }
+        Self {
+            params,
+            except: &[],
+        }
     }
 
     /// The same global flags, less these.

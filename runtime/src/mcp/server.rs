@@ -92,11 +92,7 @@ impl ServerHandler for Handler {
     ) -> Result<CallToolResponse, ErrorData> {
         self.state.note_modern_client(&context);
         let tool = request.name.to_string();
-        let outcome = answered(
-            &tool,
-            crate::mcp::call::call(&self.state, request, context),
-        )
-        .await;
+        let outcome = answered(&tool, crate::mcp::call::call(&self.state, request, context)).await;
         self.state.first_answer.mark();
         outcome
     }
