@@ -11,7 +11,8 @@
 //! - [`identity`]: which identities name a server;
 //! - [`listing`]: the `tools/list` answer, computed at build time and served as bytes;
 //! - [`surface`]: the served surface of a server and the one drift verdict that `fiskgen check`
-//!   and `<binary> verify` both give (see `docs/drift.md`).
+//!   and `<binary> verify` both give (see `docs/drift.md`);
+//! - [`prints`]: that surface's fingerprints as a generated crate carries them.
 //!
 //! The crate is synchronous and small on purpose: fiskgen embeds its source beside the runtime's
 //! (see `fiskgen/build.rs`), and every generated server compiles it.
@@ -25,4 +26,5 @@ pub mod identity;
 pub mod introspect;
 pub mod listing;
 pub mod model;
+pub mod prints;
 pub mod surface;

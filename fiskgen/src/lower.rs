@@ -475,11 +475,15 @@ impl<'a> Builder<'a> {
             }
         }
         let tool = self.source.tool;
-        headers::annotate(&mut self.properties, &mut self.out.params, self.source.headers)
-            .map_err(|message| ParamsError {
-                tool: tool.to_string(),
-                message,
-            })?;
+        headers::annotate(
+            &mut self.properties,
+            &mut self.out.params,
+            self.source.headers,
+        )
+        .map_err(|message| ParamsError {
+            tool: tool.to_string(),
+            message,
+        })?;
         self.out
             .schema
             .insert("properties".into(), Value::Object(self.properties));

@@ -594,7 +594,15 @@ mod tests {
 
     #[test]
     fn param_headers_must_name_a_served_command_and_one_of_its_parameters() {
-        let with = |yaml: &str| select(&config(yaml), Some(App { path: Path::new("/bin/app"), model: &tree() }));
+        let with = |yaml: &str| {
+            select(
+                &config(yaml),
+                Some(App {
+                    path: Path::new("/bin/app"),
+                    model: &tree(),
+                }),
+            )
+        };
         let error = with("expose: {agent: {mcp: {param_headers: {lss: {x: X}}}}}")
             .expect_err("an unknown tool");
         assert_eq!(
@@ -605,16 +613,19 @@ mod tests {
         let error = with("expose: {agent: {mcp: {param_headers: {ls: {x: X}}}}}")
             .expect_err("an unknown parameter");
         assert!(
-            error
-                .to_string()
-                .starts_with("tool \"ls\": param_headers names parameter \"x\", which the tool \
-                              does not have (its parameters: "),
+            error.to_string().starts_with(
+                "tool \"ls\": param_headers names parameter \"x\", which the tool \
+                              does not have (its parameters: "
+            ),
             "{error}"
         );
         let server = with("expose: {agent: {mcp: {param_headers: {ls: {region: Region}}}}}")
             .expect("a global string flag can be mirrored");
         let ls = &server.tools[0];
-        assert_eq!(ls.input_schema["properties"]["region"]["x-mcp-header"], "Region");
+        assert_eq!(
+            ls.input_schema["properties"]["region"]["x-mcp-header"],
+            "Region"
+        );
     }
 
     #[test]

@@ -17,9 +17,8 @@ use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
     env_name, normalized, read_base_url, read_budget_count, read_builtins, read_concurrency,
     read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
-    read_param_headers,
-    read_list_page_size, read_options, read_page_size, read_port, read_task_duration,
-    read_task_max, read_tool_timeout, validate_bool, validate_string,
+    read_list_page_size, read_options, read_page_size, read_param_headers, read_port,
+    read_task_duration, read_task_max, read_tool_timeout, validate_bool, validate_string,
 };
 use super::yaml::{Kind, Node};
 use super::{Config, DEFAULT_PAGE_SIZE as DEFAULT_LIST_PAGE_SIZE, McpConfig, Problem, TaskConfig};

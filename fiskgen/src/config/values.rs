@@ -424,9 +424,12 @@ pub(super) fn read_param_headers(
     v: Value<'_>,
 ) -> BTreeMap<String, BTreeMap<String, String>> {
     let mut tools = BTreeMap::new();
-    r.map(v, "a mapping of tool names to {parameter: header}", |r, tool, params| {
-        let mut headers: BTreeMap<String, String> = BTreeMap::new();
-        r.map(params, "a mapping of parameter names to header names", |r, param, header| {
+    r.map(
+        v,
+        "a mapping of tool names to {parameter: header}",
+        |r, tool, params| {
+            let mut headers: BTreeMap<String, String> = BTreeMap::new();
+            r.map(params, "a mapping of parameter names to header names", |r, param, header| {
             let Some(name) = r.string(header) else {
                 if matches!(header.node.kind, Kind::Null) {
                     let message = format!("{} names no header", header.path);
@@ -461,8 +464,9 @@ pub(super) fn read_param_headers(
             }
             headers.insert(param.to_string(), name);
         });
-        tools.insert(tool.to_string(), headers);
-    });
+            tools.insert(tool.to_string(), headers);
+        },
+    );
     tools
 }
 

@@ -18,7 +18,8 @@ use tokio::sync::SemaphorePermit;
 
 use crate::JsonObject;
 use crate::builtins;
-use crate::contract::spec::{ArgvFn, Builtin, Run, ToolSpec};
+use crate::contract::params::Command;
+use crate::contract::spec::{Builtin, Run, ToolSpec};
 use crate::duration;
 use crate::logging::{cap_line, label};
 use crate::mcp::confirm::{Call, Gate};
@@ -49,10 +50,7 @@ pub(crate) async fn call(
         context,
     };
     match spec.run {
-        Run::Command {
-            command: path,
-            argv,
-        } => command(&call, path, argv).await,
+        Run::Command(ref spec) => command(&call, spec).await,
         Run::Builtin(builtin) => builtin_call(&call, builtin).await,
     }
 }
@@ -157,10 +155,7 @@ impl Ctx<'_> {
 }
 
 /// A built-in: validate, gate, take a slot, run on a blocking thread within the tool timeout.
-async fn builtin_call(
-    call: &Ctx<'_>,
-    builtin: Builtin,
-) -> Result<CallToolResponse, ErrorData> {
+async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolResponse, ErrorData> {
     let state = call.state;
     let mut prepared = match builtins::prepare(&builtin, call.arguments.clone()) {
         Ok(prepared) => prepared,
@@ -272,15 +267,11 @@ async fn builtin_call(
 
 /// A command of the application: validated and gated here, run by a job of its own that the
 /// request waits for (`tasks::wait`), so that a long one can become a task.
-async fn command(
-    call: &Ctx<'_>,
-    path: &[&str],
-    argv: ArgvFn,
-) -> Result<CallToolResponse, ErrorData> {
+async fn command(call: &Ctx<'_>, command: &Command) -> Result<CallToolResponse, ErrorData> {
     let state = call.state;
     let spec = call.spec;
     let client = call.client.as_str();
-    let argv = match crate::contract::arguments::command_argv(path, argv, call.arguments.clone()) {
+    let argv = match crate::contract::arguments::command_argv(command, call.arguments.clone()) {
         Ok(argv) => argv.into_vec(),
         Err(error) => {
             tracing::info!(
@@ -367,7 +358,9 @@ fn ask_in_task(
                 )])),
             },
             Gate::Reject(error) => {
-                Decision::Answer(CallToolResult::error(vec![ContentBlock::text(error.message)]))
+                Decision::Answer(CallToolResult::error(vec![ContentBlock::text(
+                    error.message,
+                )]))
             }
         }
     };

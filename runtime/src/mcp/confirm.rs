@@ -15,13 +15,13 @@
 
 use std::time::Duration;
 
-use rmcp::{ErrorData, RoleServer};
 use rmcp::model::{
     CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams,
     ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequests,
     InputRequiredResult, InputResponses,
 };
 use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

@@ -67,10 +67,10 @@ fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, String> 
         .with_annotations(annotations(spec));
     // Built-ins answer with their own JSON as text, as fisk-ai's do: no output schema.
     Ok(match spec.run {
-        Run::Command { .. } if structured_output => {
+        Run::Command(_) if structured_output => {
             tool.with_raw_output_schema(Arc::new(output_schema()))
         }
-        Run::Command { .. } | Run::Builtin(_) => tool,
+        Run::Command(_) | Run::Builtin(_) => tool,
     })
 }
 
@@ -130,9 +130,9 @@ pub(crate) fn info_json(spec: &ToolSpec) -> Result<Value, String> {
     });
     if let Value::Object(map) = &mut tool {
         match spec.run {
-            Run::Command { command, .. } => {
+            Run::Command(command) => {
                 map.insert("kind".into(), json!("command"));
-                map.insert("command".into(), json!(command));
+                map.insert("command".into(), json!(command.path));
             }
             Run::Builtin(builtin) => {
                 map.insert("kind".into(), json!("builtin"));

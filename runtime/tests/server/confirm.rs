@@ -356,7 +356,10 @@ async fn forged_altered_and_replayed_request_states_never_run() {
     let mut params = deploy_params("staging").with_input_responses(approval(true));
     params.request_state = Some(state.clone());
     let message = refused(&client, params).await;
-    assert!(message.contains("was not issued for this call"), "{message}");
+    assert!(
+        message.contains("was not issued for this call"),
+        "{message}"
+    );
 
     // A tampered state fails its integrity check.
     let mut tampered = state.clone();
