@@ -22,6 +22,7 @@
 //! one it cannot represent (nested arrays, objects other than string maps) is an error.
 //! Parameters named in `param_headers` carry `x-mcp-header` (`headers.rs`).
 
+mod globals;
 mod headers;
 
 use std::collections::BTreeMap;
@@ -33,6 +34,7 @@ use crate::ir::{
     FlagRender, FlagStep, IntType, Param, ParamType, PositionalRender, PositionalStep,
 };
 use crate::model;
+pub use globals::merge_globals;
 
 /// fisk's duration pattern (the `µ` is U+00B5).
 pub const DURATION_PATTERN: &str = r"^(0|[-+]?(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$";
@@ -497,67 +499,6 @@ impl<'a> Builder<'a> {
         }
         Ok(self.out)
     }
-}
-
-/// The command's restricted schema with a property for each exposed global flag it does not
-/// shadow. The model's schema is copied, never changed.
-pub fn merge_globals(schema: &Map<String, Value>, globals: &[&model::Flag]) -> Map<String, Value> {
-    let mut merged = schema.clone();
-    if globals.is_empty() {
-        return merged;
-    }
-    let mut properties = match merged.remove("properties") {
-        Some(Value::Object(properties)) => properties,
-        _ => Map::new(),
-    };
-    let mut required: Vec<Value> = match merged.remove("required") {
-        Some(Value::Array(required)) => required,
-        _ => Vec::new(),
-    };
-    for flag in globals {
-        if properties.contains_key(&flag.name) {
-            continue;
-        }
-        properties.insert(flag.name.clone(), global_property(flag));
-        let name = Value::String(flag.name.clone());
-        if flag.required && !required.contains(&name) {
-            required.push(name);
-        }
-    }
-    merged.insert("properties".to_string(), Value::Object(properties));
-    if !required.is_empty() {
-        merged.insert("required".to_string(), Value::Array(required));
-    }
-    merged
-}
-
-/// A global flag's schema: fisk publishes no type for application flags, so booleans are
-/// `boolean`, everything else `string` (with its completions as `enum`), arrays when repeatable.
-fn global_property(flag: &model::Flag) -> Value {
-    let description = if flag.help.is_empty() {
-        "Global flag".to_string()
-    } else {
-        format!("Global flag: {}", flag.help)
-    };
-    let mut scalar = Map::new();
-    if flag.boolean {
-        scalar.insert("type".to_string(), json!("boolean"));
-    } else {
-        scalar.insert("type".to_string(), json!("string"));
-        if !flag.completions.is_empty() && !flag.cumulative {
-            scalar.insert("enum".to_string(), json!(flag.completions));
-        }
-    }
-    let mut property = if flag.cumulative {
-        let mut array = Map::new();
-        array.insert("type".to_string(), json!("array"));
-        array.insert("items".to_string(), Value::Object(scalar));
-        array
-    } else {
-        scalar
-    };
-    property.insert("description".to_string(), json!(description));
-    Value::Object(property)
 }
 
 /// How a flag of a given type is rendered.

@@ -8,10 +8,11 @@ record of used approvals (a NATS JetStream KV bucket). With the demo app's store
    `requestState` S.
 3. The approved retry with S on the *other* replica runs the command: task 1 is deleted.
 4. Task 1 is put back by hand, and S (approved) is replayed on both replicas: each refuses it as
-   already used, and the store stays byte for byte the same.
+   already used (the JSON-RPC error -32602), and the store stays byte for byte the same.
 
 With `--unreachable`, the record is down (the test stopped nats-server): a fresh approval asked
-on one replica and approved on the other is refused (fail closed), and nothing runs.
+on one replica and approved on the other is refused (fail closed, a tool error: the server could
+not check the record), and nothing runs.
 """
 
 from __future__ import annotations
@@ -20,6 +21,20 @@ import json
 
 from common import check, parser, read_store, run, task_ids
 from request_state import APPROVE, Raw, command, refused
+
+
+def unchecked(result: dict, what: str, store_before: bytes, store: str) -> str:
+    """Checks that a retry was refused as a tool error (the record of used approvals did not
+    answer: the server's fault, not a bad state) without running anything; returns the text."""
+    check(result.get("resultType", "complete") == "complete", f"{what}: not a final result: {result!r}")
+    check(result.get("isError") is True, f"{what}: not refused: {result!r}")
+    check("structuredContent" not in result, f"{what}: refused, but with a command result: {result!r}")
+    text = result["content"][0]["text"]
+    check(text.startswith("Not approved: requesting approval to run "), f"{what}: unexpected refusal text {text!r}")
+    with open(store, "rb") as f:
+        check(f.read() == store_before, f"{what}: the store changed, so the command ran")
+    print(f"{what}: refused: {text}")
+    return text
 
 
 def asked_state(result: dict, what: str) -> str:
@@ -38,7 +53,7 @@ def main_sync(args) -> None:
         state = asked_state(one.call("task_delete", delete), "task_delete")
         with open(store, "rb") as f:
             before = f.read()
-        text = refused(other.call("task_delete", delete, state, APPROVE), "record unreachable", before, store)
+        text = unchecked(other.call("task_delete", delete, state, APPROVE), "record unreachable", before, store)
         check("could not check that the approval was not used before" in text, f"unexpected refusal {text!r}")
         return
 
@@ -63,7 +78,7 @@ def main_sync(args) -> None:
     with open(store, "rb") as f:
         before = f.read()
     for name, replica in [("the first replica", one), ("the other replica", other)]:
-        text = refused(replica.call("task_delete", delete, state, APPROVE), f"replayed on {name}", before, store)
+        text = refused(replica.send("task_delete", delete, state, APPROVE), f"replayed on {name}", before, store)
         check("already used" in text, f"the replay refusal does not say the approval was used: {text!r}")
     check(1 in task_ids(store), "a replay deleted task 1")
 
