@@ -10,6 +10,7 @@
 //! - [`defaults`]: the settings a config may leave out (port, address, concurrency, timeouts);
 //! - [`identity`]: which identities name a server;
 //! - [`listing`]: the `tools/list` answer, computed at build time and served as bytes;
+//! - [`cursor`]: the opaque cursors of every paginated list;
 //! - [`surface`]: the served surface of a server and the one drift verdict that `fiskgen check`
 //!   and `<binary> verify` both give (see `docs/drift.md`).
 //!
@@ -18,6 +19,7 @@
 
 pub mod builtins;
 pub mod canonical;
+pub mod cursor;
 pub mod defaults;
 pub mod docs;
 pub mod duration;

@@ -83,6 +83,12 @@ pub struct Settings {
     /// The serving rules (filter stages, the `global_flags` allowlist) the drift verdict
     /// applies to a new document.
     pub serving: Rules,
+    /// `page_size`: tools per `tools/list` page (the resource and prompt lists' size is in
+    /// [`Docs::page_size`]).
+    pub page_size: usize,
+    /// `structured_output`: command tools declare an `outputSchema` and return
+    /// `structuredContent`.
+    pub structured_output: bool,
 }
 
 /// When calls become tasks of the tasks extension, and which tools' calls may.

@@ -14,6 +14,7 @@
 use std::sync::OnceLock;
 
 use axum::body::Bytes;
+use fiskgen_contract::cursor::Cursors;
 use fiskgen_contract::listing::{self as contract, Entry, PAGE_HEAD};
 use rmcp::ErrorData;
 use rmcp::model::{CacheScope, ListToolsResult, RequestId, Tool};
@@ -37,14 +38,14 @@ pub(crate) struct Listing {
     pub(crate) structured_output: bool,
     body: &'static str,
     pages: Vec<Page>,
+    /// The pages' cursors (the codec of every list).
+    cursors: Cursors,
 }
 
 #[derive(Debug)]
 struct Page {
     start: usize,
     end: usize,
-    cursor: Option<&'static str>,
-    next: Option<&'static str>,
     legacy_tail: &'static str,
     modern_tail: &'static str,
     /// The page through rmcp's types, for the handler; parsed the first time it is needed.
@@ -64,6 +65,16 @@ impl Listing {
 
     fn compiled(spec: &'static ListingSpec) -> Result<Listing, String> {
         let body = spec.body;
+        let cursors = Cursors::tagged(contract::WHAT, spec.cursor_tag, spec.tools, spec.page_size);
+        if cursors.pages() != spec.pages.len() {
+            return Err(format!(
+                "the compiled-in tools/list has {} page(s) for {} tools in pages of {}; \
+                 regenerate the server with `fiskgen build`",
+                spec.pages.len(),
+                spec.tools,
+                spec.page_size
+            ));
+        }
         let mut pages = Vec::with_capacity(spec.pages.len());
         for (index, page) in spec.pages.iter().enumerate() {
             let fits = page.start <= page.end
@@ -80,8 +91,6 @@ impl Listing {
             pages.push(Page {
                 start: page.start,
                 end: page.end,
-                cursor: page.cursor,
-                next: spec.pages.get(index + 1).and_then(|next| next.cursor),
                 legacy_tail: page.legacy_tail,
                 modern_tail: page.modern_tail,
                 parsed: OnceLock::new(),
@@ -94,6 +103,7 @@ impl Listing {
             structured_output: spec.structured_output,
             body,
             pages,
+            cursors,
         })
     }
 
@@ -135,20 +145,12 @@ impl Listing {
             .collect();
         let listing = contract::Listing::join(&entries, page_size);
         let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
-        let cursors: Vec<Option<&'static str>> = listing
-            .pages
-            .iter()
-            .map(|page| page.cursor.clone().map(leak))
-            .collect();
         let pages = listing
             .pages
             .into_iter()
-            .enumerate()
-            .map(|(index, page)| Page {
+            .map(|page| Page {
                 start: page.start,
                 end: page.end,
-                cursor: cursors[index],
-                next: cursors.get(index + 1).copied().flatten(),
                 legacy_tail: leak(page.legacy_tail),
                 modern_tail: leak(page.modern_tail),
                 parsed: OnceLock::new(),
@@ -158,29 +160,13 @@ impl Listing {
             structured_output,
             body: leak(listing.body),
             pages,
+            cursors: listing.cursors,
         }
     }
 
     /// The page a request's cursor names: the first without one.
     pub(crate) fn page(&self, cursor: Option<&str>) -> Result<usize, ErrorData> {
-        let Some(cursor) = cursor else {
-            return Ok(0);
-        };
-        self.pages
-            .iter()
-            .position(|page| page.cursor == Some(cursor))
-            .ok_or_else(|| {
-                let shown: String = cursor.chars().take(64).collect();
-                ErrorData::invalid_params(
-                    format!(
-                        "invalid cursor {shown:?}: this server did not issue it (it lists its \
-                         tools in {} page(s) and issues cursors only in nextCursor); list again \
-                         without a cursor",
-                        self.pages.len()
-                    ),
-                    None,
-                )
-            })
+        self.cursors.page(cursor).map_err(invalid_cursor)
     }
 
     /// The whole JSON-RPC response to `tools/list` with `id` for page `index`, as chunks to
@@ -221,7 +207,7 @@ impl Listing {
                 )
             })?;
         let mut result = ListToolsResult::with_all_items(tools.clone());
-        result.next_cursor = page.next.map(str::to_string);
+        result.next_cursor = self.cursors.next(index.min(self.pages.len() - 1));
         if era == Era::Modern {
             result = result
                 .with_ttl_ms(contract::TTL_MS)
@@ -229,4 +215,10 @@ impl Listing {
         }
         Ok(result)
     }
+}
+
+/// A cursor this server did not issue for the list it was sent to: invalid params (-32602), as
+/// the specification asks, for every list.
+pub(crate) fn invalid_cursor(error: fiskgen_contract::cursor::InvalidCursor) -> ErrorData {
+    ErrorData::invalid_params(error.to_string(), None)
 }
