@@ -2,15 +2,15 @@
 //!
 //! Start-up builds only what the first request needs: the name index and the `tools/list`
 //! answer, which fiskgen computed at build time ([`crate::listing`]). A tool's rmcp definition
-//! (its schema parsed) is built the first time a request needs it. The JSON listing has the
-//! same shape as the `tools` array of `fiskgen info --json`, so the two can be compared directly.
+//! (its schema parsed) is built the first time a request needs it. The JSON listing is the
+//! `tools` array of `fiskgen info --json`, one type for both (`fiskgen_contract::info`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+use fiskgen_contract::info::{self, ToolInfo};
 use fiskgen_contract::listing::OUTPUT_SCHEMA;
 use rmcp::model::{Tool, ToolAnnotations};
-use serde_json::{Value, json};
 
 use crate::JsonObject;
 use crate::contract::spec::{AppSpec, Run, ToolSpec};
@@ -108,39 +108,34 @@ pub(crate) fn output_schema() -> JsonObject {
     serde_json::from_str(OUTPUT_SCHEMA).unwrap_or_default()
 }
 
-/// One tool as `fiskgen info --json` lists it.
-pub(crate) fn info_json(spec: &ToolSpec) -> Result<Value, String> {
-    let hints: Vec<&str> = [
-        (spec.hints.read_only, "read_only"),
-        (spec.hints.destructive, "destructive"),
-        (spec.hints.idempotent, "idempotent"),
-        (spec.hints.open_world, "open_world"),
-    ]
-    .into_iter()
-    .filter_map(|(on, name)| on.then_some(name))
-    .collect();
-    let mut tool = json!({
-        "name": spec.name,
-        "title": spec.title,
-        "description": spec.description,
-        "tags": spec.tags,
-        "hints": hints,
-        "confirm": spec.confirm.map(|trigger| json!({ "trigger": trigger })),
-        "input_schema": input_schema(spec)?,
-    });
-    if let Value::Object(map) = &mut tool {
-        match spec.run {
-            Run::Command { command, .. } => {
-                map.insert("kind".into(), json!("command"));
-                map.insert("command".into(), json!(command));
-            }
-            Run::Builtin(builtin) => {
-                map.insert("kind".into(), json!("builtin"));
-                map.insert("builtin".into(), json!(builtin.name()));
-            }
-        }
-    }
-    Ok(tool)
+/// One tool as `<binary> tools --json` lists it: the entry `fiskgen info --json` lists it with
+/// (`fiskgen_contract::info`, the one type of both).
+pub(crate) fn info(spec: &ToolSpec) -> Result<ToolInfo, String> {
+    let kind = match spec.run {
+        Run::Command { command, .. } => info::Kind::Command {
+            command: command.iter().map(|part| part.to_string()).collect(),
+        },
+        Run::Builtin(builtin) => info::Kind::Builtin {
+            builtin: builtin.name().to_string(),
+        },
+    };
+    Ok(ToolInfo {
+        name: spec.name.to_string(),
+        title: spec.title.to_string(),
+        description: spec.description.to_string(),
+        tags: spec.tags.iter().map(|tag| tag.to_string()).collect(),
+        hints: info::hint_names([
+            spec.hints.read_only,
+            spec.hints.destructive,
+            spec.hints.idempotent,
+            spec.hints.open_world,
+        ]),
+        confirm: spec.confirm.map(|trigger| info::Confirm {
+            trigger: trigger.to_string(),
+        }),
+        input_schema: input_schema(spec)?,
+        kind,
+    })
 }
 
 /// `<binary> tools`: one line per tool for people.
