@@ -45,7 +45,7 @@ pub(super) fn serve(
         );
     }
     let catalog = Catalog::new(app)?;
-    let (builtins, mut notes) = Builtins::start(app)?;
+    let (builtins, mut notes) = Builtins::start(app).map_err(|error| error.to_string())?;
     notes.splice(0..0, generator_notes);
     let confirm = cli.confirm.unwrap_or(settings.confirm);
     notes.splice(
