@@ -4,6 +4,7 @@
 //! client entries ([`clients`]) and run-time narrowing ([`narrow`]).
 
 mod args;
+mod error;
 pub(crate) mod banner;
 pub(crate) mod clients;
 pub(crate) mod connect;

@@ -14,7 +14,11 @@ pub(super) fn print_tools(app: &'static AppSpec, json: bool) -> ExitCode {
         print!("{}", tools::render_text(app));
         return ExitCode::SUCCESS;
     }
-    let listed: Result<Vec<_>, String> = app.tools.iter().map(|spec| tools::info(spec)).collect();
+    let listed: Result<Vec<_>, String> = app
+        .tools
+        .iter()
+        .map(|spec| tools::info(spec).map_err(|error| error.to_string()))
+        .collect();
     match listed.and_then(|list| info::render(&list).map_err(|error| error.to_string())) {
         Ok(text) => {
             print!("{text}");

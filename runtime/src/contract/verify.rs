@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use fiskgen_contract::introspect::{self, GroupRegistry, Options, Origin};
+use fiskgen_contract::introspect::{self, GroupRegistry, IntrospectError, Options, Origin};
 use fiskgen_contract::surface::{self, Filter, Print, Rules, Stage, Surface, Verdict};
 use fiskgen_contract::{canonical, defaults};
 
@@ -27,6 +27,34 @@ use crate::process::exec::ProcessGroups;
 /// How long the background check waits for the first answered request before it starts
 /// anyway.
 pub(crate) const START_DELAY: Duration = Duration::from_secs(2);
+
+/// Why the application on disk could not be judged, or why `--strict-app` stops the start.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum VerifyError {
+    /// Its introspection could not be run or read.
+    #[error(transparent)]
+    Introspect(#[from] IntrospectError),
+    /// A compiled-in filter pattern does not compile (a generator bug).
+    #[error("the compiled-in {label} pattern: {reason}")]
+    Pattern {
+        /// The filter stage.
+        label: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// `--strict-app`: the served tools changed.
+    #[error(
+        "--strict-app: {} changed since this server was built:\n{changes}regenerate it with \
+         `fiskgen build`",
+        program.display()
+    )]
+    Drift {
+        /// The application.
+        program: PathBuf,
+        /// The verdict, rendered.
+        changes: String,
+    },
+}
 
 /// The outcome of comparing the application on disk with the one the server was built from.
 #[derive(Debug)]
@@ -43,13 +71,12 @@ pub(crate) fn check(
     application: &ApplicationSpec,
     program: &Path,
     options: &Options,
-) -> Result<Check, String> {
-    let output = introspect::capture(program, options).map_err(|error| error.to_string())?;
+) -> Result<Check, VerifyError> {
+    let output = introspect::capture(program, options)?;
     if application.output_digest == Some(canonical::digest(&output).as_str()) {
         return Ok(Check::Same);
     }
-    let current = introspect::parse(&output, Origin::App(program.to_path_buf()))
-        .map_err(|error| error.to_string())?;
+    let current = introspect::parse(&output, Origin::App(program.to_path_buf()))?;
     drop(output);
     if canonical::fingerprint(&current.document) == application.fingerprint {
         return Ok(Check::Same);
@@ -85,7 +112,7 @@ fn built_surface(application: &ApplicationSpec) -> Surface {
 
 /// The compiled-in serving rules, with their patterns compiled again (fiskgen compiled them
 /// with the same regex crate, so they do).
-fn rules(application: &ApplicationSpec) -> Result<Rules, String> {
+fn rules(application: &ApplicationSpec) -> Result<Rules, VerifyError> {
     let serving = &application.serving;
     let mut stages = Vec::with_capacity(serving.stages.len());
     for stage in serving.stages {
@@ -93,8 +120,10 @@ fn rules(application: &ApplicationSpec) -> Result<Rules, String> {
             .tools
             .iter()
             .map(|pattern| {
-                surface::pattern(pattern)
-                    .map_err(|error| format!("the compiled-in {} pattern: {error}", stage.label))
+                surface::pattern(pattern).map_err(|reason| VerifyError::Pattern {
+                    label: stage.label,
+                    reason,
+                })
             })
             .collect::<Result<_, _>>()?;
         stages.push(Stage {
@@ -179,14 +208,12 @@ pub(crate) fn strict(
     application: &ApplicationSpec,
     program: &Path,
     scrub: &[String],
-) -> Result<(), String> {
+) -> Result<(), VerifyError> {
     match check(application, program, &options(scrub))? {
-        Check::Changed(verdict) if verdict.is_drift() => Err(format!(
-            "--strict-app: {} changed since this server was built:\n{}regenerate it with \
-             `fiskgen build`",
-            program.display(),
-            verdict.render(|_| Vec::new())
-        )),
+        Check::Changed(verdict) if verdict.is_drift() => Err(VerifyError::Drift {
+            program: program.to_path_buf(),
+            changes: verdict.render(|_| Vec::new()),
+        }),
         Check::Same | Check::Changed(_) => Ok(()),
     }
 }
@@ -233,7 +260,7 @@ pub(crate) fn in_background(
 }
 
 /// Logs the background check's outcome.
-fn log(identity: &str, program: &Path, outcome: Result<Check, String>) {
+fn log(identity: &str, program: &Path, outcome: Result<Check, VerifyError>) {
     match outcome {
         Ok(Check::Changed(verdict)) if verdict.is_drift() => {
             let tools: Vec<&str> = verdict
@@ -317,7 +344,9 @@ mod tests {
             Ok(Check::Same)
         ));
         // Another digest: the output is parsed, and refused.
-        let error = check(&spec(None), &program, &options).expect_err("not a document");
+        let error = check(&spec(None), &program, &options)
+            .expect_err("not a document")
+            .to_string();
         assert!(
             error.contains("is not a fisk introspection document"),
             "{error}"

@@ -21,6 +21,7 @@ use rmcp::model::{CacheScope, ListToolsResult, RequestId, Tool};
 
 use crate::contract::listing::ListingSpec;
 use crate::contract::spec::{AppSpec, Run};
+use crate::mcp::error::CatalogError;
 
 /// The protocol era of a request, which decides a page's tail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +56,7 @@ struct Page {
 impl Listing {
     /// The listing of `app`: the compiled-in one when `app` serves every tool it was built
     /// with, else the kept tools' entries joined once now.
-    pub(crate) fn new(app: &AppSpec) -> Result<Listing, String> {
+    pub(crate) fn new(app: &AppSpec) -> Result<Listing, CatalogError> {
         match app.listing {
             Some(spec) if spec.tools == app.tools.len() => Self::compiled(spec),
             Some(spec) => Ok(Self::joined(app, spec.structured_output, spec.page_size)),
@@ -63,17 +64,18 @@ impl Listing {
         }
     }
 
-    fn compiled(spec: &'static ListingSpec) -> Result<Listing, String> {
+    fn compiled(spec: &'static ListingSpec) -> Result<Listing, CatalogError> {
         let body = spec.body;
         let cursors = Cursors::tagged(contract::WHAT, spec.cursor_tag, spec.tools, spec.page_size);
+        if spec.pages.is_empty() {
+            return Err(CatalogError::NoPage);
+        }
         if cursors.pages() != spec.pages.len() {
-            return Err(format!(
-                "the compiled-in tools/list has {} page(s) for {} tools in pages of {}; \
-                 regenerate the server with `fiskgen build`",
-                spec.pages.len(),
-                spec.tools,
-                spec.page_size
-            ));
+            return Err(CatalogError::PageCount {
+                pages: spec.pages.len(),
+                tools: spec.tools,
+                page_size: spec.page_size,
+            });
         }
         let mut pages = Vec::with_capacity(spec.pages.len());
         for (index, page) in spec.pages.iter().enumerate() {
@@ -82,11 +84,7 @@ impl Listing {
                 && body.is_char_boundary(page.start)
                 && body.is_char_boundary(page.end);
             if !fits {
-                return Err(format!(
-                    "the compiled-in tools/list page {} lies outside its body; regenerate the \
-                     server with `fiskgen build`",
-                    index + 1
-                ));
+                return Err(CatalogError::PageOutside { page: index + 1 });
             }
             pages.push(Page {
                 start: page.start,
@@ -95,9 +93,6 @@ impl Listing {
                 modern_tail: page.modern_tail,
                 parsed: OnceLock::new(),
             });
-        }
-        if pages.is_empty() {
-            return Err("the compiled-in tools/list has no page; regenerate the server".into());
         }
         Ok(Listing {
             structured_output: spec.structured_output,

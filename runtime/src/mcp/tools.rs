@@ -14,6 +14,7 @@ use rmcp::model::{Tool, ToolAnnotations};
 
 use crate::JsonObject;
 use crate::contract::spec::{AppSpec, Run, ToolSpec};
+use crate::mcp::error::CatalogError;
 use crate::mcp::listing::Listing;
 
 /// Every served tool, by name and in serving order.
@@ -30,11 +31,11 @@ pub(crate) struct Catalog {
 impl Catalog {
     /// Builds the catalog; fails when a tool name is served twice or the compiled-in listing
     /// does not fit (a generator bug, reported at start rather than on the first request).
-    pub(crate) fn new(app: &'static AppSpec) -> Result<Self, String> {
+    pub(crate) fn new(app: &'static AppSpec) -> Result<Self, CatalogError> {
         let mut by_name = HashMap::with_capacity(app.tools.len());
         for (index, spec) in app.tools.iter().enumerate() {
             if by_name.insert(spec.name, index).is_some() {
-                return Err(format!("the tool name {:?} is served twice", spec.name));
+                return Err(CatalogError::ServedTwice(spec.name));
             }
         }
         Ok(Self {
@@ -61,7 +62,7 @@ impl Catalog {
 }
 
 /// A tool's rmcp definition: what its `tools/list` entry says.
-fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, String> {
+fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, CatalogError> {
     let tool = Tool::new(spec.name, spec.description, Arc::new(input_schema(spec)?))
         .with_title(spec.title)
         .with_annotations(annotations(spec));
@@ -75,12 +76,10 @@ fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, String> 
 }
 
 /// A spec's input schema as a JSON object.
-pub(crate) fn input_schema(spec: &ToolSpec) -> Result<JsonObject, String> {
-    serde_json::from_str(spec.input_schema).map_err(|error| {
-        format!(
-            "the input schema of tool {:?} is not a JSON object: {error}",
-            spec.name
-        )
+pub(crate) fn input_schema(spec: &ToolSpec) -> Result<JsonObject, CatalogError> {
+    serde_json::from_str(spec.input_schema).map_err(|source| CatalogError::Schema {
+        tool: spec.name,
+        source,
     })
 }
 
@@ -110,7 +109,7 @@ pub(crate) fn output_schema() -> JsonObject {
 
 /// One tool as `<binary> tools --json` lists it: the entry `fiskgen info --json` lists it with
 /// (`fiskgen_contract::info`, the one type of both).
-pub(crate) fn info(spec: &ToolSpec) -> Result<ToolInfo, String> {
+pub(crate) fn info(spec: &ToolSpec) -> Result<ToolInfo, CatalogError> {
     let kind = match spec.run {
         Run::Command { command, .. } => info::Kind::Command {
             command: command.iter().map(|part| part.to_string()).collect(),
