@@ -28,7 +28,9 @@ use rmcp::service::Peer;
 
 pub use client::ListSizes;
 pub use client::Transport;
-pub use report::{AppReport, Builds, Machine, PeerStatus, Previous, Report, Server, ServerReport};
+pub use report::{
+    AppReport, Builds, CrateLines, Machine, PeerStatus, Previous, Report, Server, ServerReport,
+};
 pub use stats::{Level, Summary};
 
 use client::Client;
@@ -72,9 +74,9 @@ pub struct Options {
     pub seconds: Option<f64>,
     /// Regenerations timed per app with a warm target directory.
     pub regenerations: Option<usize>,
-    /// The previous design's fiskgen: the all-commands natscli server is also built with it
-    /// (builds interleaved with ours) and measured beside ours in the same run.
-    pub previous_fiskgen: Option<PathBuf>,
+    /// Earlier designs' fiskgen binaries, by label: the all-commands natscli server is also
+    /// built with each (builds interleaved with ours) and measured beside ours in the same run.
+    pub previous_fiskgen: Vec<(String, PathBuf)>,
 }
 
 impl Options {
@@ -94,7 +96,7 @@ impl Options {
             rounds: None,
             seconds: None,
             regenerations: None,
-            previous_fiskgen: None,
+            previous_fiskgen: Vec::new(),
         }
     }
 }
@@ -208,15 +210,22 @@ async fn run_async(options: &Options) -> Result<Report> {
     let bench_dir = root.join("target").join("bench");
     let demo_built = bench_dir.join("tasks-mcp");
     let nats_built = bench_dir.join("nats-mcp");
-    let previous_dir = bench_dir.join("previous");
-    let previous_built = previous_dir.join("nats-mcp");
+    let previous_dirs: Vec<PathBuf> = options
+        .previous_fiskgen
+        .iter()
+        .map(|(label, _)| bench_dir.join(format!("previous-{label}")))
+        .collect();
+    let previous_built: Vec<PathBuf> = previous_dirs.iter().map(|d| d.join("nats-mcp")).collect();
     let (builds, previous_builds) = if options.mode == Mode::Smoke {
-        (Builds::Skipped("smoke mode: no builds".to_string()), None)
+        (
+            Builds::Skipped("smoke mode: no builds".to_string()),
+            Vec::new(),
+        )
     } else if options.skip_builds {
         let builds = recorded_builds(&bench_dir).unwrap_or_else(|| {
             Builds::Skipped("--skip-builds: existing servers measured".to_string())
         });
-        (builds, None)
+        (builds, Vec::new())
     } else {
         let fiskgen = match &options.fiskgen {
             Some(path) => path.clone(),
@@ -244,19 +253,27 @@ async fn run_async(options: &Options) -> Result<Report> {
                 &bench_dir,
             ),
         ];
-        if let Some(previous) = &options.previous_fiskgen {
+        for (((_, fiskgen), built), dir) in options
+            .previous_fiskgen
+            .iter()
+            .zip(&previous_built)
+            .zip(&previous_dirs)
+        {
             jobs.push(BuildJob::new(
                 "nats",
-                previous,
+                fiskgen,
                 &nats_config,
                 nats,
-                &previous_built,
-                &previous_dir,
+                built,
+                dir,
             ));
         }
         let timed = time_builds(&jobs, settings.regenerations)?;
         record_builds(&bench_dir, &timed[..2])?;
-        let previous = (timed.len() > 2).then(|| Builds::of(&timed[2..]));
+        let previous = timed[2..]
+            .iter()
+            .map(|t| Builds::of(std::slice::from_ref(t)))
+            .collect();
         (Builds::of(&timed[..2]), previous)
     };
 
@@ -316,17 +333,24 @@ async fn run_async(options: &Options) -> Result<Report> {
         eprintln!("fiskgen-bench: {} ({})", setup.name, setup.server.display());
         apps.push(bench_app(options, &settings, setup, &servers).await?);
     }
-    let previous = match (previous_builds, setups.iter().find(|s| s.name == "nats")) {
-        (Some(builds), Some(nats)) => {
+    let mut previous = Vec::new();
+    if let Some(nats) = setups.iter().find(|s| s.name == "nats") {
+        for ((((label, fiskgen), builds), built), dir) in options
+            .previous_fiskgen
+            .iter()
+            .zip(previous_builds)
+            .zip(&previous_built)
+            .zip(&previous_dirs)
+        {
             let setup = Setup {
-                server: previous_built.clone(),
-                workdir: scratch.join("work-nats-previous"),
-                crate_dir: Some(previous_dir.join("crates").join("nats")),
+                server: built.clone(),
+                workdir: scratch.join(format!("work-nats-previous-{label}")),
+                crate_dir: Some(dir.join("crates").join("nats")),
                 ..nats.clone()
             };
             prepare_workdir(&setup)?;
             eprintln!(
-                "fiskgen-bench: nats, previous design ({})",
+                "fiskgen-bench: nats, design {label} ({})",
                 setup.server.display()
             );
             let ours = [
@@ -334,14 +358,14 @@ async fn run_async(options: &Options) -> Result<Report> {
                 Server::Ours(Transport::Modern),
                 Server::Ours(Transport::Stdio),
             ];
-            Some(Previous {
-                fiskgen: options.previous_fiskgen.clone().unwrap_or_default(),
+            previous.push(Previous {
+                label: label.clone(),
+                fiskgen: fiskgen.clone(),
                 builds,
                 app: bench_app(options, &settings, &setup, &ours).await?,
-            })
+            });
         }
-        _ => None,
-    };
+    }
 
     let machine = Machine::detect(load_before);
     Ok(Report {
@@ -1127,29 +1151,35 @@ async fn bench_app(
         argv,
         size_bytes: size,
         stripped_bytes: stripped_size(&setup.server, &setup.workdir),
-        crate_lines: setup.crate_dir.as_deref().and_then(rust_lines),
+        crate_lines: setup.crate_dir.as_deref().and_then(crate_lines),
         list_sizes: Some(list_sizes),
         servers: reports,
         direct: levels(&direct, &CALL_LEVELS),
     })
 }
 
-/// Lines of `*.rs` and `*.json` below `dir/src` (schemas may live in either).
-fn rust_lines(dir: &Path) -> Option<usize> {
-    fn walk(dir: &Path, total: &mut usize) -> Option<()> {
+/// The lines of a generated crate's `src/`: Rust code, and the data files it includes (schemas,
+/// help, fingerprints, the `tools/list` answer).
+fn crate_lines(dir: &Path) -> Option<CrateLines> {
+    fn walk(dir: &Path, lines: &mut CrateLines) -> Option<()> {
         for entry in fs::read_dir(dir).ok()? {
             let path = entry.ok()?.path();
             if path.is_dir() {
-                walk(&path, total)?;
-            } else if path.extension().is_some_and(|e| e == "rs" || e == "json") {
-                *total += fs::read_to_string(&path).ok()?.lines().count();
+                walk(&path, lines)?;
+                continue;
+            }
+            let count = || fs::read_to_string(&path).ok().map(|t| t.lines().count());
+            match path.extension().and_then(|e| e.to_str()) {
+                Some("rs") => lines.rust += count()?,
+                Some("json" | "md") => lines.data += count()?,
+                _ => {}
             }
         }
         Some(())
     }
-    let mut total = 0;
-    walk(&dir.join("src"), &mut total)?;
-    (total > 0).then_some(total)
+    let mut lines = CrateLines::default();
+    walk(&dir.join("src"), &mut lines)?;
+    (lines.rust > 0).then_some(lines)
 }
 
 /// The size of a stripped copy of `binary` (`strip`, else `objcopy --strip-all`).

@@ -3,7 +3,7 @@
 //!
 //! ```sh
 //! cargo run --release -p fiskgen-bench -- --full [--peer-command 'fisk mcp --config {config}'] \
-//!     [--previous-fiskgen /tmp/fiskgen-prev/target/release/fiskgen]
+//!     [--previous-fiskgen serde=/tmp/fiskgen-prev/target/release/fiskgen ...]
 //! cargo run -p fiskgen-bench -- --smoke --out-dir target/bench/smoke
 //! ```
 
@@ -68,10 +68,28 @@ struct Cli {
     /// Warm regenerations timed per app (default 3).
     #[arg(long, value_name = "N")]
     regenerations: Option<usize>,
-    /// The previous design's fiskgen binary: natscli is also built with it and measured beside
-    /// ours (full mode, with builds).
-    #[arg(long, value_name = "PATH")]
-    previous_fiskgen: Option<PathBuf>,
+    /// An earlier design's fiskgen binary, as `LABEL=PATH` (or `PATH`: labelled "previous"):
+    /// natscli is also built with it and measured beside ours (full mode, with builds).
+    /// Repeatable: one column per design.
+    #[arg(long, value_name = "[LABEL=]PATH", value_parser = previous_design)]
+    previous_fiskgen: Vec<(String, PathBuf)>,
+}
+
+/// `LABEL=PATH` or `PATH`.
+fn previous_design(text: &str) -> Result<(String, PathBuf), String> {
+    let (label, path) = match text.split_once('=') {
+        Some((label, path)) if !label.is_empty() && !label.contains('/') => (label, path),
+        _ => ("previous", text),
+    };
+    if !label
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "the label {label:?} may only hold letters, digits, - and _ (it names a directory)"
+        ));
+    }
+    Ok((label.to_string(), PathBuf::from(path)))
 }
 
 fn main() -> ExitCode {

@@ -180,8 +180,8 @@ pub struct AppReport {
     pub size_bytes: u64,
     /// Our binary's size, stripped.
     pub stripped_bytes: Option<u64>,
-    /// Lines of Rust in the generated crate, when it was built here.
-    pub crate_lines: Option<usize>,
+    /// Lines of the generated crate's `src/`, when it was built here.
+    pub crate_lines: Option<CrateLines>,
     /// The `tools/list` answer's size beside its input schemas'.
     pub list_sizes: Option<crate::ListSizes>,
     /// Each server and transport.
@@ -190,9 +190,20 @@ pub struct AppReport {
     pub direct: Vec<Level>,
 }
 
-/// The previous design's natscli server, built and measured beside ours.
+/// The lines of a generated crate's `src/`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CrateLines {
+    /// Rust code (`.rs`).
+    pub rust: usize,
+    /// The data files the code includes (`.json`, `.md`).
+    pub data: usize,
+}
+
+/// An earlier design's natscli server, built and measured beside ours.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Previous {
+    /// Its label (`--previous-fiskgen LABEL=PATH`).
+    pub label: String,
     /// Its fiskgen binary.
     pub fiskgen: PathBuf,
     /// Its builds.
@@ -214,8 +225,8 @@ pub struct Report {
     pub apps: Vec<AppReport>,
     /// Build times.
     pub builds: Builds,
-    /// The previous design, measured in the same run (`--previous-fiskgen`).
-    pub previous: Option<Previous>,
+    /// Earlier designs, measured in the same run (`--previous-fiskgen`).
+    pub previous: Vec<Previous>,
     /// The peer.
     pub peer: PeerStatus,
     /// How long the whole run took.
@@ -468,9 +479,9 @@ impl Report {
             holds: warm.map(|s| s.median < 30.0),
             evidence: app.crate_lines.map_or(String::new(), |lines| {
                 format!(
-                    "the generated crate is {lines} lines of Rust, compiled as one crate \
+                    "the generated crate is {} lines of Rust, compiled as one crate \
                      (release, codegen-units 16) on {} cores",
-                    self.machine.cores
+                    lines.rust, self.machine.cores
                 )
             }),
         });

@@ -13,7 +13,8 @@
 //! - [`listing`]: the `tools/list` answer, computed at build time and served as bytes;
 //! - [`cursor`]: the opaque cursors of every paginated list;
 //! - [`surface`]: the served surface of a server and the one drift verdict that `fiskgen check`
-//!   and `<binary> verify` both give (see `docs/drift.md`).
+//!   and `<binary> verify` both give (see `docs/drift.md`);
+//! - [`prints`]: that surface's fingerprints as a generated crate carries them.
 //!
 //! The crate is synchronous and small on purpose: fiskgen embeds its source beside the runtime's
 //! (see `fiskgen/build.rs`), and every generated server compiles it.
@@ -29,4 +30,5 @@ pub mod info;
 pub mod introspect;
 pub mod listing;
 pub mod model;
+pub mod prints;
 pub mod surface;

@@ -49,18 +49,27 @@ pub fn write_crate(dir: &Path, generated: &GeneratedCrate) -> io::Result<WriteRe
                 stale.push((relative, path));
             }
         }
-        // The schema files are fiskgen's alone (JSON has no header to mark them).
-        let schemas = tools.join("schemas");
-        if schemas.is_dir() {
-            for entry in fs::read_dir(&schemas)? {
-                let path = entry?.path();
-                let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
-                    continue;
-                };
-                let relative = format!("src/tools/schemas/{name}");
-                if name.ends_with(".json") && !generated.files.contains_key(&relative) {
-                    stale.push((relative, path));
-                }
+        stale.sort();
+        for (relative, path) in stale {
+            fs::remove_file(&path).map_err(|error| annotate(error, &path))?;
+            report.removed.push(relative);
+        }
+    }
+    // The schema and help files are fiskgen's alone (they have no header to mark them).
+    for (folder, extension) in [("src/tools/schemas", ".json"), ("src/help", ".md")] {
+        let folder_path = dir.join(folder);
+        if !folder_path.is_dir() {
+            continue;
+        }
+        let mut stale: Vec<(String, PathBuf)> = Vec::new();
+        for entry in fs::read_dir(&folder_path)? {
+            let path = entry?.path();
+            let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
+                continue;
+            };
+            let relative = format!("{folder}/{name}");
+            if name.ends_with(extension) && !generated.files.contains_key(&relative) {
+                stale.push((relative, path));
             }
         }
         stale.sort();

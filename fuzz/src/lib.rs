@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use fiskgen::config;
 use fiskgen::introspect::{self, Origin};
-use fiskgen_runtime::argv::{Argv, Positional};
+use fiskgen_runtime::arguments::command_argv;
+use fiskgen_runtime::params::{Command, Globals, Param, Type};
 
 /// A fuzz target: returns normally for every input, or the input is a finding.
 pub type Target = fn(&[u8]);
@@ -96,16 +97,26 @@ pub fn introspection_document(data: &[u8]) {
     let _ = fiskgen::select_for(&config, Some(&introspection));
 }
 
-/// The flags the argv target builds: a value flag, a repeatable one, a map and a negatable
-/// boolean, as generated handlers call them.
-const FLAGS: [&str; 3] = ["name", "tag", "label"];
+/// The command the argv target reads calls through: a value flag, a repeatable one, a
+/// negatable boolean and a list of positionals, as a generated parameter table declares them.
+static ARGV_COMMAND: Command = Command {
+    path: &["stream", "add"],
+    globals: Globals::NONE,
+    params: &[
+        Param::flag("name", Type::String),
+        Param::flag("tag", Type::List(&Type::String)),
+        Param::negatable("force"),
+        Param::arg("items", Type::List(&Type::String)),
+    ],
+};
 
-/// Argument values to argv: whatever the values, the argv parses back (with fisk's rules: the
-/// command path, then `--flag=value` tokens, then `--` and the positionals) to exactly the
-/// values sent. No value becomes a flag, a second command or a positional.
+/// Argument values to argv, through the runtime's one reader of parameter tables: whatever the
+/// values, the argv parses back (with fisk's rules: the command path, then `--flag=value`
+/// tokens, then `--` and the positionals) to exactly the values sent. No value becomes a flag,
+/// a second command or a positional.
 ///
 /// The input is split at NUL bytes into strings; the first byte says how many of them are
-/// flag values (the rest are positionals).
+/// flag values (the first is `name`, the rest `tag`; the others are positionals).
 pub fn argv_values(data: &[u8]) {
     let Some((&split, rest)) = data.split_first() else {
         return;
@@ -117,23 +128,29 @@ pub fn argv_values(data: &[u8]) {
     let flag_count = usize::from(split).min(strings.len());
     let (flag_values, positionals) = strings.split_at(flag_count);
 
-    let mut argv = Argv::new(&["stream", "add"]);
-    let mut expected_flags = Vec::new();
-    for (index, value) in flag_values.iter().enumerate() {
-        let name = FLAGS[index % FLAGS.len()];
-        argv.value(name, Some(value));
-        expected_flags.push((name.to_string(), value.clone()));
-    }
     let negate = split % 2 == 0;
-    argv.negatable("force", Some(!negate));
-    let result = argv.positionals(&[Positional::many("items", Some(positionals), &[])]);
+    let mut arguments = serde_json::Map::new();
+    let mut expected_flags = Vec::new();
+    if let Some((name, tags)) = flag_values.split_first() {
+        arguments.insert("name".into(), name.clone().into());
+        expected_flags.push(("name".to_string(), name.clone()));
+        if !tags.is_empty() {
+            arguments.insert("tag".into(), tags.to_vec().into());
+            expected_flags.extend(tags.iter().map(|tag| ("tag".to_string(), tag.clone())));
+        }
+    }
+    arguments.insert("force".into(), (!negate).into());
+    if !positionals.is_empty() {
+        arguments.insert("items".into(), positionals.to_vec().into());
+    }
+    let result = command_argv(&ARGV_COMMAND, arguments);
     let dashes = positionals.iter().any(|value| value == "--");
-    match result {
+    let argv = match result {
         Err(_) if dashes => return,
         Err(error) => panic!("positionals {positionals:?} refused: {error}"),
-        Ok(()) if dashes => panic!("a \"--\" positional was accepted: {positionals:?}"),
-        Ok(()) => {}
-    }
+        Ok(_) if dashes => panic!("a \"--\" positional was accepted: {positionals:?}"),
+        Ok(argv) => argv,
+    };
     let tokens = argv.into_vec();
     let parsed = parse_back(&tokens);
     assert_eq!(parsed.command, ["stream", "add"], "{tokens:?}");
@@ -170,7 +187,10 @@ fn parse_back(tokens: &[String]) -> Parsed {
                 "no-force" => parsed.force = Some(false),
                 _ => {
                     let (name, value) = flag.split_once('=').unwrap_or((flag, ""));
-                    assert!(FLAGS.contains(&name), "unknown flag token {token:?}");
+                    assert!(
+                        ["name", "tag"].contains(&name),
+                        "unknown flag token {token:?}"
+                    );
                     parsed.flags.push((name.to_string(), value.to_string()));
                 }
             }

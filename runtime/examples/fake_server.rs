@@ -1,5 +1,5 @@
 //! A hand-written server spec for a small fake application, shaped like what fiskgen generates:
-//! static specs, one typed argument handler per command, and a `main` that hands over to the
+//! static specs, one parameter table per command, and a `main` that hands over to the
 //! runtime. The runtime's integration tests build and run it against a shell script that plays
 //! the application (`runtime/tests/server/app.rs`).
 //!
@@ -10,58 +10,30 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, ApplicationSpec, Arguments, Argv, AuthSource, AuthSpec, ConfirmMode, DocsSpec,
-    HeaderAuth, Hints, InvalidArguments, Positional, Run, ServingSpec, Settings, ToolSpec,
-    no_arguments,
+    AppSpec, ApplicationSpec, AuthSource, AuthSpec, Command, ConfirmMode, DocsSpec, Globals,
+    HeaderAuth, Hints, Param, Run, ServingSpec, Settings, ToolSpec, Type,
 };
 
-struct EchoArgs {
-    level: Option<String>,
-    name: Option<String>,
-    items: Option<Vec<String>>,
-}
+static ECHO_PARAMS: &[Param] = &[
+    Param::flag("level", Type::String),
+    Param::flag("name", Type::String),
+    Param::arg("items", Type::List(&Type::String)),
+];
+static EXIT_PARAMS: &[Param] = &[Param::flag("code", Type::I64).required()];
+static SLEEP_PARAMS: &[Param] = &[
+    Param::arg("seconds", Type::F64).required(),
+    Param::arg("marker", Type::String),
+];
+static FLOOD_PARAMS: &[Param] = &[Param::arg("bytes", Type::U64).required()];
+static TARGET_PARAMS: &[Param] = &[Param::arg("target", Type::String)];
 
-fn echo_argv(arguments: &mut Arguments, argv: &mut Argv) -> Result<(), InvalidArguments> {
-    let args = EchoArgs {
-        level: arguments.optional("level")?,
-        name: arguments.optional("name")?,
-        items: arguments.optional("items")?,
-    };
-    argv.value("level", args.level.as_ref());
-    argv.value("name", args.name.as_ref());
-    argv.positionals(&[Positional::many("items", args.items.as_deref(), &[])])
-}
-
-fn exit_argv(arguments: &mut Arguments, argv: &mut Argv) -> Result<(), InvalidArguments> {
-    let code: i64 = arguments.required("code")?;
-    argv.value("code", Some(&code));
-    Ok(())
-}
-
-struct SleepArgs {
-    seconds: f64,
-    marker: Option<String>,
-}
-
-fn sleep_argv(arguments: &mut Arguments, argv: &mut Argv) -> Result<(), InvalidArguments> {
-    let args = SleepArgs {
-        seconds: arguments.required("seconds")?,
-        marker: arguments.optional("marker")?,
-    };
-    argv.positionals(&[
-        Positional::one("seconds", Some(&args.seconds), &[]),
-        Positional::one("marker", args.marker.as_ref(), &[]),
-    ])
-}
-
-fn flood_argv(arguments: &mut Arguments, argv: &mut Argv) -> Result<(), InvalidArguments> {
-    let bytes: u64 = arguments.required("bytes")?;
-    argv.positionals(&[Positional::one("bytes", Some(&bytes), &[])])
-}
-
-fn target_argv(arguments: &mut Arguments, argv: &mut Argv) -> Result<(), InvalidArguments> {
-    let target: Option<String> = arguments.optional("target")?;
-    argv.positionals(&[Positional::one("target", target.as_ref(), &[])])
+/// A command's `Run`: its path and parameters (no exposed global flags).
+const fn command(path: &'static [&'static str], params: &'static [Param]) -> Run {
+    Run::Command(Command {
+        path,
+        globals: Globals::NONE,
+        params,
+    })
 }
 
 const NO_ARGS_SCHEMA: &str = r#"{"type":"object","properties":{},"additionalProperties":false}"#;
@@ -75,10 +47,7 @@ static ECHO: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: r#"{"type":"object","properties":{"level":{"type":"string"},"name":{"type":"string"},"items":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}"#,
-    run: Run::Command {
-        command: &["echo"],
-        argv: echo_argv,
-    },
+    run: command(&["echo"], ECHO_PARAMS),
 };
 
 static EXIT: ToolSpec = ToolSpec {
@@ -89,10 +58,7 @@ static EXIT: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: r#"{"type":"object","properties":{"code":{"type":"integer"}},"required":["code"],"additionalProperties":false}"#,
-    run: Run::Command {
-        command: &["exit"],
-        argv: exit_argv,
-    },
+    run: command(&["exit"], EXIT_PARAMS),
 };
 
 static SLEEP: ToolSpec = ToolSpec {
@@ -103,10 +69,7 @@ static SLEEP: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: r#"{"type":"object","properties":{"seconds":{"type":"number"},"marker":{"type":"string"}},"required":["seconds"],"additionalProperties":false}"#,
-    run: Run::Command {
-        command: &["sleep"],
-        argv: sleep_argv,
-    },
+    run: command(&["sleep"], SLEEP_PARAMS),
 };
 
 static FLOOD: ToolSpec = ToolSpec {
@@ -117,10 +80,7 @@ static FLOOD: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: r#"{"type":"object","properties":{"bytes":{"type":"integer"}},"required":["bytes"],"additionalProperties":false}"#,
-    run: Run::Command {
-        command: &["flood"],
-        argv: flood_argv,
-    },
+    run: command(&["flood"], FLOOD_PARAMS),
 };
 
 static CRASH: ToolSpec = ToolSpec {
@@ -131,10 +91,7 @@ static CRASH: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: NO_ARGS_SCHEMA,
-    run: Run::Command {
-        command: &["crash"],
-        argv: no_arguments,
-    },
+    run: command(&["crash"], &[]),
 };
 
 static ENV: ToolSpec = ToolSpec {
@@ -150,10 +107,7 @@ static ENV: ToolSpec = ToolSpec {
     },
     confirm: None,
     input_schema: NO_ARGS_SCHEMA,
-    run: Run::Command {
-        command: &["env"],
-        argv: no_arguments,
-    },
+    run: command(&["env"], &[]),
 };
 
 static STREAM_INFO: ToolSpec = ToolSpec {
@@ -164,10 +118,7 @@ static STREAM_INFO: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: NO_ARGS_SCHEMA,
-    run: Run::Command {
-        command: &["stream", "info"],
-        argv: no_arguments,
-    },
+    run: command(&["stream", "info"], &[]),
 };
 
 static DEPLOY: ToolSpec = ToolSpec {
@@ -183,10 +134,7 @@ static DEPLOY: ToolSpec = ToolSpec {
     },
     confirm: Some("ai:confirm"),
     input_schema: TARGET_SCHEMA,
-    run: Run::Command {
-        command: &["deploy"],
-        argv: target_argv,
-    },
+    run: command(&["deploy"], TARGET_PARAMS),
 };
 
 static PUT: ToolSpec = ToolSpec {
@@ -198,24 +146,7 @@ static PUT: ToolSpec = ToolSpec {
     // As fiskgen emits it for `confirm_tags: [impact:rw]`.
     confirm: Some("impact:rw"),
     input_schema: TARGET_SCHEMA,
-    run: Run::Command {
-        command: &["deploy"],
-        argv: target_argv,
-    },
-};
-
-static PANIC: ToolSpec = ToolSpec {
-    name: "panic",
-    title: "panic",
-    description: "The argument handler panics",
-    tags: &[],
-    hints: Hints::NONE,
-    confirm: None,
-    input_schema: NO_ARGS_SCHEMA,
-    run: Run::Command {
-        command: &["panic"],
-        argv: |_, _| panic!("the handler broke"),
-    },
+    run: command(&["deploy"], TARGET_PARAMS),
 };
 
 static TOOLS: &[&ToolSpec] = &[
@@ -228,7 +159,6 @@ static TOOLS: &[&ToolSpec] = &[
     &STREAM_INFO,
     &DEPLOY,
     &PUT,
-    &PANIC,
 ];
 
 const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> AppSpec {
@@ -245,7 +175,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
                 stages: &[],
                 global_flags: &[],
             },
-            commands: &[],
+            commands: "[]",
         }),
         instructions: Some("A fake application for tests."),
         tools: TOOLS,

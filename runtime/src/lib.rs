@@ -1,7 +1,7 @@
 //! fiskgen-runtime: everything a fiskgen-generated MCP server links against.
 //!
-//! Generated crates stay thin: static tool specs ([`spec`]) and one small argument handler per
-//! command ([`argv`], [`values`]). The transports, the MCP handler, execution with limits,
+//! Generated crates stay thin: static tool specs ([`spec`]) with one parameter table per command
+//! ([`params`]), read by one function ([`arguments`]). The transports, the MCP handler, execution with limits,
 //! confirmation and the built-in tools live here, where ordinary tests cover them. Generated code
 //! reaches this crate only through its hidden [`__private`] module, so the public API can change
 //! without breaking the contract generated code relies on. The whole generated binary is
@@ -18,7 +18,7 @@ mod mcp;
 mod process;
 mod transport;
 
-pub use contract::{arguments, argv, spec, values};
+pub use contract::{arguments, argv, params, spec, values};
 
 /// Go durations, from the contract fiskgen shares with this crate.
 use fiskgen_contract::duration;
@@ -36,11 +36,9 @@ pub mod __private {
 
     pub use crate::JsonObject;
     pub use crate::cli::{main, main_with_notes};
-    pub use crate::contract::arguments::{
-        ArgError, Arguments, FromArg, choice, command_argv, no_arguments,
-    };
-    pub use crate::contract::argv::{ArgValue, Argv, InvalidArguments, Positional};
+    pub use crate::contract::argv::InvalidArguments;
     pub use crate::contract::listing::{ListingSpec, PageSpec};
+    pub use crate::contract::params::{Command, Globals, Param, Place, Type};
     pub use crate::contract::spec::*;
     pub use crate::contract::values::{ByteSize, GoDuration, HexBytes};
 }

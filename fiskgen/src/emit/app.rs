@@ -7,7 +7,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use fiskgen_contract::surface::{Rules, Surface};
-use fiskgen_contract::{canonical, defaults};
+use fiskgen_contract::{canonical, defaults, prints};
 
 use crate::config::ConfirmMode;
 use crate::format::{doc, inner_doc};
@@ -16,7 +16,12 @@ use crate::ir;
 
 pub(crate) use fiskgen_contract::defaults::{ADDRESS as DEFAULT_ADDRESS, PORT as DEFAULT_PORT};
 
-pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>) -> TokenStream {
+/// `src/main.rs`, and the text of `src/commands.json` when the server wraps an introspected
+/// application.
+pub(super) fn main_rs(
+    server: &ir::Server,
+    introspection: Option<&Introspection>,
+) -> (TokenStream, Option<String>) {
     let identity = &server.identity;
     let version = env!("CARGO_PKG_VERSION");
     let config_name = &server.settings.config_file;
@@ -32,11 +37,12 @@ pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>
         ),
     };
     let module_doc = inner_doc(&format!(
-        "{about}\n\nEverything it serves is fixed at build time; `src/tools` holds one typed \
-         handler per command. Regenerate instead of editing."
+        "{about}\n\nEverything it serves is fixed at build time; `src/tools` holds one spec and \
+         parameter table per command. Regenerate instead of editing."
     ));
 
     let mut surface_items = TokenStream::new();
+    let mut commands_json = None;
     let application = match (&server.application, introspection) {
         (Some(app), Some(introspection)) => {
             let path = &app.configured_path;
@@ -45,7 +51,9 @@ pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>
             let fingerprint = canonical::fingerprint(&introspection.document);
             let output_digest = option_str(introspection.output_digest.as_deref());
             let rules = &server.settings.serving;
-            surface_items = surface(rules, &Surface::of(&introspection.document, rules));
+            let surface = Surface::of(&introspection.document, rules);
+            surface_items = serving(rules);
+            commands_json = Some(prints::to_json(&surface.commands));
             quote! {
                 Some(rt::ApplicationSpec {
                     path: #path,
@@ -54,7 +62,7 @@ pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>
                     fingerprint: #fingerprint,
                     output_digest: #output_digest,
                     serving: SERVING,
-                    commands: COMMANDS,
+                    commands: include_str!("commands.json"),
                 })
             }
         }
@@ -86,7 +94,7 @@ pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>
         }
     };
     let app_doc = doc("The server: its identity, the application it runs, its tools and settings.");
-    quote! {
+    let tokens = quote! {
         #module_doc
 
         mod docs;
@@ -113,7 +121,8 @@ pub(super) fn main_rs(server: &ir::Server, introspection: Option<&Introspection>
         #surface_items
 
         #main_fn
-    }
+    };
+    (tokens, commands_json)
 }
 
 /// `rt::Settings` with what the operator configured, the rest the runtime's defaults.
@@ -190,9 +199,9 @@ fn settings(mcp: &ir::Settings, tasks: Option<&ir::Tasks>) -> TokenStream {
     }
 }
 
-/// The serving rules and the per-command fingerprints the drift verdict compares against
-/// (`docs/drift.md`): the server keeps these instead of the document.
-fn surface(rules: &Rules, surface: &Surface) -> TokenStream {
+/// The serving rules the drift verdict applies to a new document (`docs/drift.md`); the
+/// per-command fingerprints it compares against are `src/commands.json`.
+fn serving(rules: &Rules) -> TokenStream {
     // A stage with an empty filter keeps everything: leaving it out changes nothing.
     let stages = rules
         .stages
@@ -213,33 +222,13 @@ fn surface(rules: &Rules, surface: &Surface) -> TokenStream {
             }
         });
     let global_flags = &rules.global_flags;
-    let commands = surface.commands.iter().map(|(path, print)| {
-        let tool = option_str(print.tool.as_deref());
-        let structure = &print.structure;
-        let help = &print.help;
-        quote! {
-            rt::CommandPrint {
-                path: #path,
-                tool: #tool,
-                structure: #structure,
-                help: #help,
-            }
-        }
-    });
     let serving_doc = doc("Which commands are served: what a check applies to a new document.");
-    let commands_doc = doc(
-        "Every command of the introspection this server was built from, reduced to fingerprints \
-         (the served surface that `verify` compares).",
-    );
     quote! {
         #serving_doc
         const SERVING: rt::ServingSpec = rt::ServingSpec {
             stages: &[#(#stages),*],
             global_flags: &[#(#global_flags),*],
         };
-
-        #commands_doc
-        const COMMANDS: &[rt::CommandPrint] = &[#(#commands),*];
     }
 }
 

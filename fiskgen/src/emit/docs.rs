@@ -7,6 +7,12 @@ use quote::quote;
 use crate::format::{doc, inner_doc};
 use crate::ir;
 
+/// Where a tool's help is, relative to `src/`.
+pub(super) fn help_file(tool: &str) -> String {
+    format!("help/{tool}.md")
+}
+
+/// `src/docs.rs`; each tool's help Markdown is its own file, [`help_file`].
 pub(super) fn docs_rs(docs: &ir::Docs) -> TokenStream {
     let module_doc = inner_doc(
         "The application's own help as MCP resources and prompts, rendered by fiskgen: each \
@@ -15,14 +21,14 @@ pub(super) fn docs_rs(docs: &ir::Docs) -> TokenStream {
     );
     let page_size = Literal::u32_unsuffixed(docs.page_size);
     let help = docs.help.iter().map(|help| {
-        let (tool, title, summary, markdown) =
-            (&help.tool, &help.title, &help.summary, &help.markdown);
+        let (tool, title, summary) = (&help.tool, &help.title, &help.summary);
+        let file = help_file(tool);
         quote! {
             rt::HelpSpec {
                 tool: #tool,
                 title: #title,
                 summary: #summary,
-                markdown: #markdown,
+                markdown: include_str!(#file),
             }
         }
     });

@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 use fiskgen_contract::{canonical, identity};
 use serde_json::{Map, Value};
 
-use crate::ident::{self, Case, Namespace, PRELUDE_TYPES};
+use crate::ident::{self, Case, Namespace};
 use crate::ir::{self, ToolKind};
 use crate::lower::ParamsError;
 use crate::{Plan, embedded, format};
@@ -136,10 +136,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         by_group.entry(group).or_default().push(item);
     }
 
-    let mut registry_types = Namespace::new(Case::UpperCamel);
-    registry_types.reserve(PRELUDE_TYPES.iter().copied());
-    registry_types.reserve(["Globals"]);
-    let globals = globals::Globals::new(by_group.values().flatten(), &mut registry_types);
+    let globals = globals::Globals::new(by_group.values().flatten());
 
     let mut files = BTreeMap::new();
     let mut emitted_specs: BTreeMap<String, (String, String)> = BTreeMap::new();
@@ -187,6 +184,12 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     );
 
     let docs = docs::docs_rs(&server.docs);
+    for help in &server.docs.help {
+        files.insert(
+            format!("src/{}", docs::help_file(&help.tool)),
+            help.markdown.clone(),
+        );
+    }
     files.insert("src/docs.rs".into(), rust_file("src/docs.rs", &docs)?);
     let listed: Vec<(&ir::Tool, String)> = server
         .tools
@@ -201,8 +204,11 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     );
     files.insert(listing::JSON_FILE.into(), listing_json);
 
-    let main = app::main_rs(server, plan.introspection.as_ref());
+    let (main, commands_json) = app::main_rs(server, plan.introspection.as_ref());
     files.insert("src/main.rs".into(), rust_file("src/main.rs", &main)?);
+    if let Some(commands_json) = commands_json {
+        files.insert("src/commands.json".into(), commands_json);
+    }
 
     let package = format!("{}-mcp", server.identity);
     for (path, text) in files::files(&package, server, settings)? {
@@ -231,8 +237,8 @@ fn rust_file(path: &str, tokens: &proc_macro2::TokenStream) -> Result<String, Ge
     })
 }
 
-/// The advertised schema's properties and `required` must match the struct's fields one to
-/// one: same names, required exactly when the field is not an `Option`.
+/// The advertised schema's properties and `required` must match the parameter table's
+/// properties one to one: same names, required exactly when the table says so.
 fn check_fields(
     item: &tools::CommandItem<'_>,
     emitted: &tools::EmittedTool,
@@ -257,21 +263,16 @@ fn check_fields(
     sorted_properties.sort();
     if fields != sorted_properties {
         return Err(drift(format!(
-            "properties {sorted_properties:?}, fields {fields:?}"
+            "properties {sorted_properties:?}, parameters {fields:?}"
         )));
     }
     for field in &emitted.fields {
         let is_required = required.contains(&field.wire.as_str());
         if is_required == field.optional {
             return Err(drift(format!(
-                "property \"{}\" is {} but its field is {}",
+                "property \"{}\" is {} in the schema but not in the parameter table",
                 field.wire,
                 if is_required { "required" } else { "optional" },
-                if field.optional {
-                    "an Option"
-                } else {
-                    "not an Option"
-                },
             )));
         }
     }

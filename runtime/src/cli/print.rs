@@ -77,13 +77,13 @@ pub(super) fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> 
             Ok(_) => return Err("the arguments must be a JSON object".to_string()),
             Err(error) => return Err(format!("the arguments are not valid JSON: {error}")),
         };
-        let (command, argv) = match spec.run {
-            Run::Command { command, argv } => (command, argv),
+        let command = match &spec.run {
+            Run::Command(command) => command,
             Run::Builtin(_) => {
                 return Err(format!("{tool:?} is a built-in tool; it runs no command"));
             }
         };
-        let argv = crate::contract::arguments::command_argv(command, argv, arguments)
+        let argv = crate::contract::arguments::command_argv(command, arguments)
             .map_err(|error| error.for_tool(tool))?;
         serde_json::to_string(&argv.into_vec()).map_err(|error| error.to_string())
     })();

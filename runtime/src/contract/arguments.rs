@@ -1,45 +1,161 @@
-//! A call's arguments, read property by property into a generated handler's typed struct.
+//! A call's arguments, read through its command's parameter table onto the command line.
 //!
-//! Generated handlers do not derive `Deserialize`: each field is one call of
-//! [`Arguments::optional`] or [`Arguments::required`], whose value type implements [`FromArg`]
-//! here (scalars, the pattern strings of `values.rs`, lists, string maps) or in the generated
-//! crate (enums, through [`choice`]). This keeps serde's per-type machinery out of generated
-//! crates (`docs/generated-code.md`, "Handlers") while every error still names the property in
-//! the words of `mcp/arg_errors.rs`. [`Arguments::finish`] refuses properties no field asked for.
+//! Generated code declares each command's parameters as a static table
+//! ([`Param`](crate::contract::params::Param)); [`command_argv`] reads a call's arguments
+//! through it: each property once, converted by its [`Type`] (the conversions below, whose
+//! errors name the property in the words of `mcp/arg_errors.rs`), then every parameter rendered
+//! in table order. Properties the table does not name are refused. Nothing is generic or
+//! generated per command (`docs/generated-code.md`, "Parameter tables").
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use crate::JsonObject;
-use crate::contract::argv::{Argv, InvalidArguments};
+use crate::contract::argv::{ArgValue, Argv, InvalidArguments, Positional};
+use crate::contract::params::{Command, Param, Place, Type};
+use crate::contract::values::{ByteSize, GoDuration, HexBytes};
 use crate::mcp::arg_errors::{Problem, got_value, range_phrase};
 
-/// A command's generated handler: reads a call's arguments into the command's typed argument
-/// struct and puts them on the command line, which already holds the command path.
-pub type ArgvFn = fn(&mut Arguments, &mut Argv) -> Result<(), InvalidArguments>;
-
-/// The command line of a command tool: its path, then what its generated handler puts on it;
-/// properties the handler did not read are refused.
-pub fn command_argv(
-    command: &[&str],
-    handler: ArgvFn,
-    arguments: JsonObject,
-) -> Result<Argv, InvalidArguments> {
+/// The command line of a command tool: its path, the global flags it offers, its flags, then
+/// `--` and its positional arguments, from a call's arguments.
+pub fn command_argv(command: &Command, arguments: JsonObject) -> Result<Argv, InvalidArguments> {
+    let table: Vec<&'static Param> = command.globals.offered().chain(command.params).collect();
     let mut arguments = Arguments::new(arguments);
-    let mut argv = Argv::new(command);
-    handler(&mut arguments, &mut argv)?;
+    // Each property once, in table order (a name may appear as a flag and as an argument).
+    let mut values: Vec<(&'static str, Option<Tokens>)> = Vec::new();
+    for param in &table {
+        if matches!(param.place, Place::Hidden { .. })
+            || values.iter().any(|(name, _)| *name == param.name)
+        {
+            continue;
+        }
+        let value = arguments.take(param.name, param.required)?;
+        let tokens = value
+            .map(|value| Tokens::of(&param.ty, value).map_err(|error| error.at(param.name)))
+            .transpose()?;
+        values.push((param.name, tokens));
+    }
     arguments.finish()?;
+
+    let mut argv = Argv::new(command.path);
+    let mut positionals = Vec::new();
+    for param in table {
+        let value = values
+            .iter()
+            .find(|(name, _)| *name == param.name)
+            .and_then(|(_, tokens)| tokens.as_ref());
+        match param.place {
+            Place::Arg { defaults } | Place::Hidden { defaults } => positionals.push(Positional {
+                name: param.name,
+                tokens: value.map(Tokens::positional),
+                defaults,
+            }),
+            place => {
+                if let Some(value) = value {
+                    value.flag(param.name, place, &mut argv)?;
+                }
+            }
+        }
+    }
+    argv.positionals(&positionals)?;
     Ok(argv)
 }
 
-/// The handler of a command that takes no arguments: [`command_argv`] refuses any property.
-pub fn no_arguments(_: &mut Arguments, _: &mut Argv) -> Result<(), InvalidArguments> {
-    Ok(())
+/// A converted value, ready to render.
+#[derive(Debug, Clone, PartialEq)]
+enum Tokens {
+    /// One token.
+    One(String),
+    /// A boolean.
+    Bool(bool),
+    /// One token per element.
+    Many(Vec<String>),
+    /// `key=value` per entry, keys sorted.
+    Map(BTreeMap<String, String>),
+    /// A counter.
+    Count(u8),
+}
+
+impl Tokens {
+    /// Converts one property's value by its type.
+    fn of(ty: &Type, value: Value) -> Result<Self, ArgError> {
+        Ok(match ty {
+            Type::Bool => Self::Bool(bool::from_arg(value)?),
+            Type::List(inner) => {
+                let Value::Array(items) = value else {
+                    return Err(ArgError::wrong_type("a list", &value));
+                };
+                let tokens = items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, item)| {
+                        scalar(inner, item).map_err(|error| error.within(format!("[{index}]")))
+                    })
+                    .collect::<Result<_, _>>()?;
+                Self::Many(tokens)
+            }
+            Type::StringMap => Self::Map(BTreeMap::from_arg(value)?),
+            Type::Counter => Self::Count(u8::from_arg(value)?),
+            scalar_type => Self::One(scalar(scalar_type, value)?),
+        })
+    }
+
+    /// The tokens of a positional argument.
+    fn positional(&self) -> Vec<String> {
+        match self {
+            Self::One(token) => vec![token.clone()],
+            Self::Bool(value) => vec![value.to_string()],
+            Self::Many(tokens) => tokens.clone(),
+            Self::Map(map) => map.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+            // fisk counts a counter's tokens whatever they say.
+            Self::Count(count) => vec!["1".to_string(); usize::from(*count)],
+        }
+    }
+
+    /// Puts a flag on the command line.
+    fn flag(&self, name: &str, place: Place, argv: &mut Argv) -> Result<(), InvalidArguments> {
+        match (self, place) {
+            (Self::Bool(value), Place::Negatable) => argv.negatable(name, *value),
+            (Self::Bool(value), Place::SwitchOn) => argv.switch(name, *value, true)?,
+            (Self::Bool(value), Place::Switch) => argv.switch(name, *value, false)?,
+            (Self::Bool(value), _) => argv.value(name, &value.to_arg()),
+            (Self::One(token), _) => argv.value(name, token),
+            (Self::Many(tokens), _) => argv.values(name, tokens),
+            (Self::Map(map), _) => argv.map(name, map),
+            (Self::Count(count), _) => argv.counter(name, *count),
+        }
+        Ok(())
+    }
+}
+
+/// The token of a scalar value.
+fn scalar(ty: &Type, value: Value) -> Result<String, ArgError> {
+    Ok(match ty {
+        Type::Bool => bool::from_arg(value)?.to_arg(),
+        Type::I8 => i8::from_arg(value)?.to_arg(),
+        Type::I16 => i16::from_arg(value)?.to_arg(),
+        Type::I32 => i32::from_arg(value)?.to_arg(),
+        Type::I64 => i64::from_arg(value)?.to_arg(),
+        Type::U8 | Type::Counter => u8::from_arg(value)?.to_arg(),
+        Type::U16 => u16::from_arg(value)?.to_arg(),
+        Type::U32 => u32::from_arg(value)?.to_arg(),
+        Type::U64 => u64::from_arg(value)?.to_arg(),
+        Type::F32 => f32::from_arg(value)?.to_arg(),
+        Type::F64 => f64::from_arg(value)?.to_arg(),
+        Type::String => String::from_arg(value)?,
+        Type::Choice(values) => choice(value, values)?,
+        Type::Duration => GoDuration::from_arg(value)?.to_arg(),
+        Type::ByteSize => ByteSize::from_arg(value)?.to_arg(),
+        Type::HexBytes => HexBytes::from_arg(value)?.to_arg(),
+        // The generator declares lists and maps of scalars only.
+        Type::List(_) => return Err(ArgError::wrong_type("a single value", &value)),
+        Type::StringMap => return Err(ArgError::wrong_type("a single value", &value)),
+    })
 }
 
 /// A value that can be read from one JSON property.
-pub trait FromArg: Sized {
+pub(crate) trait FromArg: Sized {
     /// Converts the property's value (never `null` for an optional property: that is "not
     /// given").
     fn from_arg(value: Value) -> Result<Self, ArgError>;
@@ -48,7 +164,7 @@ pub trait FromArg: Sized {
 /// Why a value does not convert: the problem, and where below the property it is (`[2]` for
 /// a list element, `.key` for a map entry; empty for the value itself).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArgError {
+pub(crate) struct ArgError {
     path: String,
     problem: Problem,
 }
@@ -78,45 +194,39 @@ impl ArgError {
     }
 }
 
-/// A call's arguments on their way into a typed struct.
+/// A call's arguments, taken property by property.
 #[derive(Debug)]
-pub struct Arguments {
+struct Arguments {
     object: JsonObject,
     known: Vec<&'static str>,
 }
 
 impl Arguments {
-    /// The arguments a client sent.
-    pub fn new(object: JsonObject) -> Self {
+    fn new(object: JsonObject) -> Self {
         Self {
             object,
             known: Vec::new(),
         }
     }
 
-    /// An optional property: absent or `null` is `None`.
-    pub fn optional<T: FromArg>(
+    /// A property's value: absent or `null` is `None` when optional; absent is refused when
+    /// required (and `null` is then a value of the wrong type).
+    fn take(
         &mut self,
         name: &'static str,
-    ) -> Result<Option<T>, InvalidArguments> {
+        required: bool,
+    ) -> Result<Option<Value>, InvalidArguments> {
         self.known.push(name);
         match self.object.remove(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(value) => T::from_arg(value).map(Some).map_err(|error| error.at(name)),
+            None if required => Err(InvalidArguments::from_problem(name, &Problem::Missing)),
+            None => Ok(None),
+            Some(Value::Null) if !required => Ok(None),
+            Some(value) => Ok(Some(value)),
         }
     }
 
-    /// A required property: absent is refused, and so is `null`.
-    pub fn required<T: FromArg>(&mut self, name: &'static str) -> Result<T, InvalidArguments> {
-        self.known.push(name);
-        match self.object.remove(name) {
-            None => Err(InvalidArguments::from_problem(name, &Problem::Missing)),
-            Some(value) => T::from_arg(value).map_err(|error| error.at(name)),
-        }
-    }
-
-    /// Refuses the first property no field asked for, naming the ones the tool takes.
-    pub fn finish(self) -> Result<(), InvalidArguments> {
+    /// Refuses the first property the table does not name, naming the ones the tool takes.
+    fn finish(self) -> Result<(), InvalidArguments> {
         match self.object.keys().next() {
             None => Ok(()),
             Some(unknown) => Err(InvalidArguments::from_problem(
@@ -200,11 +310,7 @@ macro_rules! pattern {
     )*};
 }
 
-pattern!(
-    crate::contract::values::GoDuration,
-    crate::contract::values::ByteSize,
-    crate::contract::values::HexBytes
-);
+pattern!(GoDuration, ByteSize, HexBytes);
 
 impl<T: FromArg> FromArg for Vec<T> {
     fn from_arg(value: Value) -> Result<Self, ArgError> {
@@ -236,24 +342,21 @@ impl FromArg for BTreeMap<String, String> {
     }
 }
 
-/// One of an enum's values, by its string: what a generated enum's [`FromArg`] calls.
-pub fn choice<T: Copy>(value: Value, values: &[(&str, T)]) -> Result<T, ArgError> {
-    let Value::String(text) = &value else {
+/// One of a choice's values.
+fn choice(value: Value, values: &[&str]) -> Result<String, ArgError> {
+    let Value::String(text) = value else {
         return Err(ArgError::wrong_type(
             "one of the listed values (a string)",
             &value,
         ));
     };
-    values
-        .iter()
-        .find(|(name, _)| name == text)
-        .map(|(_, variant)| *variant)
-        .ok_or_else(|| {
-            ArgError::new(Problem::NotOneOf {
-                values: values.iter().map(|(name, _)| name.to_string()).collect(),
-                got: text.clone(),
-            })
-        })
+    if values.contains(&text.as_str()) {
+        return Ok(text);
+    }
+    Err(ArgError::new(Problem::NotOneOf {
+        values: values.iter().map(|name| name.to_string()).collect(),
+        got: text,
+    }))
 }
 
 #[cfg(test)]
@@ -264,45 +367,53 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::contract::values::GoDuration;
+    use crate::contract::params::Globals;
 
-    fn arguments(value: Value) -> Arguments {
-        Arguments::new(value.as_object().cloned().unwrap_or_default())
+    fn argv(params: &'static [Param], arguments: Value) -> Result<Vec<String>, String> {
+        let command = Command {
+            path: &["cmd"],
+            globals: Globals::NONE,
+            params,
+        };
+        let object = arguments.as_object().cloned().unwrap_or_default();
+        command_argv(&command, object)
+            .map(Argv::into_vec)
+            .map_err(|error| error.to_string())
     }
 
-    fn error<T: FromArg + std::fmt::Debug>(value: Value) -> String {
-        let mut args = arguments(json!({ "p": value }));
-        match args.optional::<T>("p") {
-            Ok(value) => panic!("accepted: {value:?}"),
-            Err(error) => error.to_string(),
+    fn error(ty: Type, value: Value) -> String {
+        let params: &'static [Param] = Box::leak(Box::new([Param::flag("p", ty)]));
+        match argv(params, json!({ "p": value })) {
+            Ok(argv) => panic!("accepted: {argv:?}"),
+            Err(error) => error,
         }
     }
 
     #[test]
     fn type_errors_say_what_was_expected_and_what_came() {
         assert_eq!(
-            error::<i64>(json!("nope")),
+            error(Type::I64, json!("nope")),
             "invalid arguments: property `p`: expected an integer, got the string \"nope\""
         );
         assert_eq!(
-            error::<bool>(json!(1)),
+            error(Type::Bool, json!(1)),
             "invalid arguments: property `p`: expected true or false, got the number 1"
         );
         assert_eq!(
-            error::<Vec<String>>(json!("a")),
+            error(Type::List(&Type::String), json!("a")),
             "invalid arguments: property `p`: expected a list, got the string \"a\""
         );
         assert_eq!(
-            error::<i64>(json!(1.5)),
+            error(Type::I64, json!(1.5)),
             "invalid arguments: property `p`: expected an integer, got the number 1.5"
         );
         assert_eq!(
-            error::<f64>(json!({})),
+            error(Type::F64, json!({})),
             "invalid arguments: property `p`: expected a number, got an object"
         );
-        let mut args = arguments(json!({ "title": null }));
+        static TITLE: &[Param] = &[Param::flag("title", Type::String).required()];
         assert_eq!(
-            args.required::<String>("title").map_err(|e| e.to_string()),
+            argv(TITLE, json!({ "title": null })),
             Err("invalid arguments: property `title`: expected a string, got null".to_string())
         );
     }
@@ -310,24 +421,24 @@ mod tests {
     #[test]
     fn ranges_elements_and_map_values_are_located() {
         assert_eq!(
-            error::<u8>(json!(300)),
+            error(Type::U8, json!(300)),
             "invalid arguments: property `p`: expected an integer from 0 to 255, got the number 300"
         );
         assert_eq!(
-            error::<u64>(json!(-1)),
+            error(Type::U64, json!(-1)),
             "invalid arguments: property `p`: expected an integer of 0 or more, got the number -1"
         );
         assert_eq!(
-            error::<Vec<i8>>(json!([1, 200])),
+            error(Type::List(&Type::I8), json!([1, 200])),
             "invalid arguments: property `p[1]`: expected an integer from -128 to 127, got the \
              number 200"
         );
         assert_eq!(
-            error::<BTreeMap<String, String>>(json!({"k": 1})),
+            error(Type::StringMap, json!({"k": 1})),
             "invalid arguments: property `p.k`: expected a string, got the number 1"
         );
         assert_eq!(
-            error::<GoDuration>(json!("1d")),
+            error(Type::Duration, json!("1d")),
             "invalid arguments: property `p`: \"1d\" is not a duration such as 300ms, 1.5h or \
              2h45m (units ns, us, ms, s, m, h)"
         );
@@ -335,21 +446,22 @@ mod tests {
 
     #[test]
     fn missing_unknown_and_null() {
-        let mut args = arguments(json!({ "a": null, "cout": 1 }));
-        assert_eq!(args.optional::<String>("a"), Ok(None));
+        static PARAMS: &[Param] = &[
+            Param::flag("a", Type::String),
+            Param::flag("count", Type::U8).required(),
+        ];
         assert_eq!(
-            args.required::<u8>("count").map_err(|e| e.to_string()),
+            argv(PARAMS, json!({ "a": null, "cout": 1 })),
             Err("invalid arguments: property `count` is required".to_string())
         );
         assert_eq!(
-            args.finish().map_err(|e| e.to_string()),
+            argv(PARAMS, json!({ "a": null, "count": 1, "cout": 1 })),
             Err(
                 "invalid arguments: unknown property `cout` (the tool takes: a, count)".to_string()
             )
         );
-        let args = arguments(json!({ "x": 1 }));
         assert_eq!(
-            args.finish().map_err(|e| e.to_string()),
+            argv(&[], json!({ "x": 1 })),
             Err(
                 "invalid arguments: unknown property `x` (the tool takes no arguments)".to_string()
             )
@@ -358,21 +470,87 @@ mod tests {
 
     #[test]
     fn choices_name_the_allowed_values() {
-        #[derive(Debug, Clone, Copy, PartialEq)]
-        enum Level {
-            Debug,
-            Info,
-        }
-        let values = [("debug", Level::Debug), ("info", Level::Info)];
-        assert_eq!(choice(json!("info"), &values), Ok(Level::Info));
-        let refused = choice(json!("loud"), &values).map_err(|error| error.at("level").to_string());
+        static LEVEL: &[Param] = &[Param::flag("level", Type::Choice(&["debug", "info"]))];
         assert_eq!(
-            refused,
+            argv(LEVEL, json!({ "level": "info" })),
+            Ok(vec!["cmd".to_string(), "--level=info".to_string()])
+        );
+        assert_eq!(
+            argv(LEVEL, json!({ "level": "loud" })),
             Err(
                 "invalid arguments: property `level`: must be one of \"debug\", \"info\", got \
                  \"loud\""
                     .to_string()
             )
         );
+    }
+
+    #[test]
+    fn every_place_renders_as_fisk_parses_it() {
+        static PARAMS: &[Param] = &[
+            Param::switch("json"),
+            Param::negatable("pem"),
+            Param::flag("strict", Type::Bool),
+            Param::flag("label", Type::List(&Type::String)),
+            Param::flag("env", Type::StringMap),
+            Param::flag("verbose", Type::Counter),
+            Param::flag("name", Type::String),
+            Param::hidden("secret", &["s"]),
+            Param::arg("name", Type::String),
+            Param::arg("ttl", Type::Duration).defaults(&["1h"]),
+            Param::arg("count", Type::Counter),
+        ];
+        let arguments = json!({
+            "json": false, "pem": false, "strict": false, "label": ["a", "b"], "env": {"b": "2", "a": "1"},
+            "verbose": 2, "name": "--x", "count": 2,
+        });
+        assert_eq!(
+            argv(PARAMS, arguments).expect("valid"),
+            [
+                "cmd",
+                "--no-pem",
+                "--strict=false",
+                "--label=a",
+                "--label=b",
+                "--env=a=1",
+                "--env=b=2",
+                "--verbose",
+                "--verbose",
+                "--name=--x",
+                "--",
+                "s",
+                "--x",
+                "1h",
+                "1",
+                "1",
+            ]
+        );
+        static ON: &[Param] = &[Param::switch_on("progress")];
+        assert_eq!(
+            argv(ON, json!({ "progress": false })),
+            Err(
+                "invalid arguments: property `progress`: cannot be set to false: the flag has no \
+                 negation and defaults to true"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn globals_come_first_less_the_shadowed_ones() {
+        static GLOBALS: &[Param] = &[
+            Param::flag("server", Type::String),
+            Param::flag("context", Type::String),
+        ];
+        static PARAMS: &[Param] = &[Param::arg("context", Type::I64)];
+        let command = Command {
+            path: &["ls"],
+            globals: Globals::new(GLOBALS).except(&["context"]),
+            params: PARAMS,
+        };
+        let object = json!({ "server": "a", "context": 3 });
+        let argv =
+            command_argv(&command, object.as_object().cloned().unwrap_or_default()).expect("valid");
+        assert_eq!(argv.into_vec(), ["ls", "--server=a", "--", "3"]);
     }
 }

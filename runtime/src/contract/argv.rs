@@ -1,10 +1,9 @@
 //! Arguments → argv, with exactly fisk's `ArgsFromJSON` rules, after typed validation.
 //!
-//! Generated handlers read a call's arguments into their typed struct through
-//! [`Arguments`](crate::contract::arguments::Arguments) and then describe the struct to an [`Argv`] that
-//! [`command_argv`](crate::contract::arguments::command_argv) started with the command path: flags in declaration order as single
-//! `--name=value` tokens (so a value can never become a flag), then `--` and the positional
-//! arguments. The rules for positionals (fill earlier ones from their defaults, stop after the
+//! [`command_argv`](crate::contract::arguments::command_argv) reads a call's arguments through
+//! the command's parameter table and renders each onto an [`Argv`] that starts with the command
+//! path: flags in declaration order as single `--name=value` tokens (so a value can never become
+//! a flag), then `--` and the positional arguments. The rules for positionals (fill earlier ones from their defaults, stop after the
 //! last one given) live in [`Argv::positionals`].
 
 use std::collections::BTreeMap;
@@ -67,7 +66,7 @@ pub(crate) fn parse_arguments<T: DeserializeOwned>(
 }
 
 /// A value that renders as one command-line token.
-pub trait ArgValue {
+pub(crate) trait ArgValue {
     /// The token fisk parses back into this value.
     fn to_arg(&self) -> String;
 }
@@ -84,69 +83,15 @@ macro_rules! display_arg_value {
 
 display_arg_value!(String, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool);
 
-/// One positional argument as a generated handler describes it.
+/// One positional argument, as its parameter describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Positional {
+pub(crate) struct Positional {
     /// The argument's name (for errors).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Its tokens when the call gave it (an array gives one token per element).
-    pub tokens: Option<Vec<String>>,
+    pub(crate) tokens: Option<Vec<String>>,
     /// Its declared defaults, used when a later argument is given and this one is not.
-    pub defaults: &'static [&'static str],
-}
-
-impl Positional {
-    /// A positional with one value.
-    pub fn one<T: ArgValue>(
-        name: &'static str,
-        value: Option<&T>,
-        defaults: &'static [&'static str],
-    ) -> Self {
-        Self {
-            name,
-            tokens: value.map(|value| vec![value.to_arg()]),
-            defaults,
-        }
-    }
-
-    /// A positional with one token per element.
-    pub fn many<T: ArgValue>(
-        name: &'static str,
-        values: Option<&[T]>,
-        defaults: &'static [&'static str],
-    ) -> Self {
-        Self {
-            name,
-            tokens: values.map(|values| values.iter().map(ArgValue::to_arg).collect()),
-            defaults,
-        }
-    }
-
-    /// A `key=value` map positional, keys sorted.
-    pub fn map(
-        name: &'static str,
-        map: Option<&BTreeMap<String, String>>,
-        defaults: &'static [&'static str],
-    ) -> Self {
-        Self {
-            name,
-            tokens: map.map(|map| map.iter().map(|(k, v)| format!("{k}={v}")).collect()),
-            defaults,
-        }
-    }
-
-    /// A counter positional: fisk counts its tokens whatever they say, so `count` tokens.
-    pub fn counter(
-        name: &'static str,
-        count: Option<u8>,
-        defaults: &'static [&'static str],
-    ) -> Self {
-        Self {
-            name,
-            tokens: count.map(|count| vec!["1".to_string(); usize::from(count)]),
-            defaults,
-        }
-    }
+    pub(crate) defaults: &'static [&'static str],
 }
 
 /// An argv under construction: command path, flags, then `--` and positionals.
@@ -158,73 +103,69 @@ pub struct Argv {
 
 impl Argv {
     /// Starts with the command path.
-    pub fn new(command: &[&str]) -> Self {
+    pub(crate) fn new(command: &[&str]) -> Self {
         Self {
             tokens: command.iter().map(|segment| segment.to_string()).collect(),
             positionals: Vec::new(),
         }
     }
 
-    /// `--name=value` when given.
-    pub fn value<T: ArgValue>(&mut self, name: &str, value: Option<&T>) {
-        if let Some(value) = value {
-            self.tokens.push(format!("--{name}={}", value.to_arg()));
-        }
+    /// `--name=value`.
+    pub(crate) fn value(&mut self, name: &str, token: &str) {
+        self.tokens.push(format!("--{name}={token}"));
     }
 
     /// One `--name=value` per element, in order.
-    pub fn values<T: ArgValue>(&mut self, name: &str, values: Option<&[T]>) {
-        for value in values.unwrap_or_default() {
-            self.tokens.push(format!("--{name}={}", value.to_arg()));
+    pub(crate) fn values(&mut self, name: &str, tokens: &[String]) {
+        for token in tokens {
+            self.value(name, token);
         }
     }
 
     /// One `--name=key=value` per entry, keys sorted.
-    pub fn map(&mut self, name: &str, map: Option<&BTreeMap<String, String>>) {
-        for (key, value) in map.into_iter().flatten() {
+    pub(crate) fn map(&mut self, name: &str, map: &BTreeMap<String, String>) {
+        for (key, value) in map {
             self.tokens.push(format!("--{name}={key}={value}"));
         }
     }
 
     /// A negatable boolean: `--name` or `--no-name`.
-    pub fn negatable(&mut self, name: &str, value: Option<bool>) {
-        match value {
-            Some(true) => self.tokens.push(format!("--{name}")),
-            Some(false) => self.tokens.push(format!("--no-{name}")),
-            None => {}
-        }
+    pub(crate) fn negatable(&mut self, name: &str, value: bool) {
+        self.tokens.push(if value {
+            format!("--{name}")
+        } else {
+            format!("--no-{name}")
+        });
     }
 
     /// An un-negatable boolean: `--name` for true; false is only possible when the default is
     /// false (fisk offers no way to turn it off).
-    pub fn switch(
+    pub(crate) fn switch(
         &mut self,
         name: &str,
-        value: Option<bool>,
+        value: bool,
         defaults_to_true: bool,
     ) -> Result<(), InvalidArguments> {
-        match value {
-            Some(true) => self.tokens.push(format!("--{name}")),
-            Some(false) if defaults_to_true => {
-                return Err(InvalidArguments::property(
-                    name,
-                    "cannot be set to false: the flag has no negation and defaults to true",
-                ));
-            }
-            _ => {}
+        if value {
+            self.tokens.push(format!("--{name}"));
+        } else if defaults_to_true {
+            return Err(InvalidArguments::property(
+                name,
+                "cannot be set to false: the flag has no negation and defaults to true",
+            ));
         }
         Ok(())
     }
 
     /// A counter: `--name` repeated `count` times.
-    pub fn counter(&mut self, name: &str, count: Option<u8>) {
-        for _ in 0..count.unwrap_or(0) {
+    pub(crate) fn counter(&mut self, name: &str, count: u8) {
+        for _ in 0..count {
             self.tokens.push(format!("--{name}"));
         }
     }
 
     /// Positionals up to the last one given; earlier ones that are missing take their defaults.
-    pub fn positionals(&mut self, args: &[Positional]) -> Result<(), InvalidArguments> {
+    pub(crate) fn positionals(&mut self, args: &[Positional]) -> Result<(), InvalidArguments> {
         let Some(last) = args.iter().rposition(|arg| arg.tokens.is_some()) else {
             return Ok(());
         };
@@ -267,16 +208,28 @@ impl Argv {
 mod tests {
     use super::*;
 
+    fn one(
+        name: &'static str,
+        token: Option<&str>,
+        defaults: &'static [&'static str],
+    ) -> Positional {
+        Positional {
+            name,
+            tokens: token.map(|token| vec![token.to_string()]),
+            defaults,
+        }
+    }
+
     #[test]
     fn flags_then_separator_then_positionals() {
         let mut argv = Argv::new(&["deploy"]);
-        argv.value("level", Some(&"warn".to_string()));
-        argv.value("replicas", Some(&3i64));
-        argv.values("label", Some(&["a".to_string(), "b".to_string()][..]));
-        argv.negatable("force", Some(false));
+        argv.value("level", "warn");
+        argv.value("replicas", "3");
+        argv.values("label", &["a".to_string(), "b".to_string()]);
+        argv.negatable("force", false);
         argv.positionals(&[
-            Positional::one("target", Some(&"prod".to_string()), &[]),
-            Positional::one::<String>("ttl", Some(&"2h".to_string()), &["1h"]),
+            one("target", Some("prod"), &[]),
+            one("ttl", Some("2h"), &["1h"]),
         ])
         .expect("valid");
         assert_eq!(
@@ -299,19 +252,16 @@ mod tests {
     fn positionals_fill_defaults_and_stop_after_the_last_given() {
         let mut argv = Argv::new(&[]);
         argv.positionals(&[
-            Positional::one::<String>("first", None, &["one"]),
-            Positional::one::<String>("second", Some(&"2".to_string()), &[]),
-            Positional::one::<String>("third", None, &["three"]),
+            one("first", None, &["one"]),
+            one("second", Some("2"), &[]),
+            one("third", None, &["three"]),
         ])
         .expect("valid");
         assert_eq!(argv.into_vec(), ["--", "one", "2"]);
 
         let mut argv = Argv::new(&[]);
         let error = argv
-            .positionals(&[
-                Positional::one::<String>("target", None, &[]),
-                Positional::one::<String>("ttl", Some(&"2h".to_string()), &["1h"]),
-            ])
+            .positionals(&[one("target", None, &[]), one("ttl", Some("2h"), &["1h"])])
             .expect_err("target has no default");
         assert_eq!(
             error.to_string(),
@@ -322,13 +272,10 @@ mod tests {
     #[test]
     fn no_positionals_means_no_separator_and_values_stay_single_tokens() {
         let mut argv = Argv::new(&["ls"]);
-        argv.value("name", Some(&"--delete-everything\nx=1".to_string()));
+        argv.value("name", "--delete-everything\nx=1");
         argv.map(
             "env",
-            Some(&BTreeMap::from([
-                ("b".into(), "2".into()),
-                ("a".into(), "1".into()),
-            ])),
+            &BTreeMap::from([("b".into(), "2".into()), ("a".into(), "1".into())]),
         );
         assert_eq!(
             argv.into_vec(),
@@ -344,12 +291,10 @@ mod tests {
     #[test]
     fn unnegatable_false_is_nothing_unless_the_default_is_true() {
         let mut argv = Argv::new(&[]);
-        argv.switch("json", Some(false), false).expect("fine");
-        argv.switch("json", Some(true), false).expect("fine");
+        argv.switch("json", false, false).expect("fine");
+        argv.switch("json", true, false).expect("fine");
         assert_eq!(argv.clone().into_vec(), ["--json"]);
-        let error = argv
-            .switch("verbose", Some(false), true)
-            .expect_err("refused");
+        let error = argv.switch("verbose", false, true).expect_err("refused");
         assert!(error.to_string().contains("cannot be set to false"));
     }
 
@@ -357,7 +302,7 @@ mod tests {
     fn a_literal_double_dash_positional_is_refused() {
         let mut argv = Argv::new(&[]);
         let error = argv
-            .positionals(&[Positional::one("rest", Some(&"--".to_string()), &[])])
+            .positionals(&[one("rest", Some("--"), &[])])
             .expect_err("refused");
         assert!(error.to_string().contains("\"--\""));
     }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use fiskgen_contract::builtins::{self, Descriptor};
 use fiskgen_contract::defaults;
 
-pub use crate::contract::arguments::ArgvFn;
+use crate::contract::params::Command;
 
 /// A whole generated server. `Clone` so runtime narrowing can serve a copy with fewer tools.
 #[derive(Debug, Clone)]
@@ -138,8 +138,9 @@ pub struct ApplicationSpec {
     /// would be.
     pub serving: ServingSpec,
     /// Every command of the document the server was built from, reduced to fingerprints (the
-    /// served surface; see `docs/drift.md`). The document itself is not kept.
-    pub commands: &'static [CommandPrint],
+    /// served surface; see `docs/drift.md`), as `fiskgen_contract::prints` writes them: read
+    /// only by a check. The document itself is not kept.
+    pub commands: &'static str,
 }
 
 /// The serving rules of the config a server was generated from.
@@ -162,19 +163,6 @@ pub struct FilterSpec {
     pub tools: &'static [&'static str],
     /// Exact tags (`""` matches untagged commands).
     pub tags: &'static [&'static str],
-}
-
-/// One command of the built document, reduced to fingerprints.
-#[derive(Debug)]
-pub struct CommandPrint {
-    /// The space-joined command path.
-    pub path: &'static str,
-    /// The tool it is served as, if served.
-    pub tool: Option<&'static str>,
-    /// Fingerprint of what shapes the tool and its argument handling.
-    pub structure: &'static str,
-    /// Fingerprint of its help texts.
-    pub help: &'static str,
 }
 
 /// Build-time settings of the server (`expose.agent.mcp`).
@@ -400,18 +388,45 @@ impl Hints {
         idempotent: false,
         open_world: false,
     };
+
+    /// These hints and `readOnlyHint`.
+    pub const fn read_only(self) -> Self {
+        Self {
+            read_only: true,
+            ..self
+        }
+    }
+
+    /// These hints and `destructiveHint`.
+    pub const fn destructive(self) -> Self {
+        Self {
+            destructive: true,
+            ..self
+        }
+    }
+
+    /// These hints and `idempotentHint`.
+    pub const fn idempotent(self) -> Self {
+        Self {
+            idempotent: true,
+            ..self
+        }
+    }
+
+    /// These hints and `openWorldHint`.
+    pub const fn open_world(self) -> Self {
+        Self {
+            open_world: true,
+            ..self
+        }
+    }
 }
 
 /// What a tool call runs.
 #[derive(Debug, Clone, Copy)]
 pub enum Run {
     /// A leaf command of the application.
-    Command {
-        /// The command path (`["stream", "info"]`).
-        command: &'static [&'static str],
-        /// The generated argument handler.
-        argv: ArgvFn,
-    },
+    Command(Command),
     /// A tool the server implements itself (`harness.tools`, `harness.knowledge`).
     Builtin(Builtin),
 }

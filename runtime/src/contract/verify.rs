@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fiskgen_contract::introspect::{self, GroupRegistry, IntrospectError, Options, Origin};
-use fiskgen_contract::surface::{self, Filter, Print, Rules, Stage, Surface, Verdict};
+use fiskgen_contract::surface::{self, Filter, Rules, Stage, Surface, Verdict};
 use fiskgen_contract::{canonical, defaults};
 
 use crate::contract::spec::{AppSpec, ApplicationSpec};
@@ -42,6 +42,9 @@ pub(crate) enum VerifyError {
         /// Why.
         reason: String,
     },
+    /// The compiled-in per-command fingerprints do not parse (a damaged build).
+    #[error("the command fingerprints compiled into this server are damaged: {0}")]
+    Fingerprints(serde_json::Error),
     /// `--strict-app`: the served tools changed.
     #[error(
         "--strict-app: {} changed since this server was built:\n{changes}regenerate it with \
@@ -82,7 +85,7 @@ pub(crate) fn check(
         return Ok(Check::Same);
     }
     let current = Surface::of(&current.document, &rules(application)?);
-    let verdict = surface::compare(&built_surface(application), &current);
+    let verdict = surface::compare(&built_surface(application)?, &current);
     Ok(if verdict.is_empty() {
         Check::Same
     } else {
@@ -91,23 +94,14 @@ pub(crate) fn check(
 }
 
 /// The surface compiled into the server.
-fn built_surface(application: &ApplicationSpec) -> Surface {
-    Surface {
+fn built_surface(application: &ApplicationSpec) -> Result<Surface, VerifyError> {
+    let commands = fiskgen_contract::prints::from_json(application.commands)
+        .map_err(VerifyError::Fingerprints)?;
+    Ok(Surface {
         name: application.name.to_string(),
         version: application.version.map(str::to_string),
-        commands: application
-            .commands
-            .iter()
-            .map(|command| {
-                let print = Print {
-                    tool: command.tool.map(str::to_string),
-                    structure: command.structure.to_string(),
-                    help: command.help.to_string(),
-                };
-                (command.path.to_string(), print)
-            })
-            .collect(),
-    }
+        commands,
+    })
 }
 
 /// The compiled-in serving rules, with their patterns compiled again (fiskgen compiled them
@@ -297,7 +291,7 @@ mod tests {
     use std::time::Instant;
 
     use super::*;
-    use crate::contract::spec::{CommandPrint, ServingSpec};
+    use crate::contract::spec::ServingSpec;
     use crate::mcp::state::FirstAnswer;
 
     /// An executable script that prints `output` for `--fisk-introspect`. A child shell writes
@@ -316,7 +310,6 @@ mod tests {
     }
 
     fn spec(output_digest: Option<&'static str>) -> ApplicationSpec {
-        static COMMANDS: &[CommandPrint] = &[];
         ApplicationSpec {
             path: "app",
             name: "demo",
@@ -327,7 +320,7 @@ mod tests {
                 stages: &[],
                 global_flags: &[],
             },
-            commands: COMMANDS,
+            commands: "[]",
         }
     }
 

@@ -18,7 +18,8 @@ use tokio::sync::SemaphorePermit;
 
 use crate::JsonObject;
 use crate::builtins;
-use crate::contract::spec::{ArgvFn, Builtin, Run, ToolSpec};
+use crate::contract::params::Command;
+use crate::contract::spec::{Builtin, Run, ToolSpec};
 use crate::duration;
 use crate::logging::{cap_line, label};
 use crate::mcp::confirm::{Call, Gate};
@@ -49,10 +50,7 @@ pub(crate) async fn call(
         context,
     };
     Ok(match spec.run {
-        Run::Command {
-            command: path,
-            argv,
-        } => command(&call, path, argv).await,
+        Run::Command(ref spec) => command(&call, spec).await,
         Run::Builtin(builtin) => builtin_call(&call, builtin).await,
     })
 }
@@ -263,11 +261,11 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
 
 /// A command of the application: validated and gated here, run by a job of its own that the
 /// request waits for (`tasks::wait`), so that a long one can become a task.
-async fn command(call: &Ctx<'_>, path: &[&str], argv: ArgvFn) -> CallToolResponse {
+async fn command(call: &Ctx<'_>, command: &Command) -> CallToolResponse {
     let state = call.state;
     let spec = call.spec;
     let client = call.client.as_str();
-    let argv = match crate::contract::arguments::command_argv(path, argv, call.arguments.clone()) {
+    let argv = match crate::contract::arguments::command_argv(command, call.arguments.clone()) {
         Ok(argv) => argv.into_vec(),
         Err(error) => {
             tracing::info!(

@@ -127,7 +127,7 @@ impl Listing {
                     title: spec.title,
                     description: spec.description,
                     input_schema: schema,
-                    output_schema: structured_output && matches!(spec.run, Run::Command { .. }),
+                    output_schema: structured_output && matches!(spec.run, Run::Command(_)),
                     hints: [
                         spec.hints.read_only,
                         spec.hints.destructive,

@@ -92,27 +92,9 @@ impl ServerHandler for Handler {
     ) -> Result<CallToolResponse, ErrorData> {
         self.state.note_modern_client(&context);
         let tool = request.name.to_string();
-        // A panic must still answer the request: rmcp sends nothing for a panicked handler,
-        // and the client would wait for its own timeout.
-        let outcome = AssertUnwindSafe(crate::mcp::call::call(&self.state, request, context))
-            .catch_unwind()
-            .await;
+        let outcome = answered(&tool, crate::mcp::call::call(&self.state, request, context)).await;
         self.state.first_answer.mark();
-        match outcome {
-            Ok(response) => response,
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|text| text.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a panic without a message".to_string());
-                tracing::error!(tool = %label(&tool), "internal error: {}", label(&message));
-                Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                    "internal error: {message}"
-                ))])
-                .into())
-            }
-        }
+        outcome
     }
 
     async fn get_task(
@@ -268,5 +250,52 @@ impl ServerHandler for Handler {
         self.state.log_connected(&name, reach);
         // `initialize` has been answered.
         self.state.first_answer.mark();
+    }
+}
+
+/// A call's answer, even when it panics: rmcp sends nothing for a panicked handler, and the
+/// client would wait for its own timeout; a panic becomes `internal error: <message>`.
+async fn answered(
+    tool: &str,
+    call: impl Future<Output = Result<CallToolResponse, ErrorData>>,
+) -> Result<CallToolResponse, ErrorData> {
+    match AssertUnwindSafe(call).catch_unwind().await {
+        Ok(response) => response,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|text| text.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_string());
+            tracing::error!(tool = %label(tool), "internal error: {}", label(&message));
+            Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "internal error: {message}"
+            ))])
+            .into())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_call_still_answers_with_an_internal_error() {
+        let answer = answered("broken", async {
+            if "broken".len() == 6 {
+                panic!("the call broke");
+            }
+            Ok(CallToolResult::success(Vec::new()).into())
+        })
+        .await;
+        let Ok(CallToolResponse::Complete(result)) = answer else {
+            panic!("no tool result: {answer:?}");
+        };
+        assert_eq!(result.is_error, Some(true));
+        assert_eq!(
+            serde_json::to_value(&result.content).expect("serializable"),
+            serde_json::json!([{"type": "text", "text": "internal error: the call broke"}])
+        );
     }
 }

@@ -68,10 +68,10 @@ fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, CatalogE
         .with_annotations(annotations(spec));
     // Built-ins answer with their own JSON as text, as fisk-ai's do: no output schema.
     Ok(match spec.run {
-        Run::Command { .. } if structured_output => {
+        Run::Command(_) if structured_output => {
             tool.with_raw_output_schema(Arc::new(output_schema()))
         }
-        Run::Command { .. } | Run::Builtin(_) => tool,
+        Run::Command(_) | Run::Builtin(_) => tool,
     })
 }
 
@@ -111,8 +111,8 @@ pub(crate) fn output_schema() -> JsonObject {
 /// (`fiskgen_contract::info`, the one type of both).
 pub(crate) fn info(spec: &ToolSpec) -> Result<ToolInfo, CatalogError> {
     let kind = match spec.run {
-        Run::Command { command, .. } => info::Kind::Command {
-            command: command.iter().map(|part| part.to_string()).collect(),
+        Run::Command(command) => info::Kind::Command {
+            command: command.path.iter().map(|part| part.to_string()).collect(),
         },
         Run::Builtin(builtin) => info::Kind::Builtin {
             builtin: builtin.name().to_string(),

@@ -20,7 +20,7 @@ fn tools_json_matches_the_info_shape() {
     assert!(output.status.success());
     let tools: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let tools = tools.as_array().expect("array");
-    assert_eq!(tools.len(), 10);
+    assert_eq!(tools.len(), 9);
     assert_eq!(
         tools[7],
         json!({

@@ -143,19 +143,6 @@ async fn commands_get_a_scrubbed_environment_with_llmformat() {
     let _ = client.cancel().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_panicking_handler_still_answers() {
-    let server = Server::start();
-    let client = legacy(&server.url, TestClient::new(Answer::Unable)).await;
-    let result = call(&client, "panic", json!({})).await;
-    assert!(is_error(&result));
-    assert_eq!(text(&result), "internal error: the handler broke");
-    // And the server goes on serving.
-    let result = call(&client, "echo", json!({})).await;
-    assert_eq!(structured(&result)["exit_code"], 0);
-    let _ = client.cancel().await;
-}
-
 /// fisk-ai case 12: `Running <command line>` when the command starts (at info, as the
 /// reference's tests grep for it), one line with the exit code and duration when it ends, and
 /// never the output.

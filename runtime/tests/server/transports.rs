@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::support::*;
 
-const TOOL_NAMES: [&str; 10] = [
+const TOOL_NAMES: [&str; 9] = [
     "echo",
     "exit",
     "sleep",
@@ -21,7 +21,6 @@ const TOOL_NAMES: [&str; 10] = [
     "stream_info",
     "deploy",
     "put",
-    "panic",
 ];
 
 async fn check_list_and_call(client: &Client) {

@@ -58,19 +58,19 @@ fn fixture_params() -> &'static BTreeMap<String, Params> {
     })
 }
 
-/// Calls the generated handler of a tool.
+/// Reads a call through a tool's generated parameter table.
 #[allow(irrefutable_let_patterns)]
 fn build_argv(tool: &str, arguments: &Value) -> Result<Result<Vec<String>, String>> {
     let spec = generated::TOOLS
         .iter()
         .find(|spec| spec.name == tool)
         .with_context(|| format!("the golden crate has no tool {tool}"))?;
-    let rt::Run::Command { command, argv } = spec.run else {
+    let rt::Run::Command(command) = &spec.run else {
         bail!("{tool} is not a command")
     };
     let object = arguments.as_object().cloned().unwrap_or_default();
-    Ok(rt::command_argv(command, argv, object)
-        .map(rt::Argv::into_vec)
+    Ok(fiskgen_runtime::arguments::command_argv(command, object)
+        .map(fiskgen_runtime::argv::Argv::into_vec)
         .map_err(|error| error.to_string()))
 }
 

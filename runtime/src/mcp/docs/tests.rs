@@ -23,10 +23,11 @@ const fn tool(name: &'static str) -> ToolSpec {
         hints: Hints::NONE,
         confirm: None,
         input_schema: "{}",
-        run: Run::Command {
-            command: &[],
-            argv: crate::contract::arguments::no_arguments,
-        },
+        run: Run::Command(crate::contract::params::Command {
+            path: &[],
+            globals: crate::contract::params::Globals::NONE,
+            params: &[],
+        }),
     }
 }
 

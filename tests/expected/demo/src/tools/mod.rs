@@ -22,21 +22,8 @@ pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &store::STORE_EXPORT,
 ];
 
-/// The exposed global flags, as every tool's input schema describes them.
-struct Globals {
-    /// Path of the JSON store file
-    store: Option<String>,
-}
-
-/// Reads the exposed global flags and puts them on a tool's command line, right after the
-/// command path.
-fn globals(
-    arguments: &mut rt::Arguments,
-    argv: &mut rt::Argv,
-) -> Result<(), rt::InvalidArguments> {
-    let globals = Globals {
-        store: arguments.optional("store")?,
-    };
-    argv.value("store", globals.store.as_ref());
-    Ok(())
-}
+/// The exposed global flags, in command-line order, as every tool's input schema
+/// describes them.
+pub(crate) const GLOBALS: rt::Globals = rt::Globals::new(
+    &[rt::Param::flag("store", rt::Type::String)],
+);

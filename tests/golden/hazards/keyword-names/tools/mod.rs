@@ -11,60 +11,12 @@ use ::fiskgen_runtime::__private as rt;
 /// Every served tool, in serving order.
 pub(crate) static TOOLS: &[&rt::ToolSpec] = &[&types::TYPES_SCALARS];
 
-/// The exposed global flags, as every tool's input schema describes them.
-struct Globals {
-    /// Trace execution
-    trace: Option<bool>,
-    /// When to use colors
-    colors: Option<Colors>,
-    /// Profile to run as; required by every command
-    profile: String,
-}
-
-/// Reads the exposed global flags and puts them on a tool's command line, right after the
-/// command path.
-fn globals(
-    arguments: &mut rt::Arguments,
-    argv: &mut rt::Argv,
-) -> Result<(), rt::InvalidArguments> {
-    let globals = Globals {
-        trace: arguments.optional("trace")?,
-        colors: arguments.optional("colors")?,
-        profile: arguments.required("profile")?,
-    };
-    argv.negatable("trace", globals.trace);
-    argv.value("colors", globals.colors.as_ref());
-    argv.value("profile", Some(&globals.profile));
-    Ok(())
-}
-
-/// The values of the global flag `--colors`.
-#[derive(Clone, Copy)]
-enum Colors {
-    /// `auto`
-    Auto,
-    /// `always`
-    Always,
-    /// `never`
-    Never,
-}
-
-impl rt::FromArg for Colors {
-    fn from_arg(value: rt::Value) -> Result<Self, rt::ArgError> {
-        rt::choice(
-            value,
-            &[("auto", Self::Auto), ("always", Self::Always), ("never", Self::Never)],
-        )
-    }
-}
-
-impl rt::ArgValue for Colors {
-    fn to_arg(&self) -> String {
-        let value = match self {
-            Self::Auto => "auto",
-            Self::Always => "always",
-            Self::Never => "never",
-        };
-        value.to_string()
-    }
-}
+/// The exposed global flags, in command-line order, as every tool's input schema
+/// describes them.
+pub(crate) const GLOBALS: rt::Globals = rt::Globals::new(
+    &[
+        rt::Param::negatable("trace"),
+        rt::Param::flag("colors", rt::Type::Choice(&["auto", "always", "never"])),
+        rt::Param::flag("profile", rt::Type::String).required(),
+    ],
+);
