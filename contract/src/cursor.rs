@@ -134,7 +134,11 @@ mod tests {
                     None => break,
                 }
             }
-            assert_eq!(seen, (0..items).collect::<Vec<_>>(), "{items} in {page_size}");
+            assert_eq!(
+                seen,
+                (0..items).collect::<Vec<_>>(),
+                "{items} in {page_size}"
+            );
         }
     }
 
@@ -174,7 +178,9 @@ mod tests {
     #[test]
     fn a_long_cursor_is_shown_cut() {
         let cursors = Cursors::new("tools", b"", 0, 1);
-        let error = cursors.page(Some(&"x".repeat(500))).expect_err("not issued");
+        let error = cursors
+            .page(Some(&"x".repeat(500)))
+            .expect_err("not issued");
         assert_eq!(error.shown.chars().count(), 64);
     }
 }

@@ -123,7 +123,10 @@ mod tests {
             .collect();
             assert!(keys.windows(2).all(|pair| pair[0] < pair[1]), "{text}");
         }
-        assert_eq!(hint_names([true, false, true, false]), ["read_only", "idempotent"]);
+        assert_eq!(
+            hint_names([true, false, true, false]),
+            ["read_only", "idempotent"]
+        );
     }
 
     #[test]

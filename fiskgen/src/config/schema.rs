@@ -17,8 +17,8 @@ use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
     env_name, normalized, read_base_url, read_budget_count, read_builtins, read_concurrency,
     read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
-    read_options, read_page_size, read_port, read_task_duration,
-    read_task_max, read_tool_timeout, validate_bool, validate_string,
+    read_options, read_page_size, read_port, read_task_duration, read_task_max, read_tool_timeout,
+    validate_bool, validate_string,
 };
 use super::yaml::{Kind, Node};
 use super::{Config, McpConfig, Problem, TaskConfig};

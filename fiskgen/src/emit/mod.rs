@@ -196,8 +196,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         .iter()
         .map(|tool| (tool, schema_text(&tool.input_schema)))
         .collect();
-    let (listing_rs, listing_json) =
-        listing::files(&listed, &server.settings)?;
+    let (listing_rs, listing_json) = listing::files(&listed, &server.settings)?;
     files.insert(
         "src/listing.rs".into(),
         rust_file("src/listing.rs", &listing_rs)?,

@@ -51,9 +51,7 @@ pub(crate) enum Prepared {
 }
 
 /// The knowledge settings the served tools use, if any; they must all use the same.
-pub(crate) fn knowledge_spec(
-    app: &AppSpec,
-) -> Result<Option<&'static KnowledgeSpec>, StartError> {
+pub(crate) fn knowledge_spec(app: &AppSpec) -> Result<Option<&'static KnowledgeSpec>, StartError> {
     let mut found: Option<&'static KnowledgeSpec> = None;
     for tool in app.tools {
         if let Run::Builtin(builtin) = tool.run
@@ -86,8 +84,8 @@ impl Builtins {
         let mut notes = Vec::new();
         let knowledge = match knowledge_spec(app)? {
             Some(spec) => {
-                let knowledge = Knowledge::open(spec, app.identity, &cwd)
-                    .map_err(StartError::Knowledge)?;
+                let knowledge =
+                    Knowledge::open(spec, app.identity, &cwd).map_err(StartError::Knowledge)?;
                 notes.extend(knowledge.startup_notes());
                 Some(knowledge)
             }

@@ -29,7 +29,7 @@ pub(crate) enum ServeError {
     Builtins(#[from] StartError),
     /// `--strict-app` found drift, or could not check.
     #[error(transparent)]
-    Verify(#[from] VerifyError),
+    Verify(#[from] Box<VerifyError>),
     /// The approval states' key.
     #[error("{var}: {0}", var = STATE_KEY_VAR)]
     StateKey(StateError),

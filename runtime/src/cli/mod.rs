@@ -4,10 +4,10 @@
 //! client entries ([`clients`]) and run-time narrowing ([`narrow`]).
 
 mod args;
-mod error;
 pub(crate) mod banner;
 pub(crate) mod clients;
 pub(crate) mod connect;
+mod error;
 pub(crate) mod narrow;
 mod print;
 mod serve;

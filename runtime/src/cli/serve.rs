@@ -64,7 +64,7 @@ pub(super) fn serve(
     // `--strict-app` awaits the check and a changed application stops the start; otherwise it
     // runs in the background once serving started (below) and a change is logged.
     if let (Some(application), Some(program), true) = (&app.application, &program, cli.strict_app) {
-        verify::strict(application, program, &scrub_list(app))?;
+        verify::strict(application, program, &scrub_list(app)).map_err(Box::new)?;
     }
     let max_concurrent =
         settings::max_concurrent(cli.max_concurrent_tools, app.settings.max_concurrent_tools);
@@ -75,8 +75,7 @@ pub(super) fn serve(
         .map(|key| key.into_encoded_bytes());
     let states = RequestStates::new(app.identity, state_key)
         .map_err(ServeError::StateKey)?
-        .with_shared_record(crate::mcp::approvals::SharedRecord::from_env()?,
-        );
+        .with_shared_record(crate::mcp::approvals::SharedRecord::from_env()?);
     notes.extend(states.notes(cli.stateless || settings.stateless));
 
     let scrub = scrub_list(app);

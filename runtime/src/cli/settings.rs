@@ -25,20 +25,14 @@ use fiskgen_contract::defaults::{
 /// The port: `--port` (0 included: a free port), else a non-zero `FISK_AI_MCP_PORT`, else a
 /// non-zero compiled-in port, else 8080. An environment value that is not a port is an error
 /// that names the variable.
-pub(super) fn port(
-    flag: Option<u16>,
-    env: Option<&str>,
-    compiled: u16,
-) -> Result<u16, PortError> {
+pub(super) fn port(flag: Option<u16>, env: Option<&str>, compiled: u16) -> Result<u16, PortError> {
     if let Some(port) = flag {
         return Ok(port);
     }
     let from_env = match env.map(str::trim).filter(|text| !text.is_empty()) {
-        Some(text) => text
-            .parse::<u16>()
-            .map_err(|_| PortError {
-                text: text.to_string(),
-            })?,
+        Some(text) => text.parse::<u16>().map_err(|_| PortError {
+            text: text.to_string(),
+        })?,
         None => 0,
     };
     Ok([from_env, compiled]
@@ -181,9 +175,7 @@ mod tests {
     fn a_port_variable_that_is_not_a_port_names_the_variable_and_the_value() {
         assert_eq!(
             port(None, Some("80a"), 6000),
-            Err(PortError {
-                text: "80a".into()
-            })
+            Err(PortError { text: "80a".into() })
         );
         assert_eq!(
             port(None, Some("80a"), 6000).map_err(|error| error.to_string()),

@@ -23,14 +23,11 @@ pub(crate) enum StdioError {
     Service(tokio::task::JoinError),
     /// The client never completed the handshake.
     #[error("the client did not complete the MCP handshake: {0}")]
-    Handshake(rmcp::service::ServerInitializeError),
+    Handshake(Box<rmcp::service::ServerInitializeError>),
 }
 
 /// Serves one client over stdio until stdin closes or `shutdown`.
-pub(crate) async fn serve(
-    handler: Handler,
-    shutdown: CancellationToken,
-) -> Result<(), StdioError> {
+pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Result<(), StdioError> {
     // Non-blocking when stdin/stdout are pipes (as clients start servers), so shutdown is not
     // held up by a read parked on the blocking pool.
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
@@ -58,7 +55,7 @@ pub(crate) async fn serve(
             }
             Err(error) => Err(StdioError::Service(error)),
         },
-        Err(error) => Err(StdioError::Handshake(error)),
+        Err(error) => Err(StdioError::Handshake(Box::new(error))),
     };
     // The transport (and with it every sender) is gone with the service: the writer drains
     // what is queued and ends.

@@ -276,6 +276,10 @@ fn the_generated_server_lists_what_fiskgen_info_shows_in_one_shape() -> Result<(
                 .any(|tool| matches!(tool.kind, info::Kind::Command { .. })),
         "the demo lists a gated command"
     );
-    assert_eq!(stdout, info::render(&listed)?, "tools --json in the type's shape");
+    assert_eq!(
+        stdout,
+        info::render(&listed)?,
+        "tools --json in the type's shape"
+    );
     Ok(())
 }

@@ -260,10 +260,16 @@ fn no_build_of_the_workspace_compiles_the_runtime_with_fuzzing() -> Result<()> {
         !members.iter().any(|id| id.contains("fiskgen-fuzz")),
         "fiskgen-fuzz is a member of the main workspace: {members:?}"
     );
-    let nodes = metadata["resolve"]["nodes"].as_array().context("resolve.nodes")?;
+    let nodes = metadata["resolve"]["nodes"]
+        .as_array()
+        .context("resolve.nodes")?;
     let runtime = nodes
         .iter()
-        .find(|node| node["id"].as_str().is_some_and(|id| id.contains("/runtime#")))
+        .find(|node| {
+            node["id"]
+                .as_str()
+                .is_some_and(|id| id.contains("/runtime#"))
+        })
         .context("the runtime in cargo metadata's resolve")?;
     let features: Vec<&str> = runtime["features"]
         .as_array()
@@ -271,7 +277,13 @@ fn no_build_of_the_workspace_compiles_the_runtime_with_fuzzing() -> Result<()> {
         .iter()
         .filter_map(serde_json::Value::as_str)
         .collect();
-    assert!(features.contains(&"knowledge"), "resolved runtime features: {features:?}");
-    assert!(!features.contains(&"fuzzing"), "resolved runtime features: {features:?}");
+    assert!(
+        features.contains(&"knowledge"),
+        "resolved runtime features: {features:?}"
+    );
+    assert!(
+        !features.contains(&"fuzzing"),
+        "resolved runtime features: {features:?}"
+    );
     Ok(())
 }

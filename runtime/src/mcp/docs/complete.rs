@@ -34,7 +34,12 @@ impl Docs {
                     return Err(invalid(format!(
                         "unknown resource template {:?}; this server's templates: {}",
                         crate::logging::label(&reference.uri),
-                        listing(self.templates.items().iter().map(|t| t.uri_template.as_str()))
+                        listing(
+                            self.templates
+                                .items()
+                                .iter()
+                                .map(|t| t.uri_template.as_str())
+                        )
                     )));
                 }
                 if argument.name != uris::HELP_VARIABLE {

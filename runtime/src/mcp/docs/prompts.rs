@@ -81,7 +81,12 @@ impl Docs {
             } else {
                 format!(
                     "its prompts: {}",
-                    listing(self.prompts.items().iter().map(|prompt| prompt.name.as_str()))
+                    listing(
+                        self.prompts
+                            .items()
+                            .iter()
+                            .map(|prompt| prompt.name.as_str())
+                    )
                 )
             };
             invalid(format!(

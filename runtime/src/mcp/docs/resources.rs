@@ -60,7 +60,9 @@ impl Docs {
                 crate::logging::label(&tool),
                 super::listing(self.help.iter().map(|help| help.tool))
             ),
-            None if self.resources.items().is_empty() => ": this server offers no resources".to_string(),
+            None if self.resources.items().is_empty() => {
+                ": this server offers no resources".to_string()
+            }
             None => " (resources/list names every URI this server offers)".to_string(),
         };
         ErrorData::resource_not_found(
