@@ -244,9 +244,12 @@ fn test() -> Result<()> {
 
 /// The fuzz crate is a workspace of its own (so its `fuzzing` feature of the runtime never
 /// reaches the main workspace's builds): its corpus replay runs here, in the main workspace's
-/// target directory, so the dependencies both share are built once. docs/reliability.md.
+/// target directory (`CARGO_TARGET_DIR` when set), so the dependencies both share are built
+/// once. docs/reliability.md.
 fn fuzz_replay(root: &Path) -> Result<()> {
-    let target = root.join("target");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
     run(Command::new(cargo()).current_dir(root).args([
         OsString::from("test"),
         "--manifest-path".into(),
