@@ -180,7 +180,8 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
             Err(_) => return error_result("internal error: the path check was stopped".into()),
         };
         prepared = back;
-        if let Err(text) = confined {
+        if let Err(error) = confined {
+            let text = error.to_string();
             call.log_end(
                 "failed",
                 None,
@@ -241,7 +242,8 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> CallToolResponse {
             );
             CallToolResult::success(vec![ContentBlock::text(text)]).into()
         }
-        Ok(Ok(Err(text))) => {
+        Ok(Ok(Err(error))) => {
+            let text = error.to_string();
             call.log_end("failed", None, &format!("Failed: {line}: {}", label(&text)));
             error_result(text)
         }
