@@ -514,6 +514,7 @@ fn time_builds(jobs: &[BuildJob<'_>], regenerations: usize) -> Result<Vec<Timed>
                 fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
             }
         }
+        fs::create_dir_all(&job.dir).with_context(|| format!("creating {}", job.dir.display()))?;
     }
     let mut timed = Vec::new();
     for job in jobs {

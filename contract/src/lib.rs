@@ -9,7 +9,9 @@
 //! - [`docs`]: the URIs and cheat placeholders of the resources and prompts a server offers;
 //! - [`defaults`]: the settings a config may leave out (port, address, concurrency, timeouts);
 //! - [`identity`]: which identities name a server;
+//! - [`info`]: one served tool as `fiskgen info --json` and `<binary> tools --json` list it;
 //! - [`listing`]: the `tools/list` answer, computed at build time and served as bytes;
+//! - [`cursor`]: the opaque cursors of every paginated list;
 //! - [`surface`]: the served surface of a server and the one drift verdict that `fiskgen check`
 //!   and `<binary> verify` both give (see `docs/drift.md`);
 //! - [`prints`]: that surface's fingerprints as a generated crate carries them.
@@ -19,10 +21,12 @@
 
 pub mod builtins;
 pub mod canonical;
+pub mod cursor;
 pub mod defaults;
 pub mod docs;
 pub mod duration;
 pub mod identity;
+pub mod info;
 pub mod introspect;
 pub mod listing;
 pub mod model;

@@ -10,12 +10,12 @@
 //! - per page, a **tail** for each era: `]` plus `nextCursor` when more pages follow, then `}`
 //!   for legacy clients, or the 2026-07-28 fields (`resultType`, `ttlMs`, `cacheScope`) first;
 //! - the **cursors**: opaque strings naming pages 2..n, derived from the served set, so a cursor
-//!   from another build or another narrowing is refused rather than misread.
+//!   from another build or another narrowing is refused rather than misread
+//!   ([`crate::cursor`], the codec of every list).
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-use crate::canonical;
+use crate::cursor::Cursors;
 
 /// `expose.agent.mcp.page_size` when the config leaves it out: large enough that almost every
 /// application is one page (clients that ignore `nextCursor`, and the Python SDK's output
@@ -141,7 +141,12 @@ pub struct Listing {
     pub ends: Vec<usize>,
     /// The pages.
     pub pages: Vec<Page>,
+    /// The pages' cursors; [`Cursors::tag`] is the digest of the body.
+    pub cursors: Cursors,
 }
+
+/// What a `tools/list` cursor error calls the items.
+pub const WHAT: &str = "tools";
 
 /// One page of a [`Listing`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,8 +155,6 @@ pub struct Page {
     pub start: usize,
     /// See `start`.
     pub end: usize,
-    /// The cursor that asks for this page (`None` for the first).
-    pub cursor: Option<String>,
     /// What follows the entries for legacy clients.
     pub legacy_tail: String,
     /// What follows the entries for 2026-07-28 clients.
@@ -172,12 +175,12 @@ impl Listing {
         }
         body.push(']');
         let page_size = page_size.max(1);
-        let tag = set_tag(&body);
-        let page_count = entries.len().div_ceil(page_size).max(1);
+        let cursors = Cursors::new(WHAT, body.as_bytes(), entries.len(), page_size);
+        let page_count = cursors.pages();
         let mut pages = Vec::with_capacity(page_count);
         for number in 0..page_count {
-            let first = number * page_size;
-            let last = (first + page_size).min(entries.len());
+            let range = cursors.range(number);
+            let (first, last) = (range.start, range.end);
             let (start, end) = if first < last {
                 // Entry `first` starts one byte after the end of the one before (its comma),
                 // or after the opening bracket.
@@ -186,7 +189,7 @@ impl Listing {
             } else {
                 (1, 1)
             };
-            let next = (number + 1 < page_count).then(|| cursor(&tag, number + 1));
+            let next = cursors.next(number);
             let next_field = next
                 .as_ref()
                 .map(|cursor| format!(",\"nextCursor\":\"{cursor}\""))
@@ -194,7 +197,6 @@ impl Listing {
             pages.push(Page {
                 start,
                 end,
-                cursor: (number > 0).then(|| cursor(&tag, number)),
                 legacy_tail: format!("]{next_field}}}"),
                 modern_tail: format!(
                     "]{next_field},\"resultType\":\"complete\",\"ttlMs\":{TTL_MS},\
@@ -202,19 +204,13 @@ impl Listing {
                 ),
             });
         }
-        Listing { body, ends, pages }
+        Listing {
+            body,
+            ends,
+            pages,
+            cursors,
+        }
     }
-}
-
-/// A short digest of the served set, in every cursor.
-fn set_tag(body: &str) -> String {
-    let digest = canonical::hex(&Sha256::digest(body.as_bytes()));
-    digest.chars().take(12).collect()
-}
-
-/// The cursor of page `index` (0-based) of the set `tag`.
-fn cursor(tag: &str, index: usize) -> String {
-    format!("{tag}-{}", index + 1)
 }
 
 #[cfg(test)]
@@ -285,8 +281,9 @@ mod tests {
         assert_eq!(listing.pages.len(), 3);
         let mut names = Vec::new();
         let mut expected_cursor: Option<String> = None;
-        for page in &listing.pages {
-            assert_eq!(page.cursor, expected_cursor);
+        for (index, page) in listing.pages.iter().enumerate() {
+            assert_eq!(listing.cursors.cursor(index), expected_cursor);
+            assert_eq!(listing.cursors.page(expected_cursor.as_deref()), Ok(index));
             for (tail, modern) in [(&page.legacy_tail, false), (&page.modern_tail, true)] {
                 let text = format!("{PAGE_HEAD}{}{tail}", &listing.body[page.start..page.end]);
                 let value: Value = serde_json::from_str(&text).expect("page is JSON");
@@ -307,7 +304,8 @@ mod tests {
         assert_eq!(Listing::join(&entries, 2), listing, "deterministic");
         let other = Listing::join(&entries[..4], 2);
         assert_ne!(
-            other.pages[1].cursor, listing.pages[1].cursor,
+            other.cursors.cursor(1),
+            listing.cursors.cursor(1),
             "cursors name the set"
         );
     }

@@ -363,13 +363,14 @@ pub struct McpConfig {
     pub resources: bool,
     /// fiskgen: serve the cheats as prompts.
     pub prompts: bool,
-    /// fiskgen: items per page of `resources/list`, `resources/templates/list` and
-    /// `prompts/list` (1 to 1000, default 50).
-    pub list_page_size: u32,
+    /// fiskgen, deprecated: items per page of `resources/list`, `resources/templates/list` and
+    /// `prompts/list` only, over `page_size` (docs/config.md); `None` when unset.
+    pub list_page_size: Option<usize>,
     /// fiskgen: command tools declare an `outputSchema` and return `structuredContent`
     /// (default on).
     pub structured_output: bool,
-    /// fiskgen: tools per `tools/list` page (default 256).
+    /// fiskgen: items per page of every list (`tools/list`, `resources/list`,
+    /// `resources/templates/list`, `prompts/list`; default 256).
     pub page_size: usize,
 }
 
@@ -394,11 +395,6 @@ impl Default for TaskConfig {
     }
 }
 
-/// The default of `list_page_size`.
-pub const DEFAULT_PAGE_SIZE: u32 = 50;
-/// The largest `list_page_size`.
-pub const MAX_PAGE_SIZE: u32 = 1000;
-
 impl Default for McpConfig {
     fn default() -> Self {
         Self {
@@ -419,7 +415,7 @@ impl Default for McpConfig {
             tasks: Some(TaskConfig::default()),
             resources: true,
             prompts: true,
-            list_page_size: DEFAULT_PAGE_SIZE,
+            list_page_size: None,
             structured_output: true,
             page_size: fiskgen_contract::listing::DEFAULT_PAGE_SIZE,
         }

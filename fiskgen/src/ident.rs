@@ -45,11 +45,6 @@ const KEYWORDS: &[&str] = &[
 /// Keywords that cannot be raw identifiers.
 const NOT_RAW: &[&str] = &["self", "Self", "super", "crate"];
 
-/// Type names every generated module uses unqualified; generated types never shadow them.
-pub const PRELUDE_TYPES: &[&str] = &[
-    "BTreeMap", "Box", "Err", "None", "Ok", "Option", "Result", "Some", "String", "Vec",
-];
-
 /// `name` in `case`, made a valid identifier (rules 1 to 4), with `fallback` for a name that has
 /// no ASCII letter or digit. Returns the identifier's text (`r#type` for a raw one).
 pub fn convert(name: &str, case: Case, fallback: &str) -> String {
@@ -141,24 +136,6 @@ impl Namespace {
         candidate
     }
 
-    /// Identifiers for a whole list at once, in the list's order: names that convert to
-    /// themselves are served first, so an exact name keeps it over a converted look-alike.
-    pub fn claim_all(&mut self, names: &[&str], fallback: &str) -> Vec<String> {
-        let mut out = vec![String::new(); names.len()];
-        let converted: Vec<String> = names
-            .iter()
-            .map(|name| convert(name, self.case, fallback))
-            .collect();
-        for exact in [true, false] {
-            for (index, name) in names.iter().enumerate() {
-                if (unraw(&converted[index]) == *name) == exact {
-                    out[index] = self.claim_converted(converted[index].clone());
-                }
-            }
-        }
-        out
-    }
-
     fn suffixed(&self, base: &str, counter: usize) -> String {
         match self.case {
             Case::UpperCamel if !base.ends_with(|c: char| c.is_ascii_digit()) => {
@@ -230,47 +207,24 @@ mod tests {
 
     #[test]
     fn collisions_after_conversion_are_broken_deterministically() {
-        let mut fields = Namespace::new(Case::Snake);
-        assert_eq!(
-            fields.claim_all(&["foo-bar", "foo_bar"], "value"),
-            ["foo_bar_2", "foo_bar"],
-            "the exact name keeps it"
-        );
-        let mut fields = Namespace::new(Case::Snake);
-        assert_eq!(
-            fields.claim_all(&["foo-bar", "foo.bar", "Foo Bar"], "value"),
-            ["foo_bar", "foo_bar_2", "foo_bar_3"]
-        );
-        let mut variants = Namespace::new(Case::UpperCamel);
-        assert_eq!(
-            variants.claim_all(&["a-b", "a_b", "AB"], "Empty"),
-            ["AB", "AB2", "Ab"],
-            "heck reads `AB` as one word"
-        );
-        let mut variants = Namespace::new(Case::UpperCamel);
-        assert_eq!(
-            variants.claim_all(&["v1", "v-1"], "Empty"),
-            ["V1", "V1_2"],
-            "digits stay apart"
-        );
-    }
-
-    #[test]
-    fn empty_and_unicode_enum_values_get_distinct_variants() {
-        let mut variants = Namespace::new(Case::UpperCamel);
-        assert_eq!(
-            variants.claim_all(&["", "日本", "中文", "1", "Self", "debug"], "Empty"),
-            ["Empty", "Empty2", "Empty3", "_1", "Self_", "Debug"]
-        );
+        let mut statics = Namespace::new(Case::ScreamingSnake);
+        let names: Vec<String> = ["stream-add", "stream_add", "Stream Add"]
+            .iter()
+            .map(|name| statics.claim(name, "TOOL"))
+            .collect();
+        assert_eq!(names, ["STREAM_ADD", "STREAM_ADD_2", "STREAM_ADD_3"]);
+        let mut modules = Namespace::new(Case::Snake);
+        assert_eq!(modules.claim("v1", "m"), "v1");
+        assert_eq!(modules.claim("v-1", "m"), "v_1");
+        assert_eq!(modules.claim("v_1", "m"), "v_1_2");
     }
 
     #[test]
     fn reserved_names_are_never_handed_out() {
-        let mut types = Namespace::new(Case::UpperCamel);
-        types.reserve(PRELUDE_TYPES.iter().copied());
-        types.reserve(["TaskAddArgs"]);
-        assert_eq!(types.claim("option", "X"), "Option2");
-        assert_eq!(types.claim("task add args", "X"), "TaskAddArgs2");
+        let mut statics = Namespace::new(Case::ScreamingSnake);
+        statics.reserve(["TOOLS", "GLOBALS"]);
+        assert_eq!(statics.claim("tools", "X"), "TOOLS_2");
+        assert_eq!(statics.claim("globals", "X"), "GLOBALS_2");
         let mut modules = Namespace::new(Case::Snake);
         modules.reserve(["rt"]);
         assert_eq!(modules.claim("rt", "m"), "rt_2");

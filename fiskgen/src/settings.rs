@@ -43,6 +43,8 @@ pub(crate) fn resolve(config: &Config) -> ir::Settings {
         scrub_env,
         knowledge: config.harness.knowledge.clone(),
         serving: serving_rules(config),
+        page_size: mcp.page_size,
+        structured_output: mcp.structured_output,
     }
 }
 
@@ -69,5 +71,40 @@ pub fn serving_rules(config: &Config) -> Rules {
     Rules {
         stages: filter_stages(config),
         global_flags: config.global_flags.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn lists(yaml: &str) -> (usize, u32) {
+        let config = match crate::config::parse(yaml, Path::new("test.yaml")) {
+            Ok(config) => config,
+            Err(error) => panic!("expected a valid config, got:\n{error}"),
+        };
+        let docs = crate::docs::docs(&config, None, &[]);
+        (resolve(&config).page_size, docs.page_size)
+    }
+
+    #[test]
+    fn one_page_size_sets_every_list_and_the_deprecated_key_only_the_resource_and_prompt_lists() {
+        let default = u32::try_from(fiskgen_contract::listing::DEFAULT_PAGE_SIZE).ok();
+        let (tools, docs) = lists("expose:\n  agent:\n    mcp: {}\n");
+        assert_eq!((tools, Some(docs)), (256, default));
+        assert_eq!(
+            lists("expose:\n  agent:\n    mcp:\n      page_size: 7\n"),
+            (7, 7)
+        );
+        assert_eq!(
+            lists("expose:\n  agent:\n    mcp:\n      page_size: 7\n      list_page_size: 3\n"),
+            (7, 3)
+        );
+        assert_eq!(
+            lists("expose:\n  agent:\n    mcp:\n      list_page_size: 4\n"),
+            (256, 4)
+        );
     }
 }

@@ -5,7 +5,8 @@
 //!   http://127.0.0.1:8080/mcp (`--port N` for another port) until Ctrl-C. With `--smoke` it
 //!   instead lists and calls the tools with a real MCP client, stops the server and exits 0:
 //!   CI runs that, so the README's first command cannot break unnoticed.
-//! - `cargo xtask test`: runs every test of the workspace.
+//! - `cargo xtask test`: runs every test of the workspace, then the fuzz crate's corpus replay
+//!   (`fuzz/`, a workspace of its own).
 
 use std::ffi::OsString;
 use std::fs;
@@ -237,7 +238,26 @@ fn test() -> Result<()> {
     ]))?;
     run(Command::new(cargo())
         .current_dir(&root)
-        .args(["test", "--workspace", "--locked"]))
+        .args(["test", "--workspace", "--locked"]))?;
+    fuzz_replay(&root)
+}
+
+/// The fuzz crate is a workspace of its own (so its `fuzzing` feature of the runtime never
+/// reaches the main workspace's builds): its corpus replay runs here, in the main workspace's
+/// target directory (`CARGO_TARGET_DIR` when set), so the dependencies both share are built
+/// once. docs/reliability.md.
+fn fuzz_replay(root: &Path) -> Result<()> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    run(Command::new(cargo()).current_dir(root).args([
+        OsString::from("test"),
+        "--manifest-path".into(),
+        root.join("fuzz").join("Cargo.toml").into(),
+        "--locked".into(),
+        "--target-dir".into(),
+        target.into(),
+    ]))
 }
 
 fn run(command: &mut Command) -> Result<()> {

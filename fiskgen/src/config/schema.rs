@@ -17,11 +17,11 @@ use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
     env_name, normalized, read_base_url, read_budget_count, read_builtins, read_concurrency,
     read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
-    read_list_page_size, read_options, read_page_size, read_param_headers, read_port,
-    read_task_duration, read_task_max, read_tool_timeout, validate_bool, validate_string,
+    read_options, read_page_size, read_param_headers, read_port, read_task_duration, read_task_max,
+    read_tool_timeout, validate_bool, validate_string,
 };
 use super::yaml::{Kind, Node};
-use super::{Config, DEFAULT_PAGE_SIZE as DEFAULT_LIST_PAGE_SIZE, McpConfig, Problem, TaskConfig};
+use super::{Config, McpConfig, Problem, TaskConfig};
 
 /// `max_concurrent_tools` when unset or 0.
 const DEFAULT_CONCURRENCY: u32 = defaults::MAX_CONCURRENT_TOOLS;
@@ -269,8 +269,10 @@ static MCP: Section<Draft> = Section::new(&[
     Field::value("prompts", |r, v, d| {
         d.mcp().prompts = r.bool(v).unwrap_or(true)
     }),
+    // Deprecated (docs/config.md): `page_size` sets every list; this one, when set, still sets
+    // the resource and prompt lists as it always did.
     Field::value("list_page_size", |r, v, d| {
-        d.mcp().list_page_size = read_list_page_size(r, v).unwrap_or(DEFAULT_LIST_PAGE_SIZE);
+        d.mcp().list_page_size = read_page_size(r, v);
     }),
     Field::value("tasks", read_tasks),
 ]);

@@ -138,7 +138,7 @@ fn the_full_example_reads_into_every_field() {
             tasks: Some(TaskConfig::default()),
             resources: true,
             prompts: true,
-            list_page_size: 50,
+            list_page_size: None,
             structured_output: true,
             page_size: 256,
         }
@@ -1097,15 +1097,17 @@ fn resources_and_prompts_can_be_switched_off_and_the_page_size_is_bounded() {
     );
     let mcp = mcp(&config);
     assert!(!mcp.resources && !mcp.prompts);
-    assert_eq!(mcp.list_page_size, 7);
-    for bad in ["0", "1001", "-3"] {
+    assert_eq!(mcp.list_page_size, Some(7));
+    // The deprecated key goes through the one page-size reader, with its bounds (1..=10000,
+    // where it once was 1..=1000).
+    for bad in ["0", "10001", "-3"] {
         let p = problem(&format!(
             "expose: {{agent: {{mcp: {{list_page_size: {bad}}}}}}}\n"
         ));
         assert_eq!(p.path, "expose.agent.mcp.list_page_size");
         assert_eq!(
             p.message,
-            format!("invalid expose.agent.mcp.list_page_size {bad}: must be between 1 and 1000")
+            format!("invalid expose.agent.mcp.list_page_size {bad}: must be between 1 and 10000")
         );
     }
     let p = problem("expose: {agent: {mcp: {prompts: off}}}\n");
@@ -1482,7 +1484,7 @@ fn page_size_and_structured_output_are_read_and_a_page_size_out_of_range_is_refu
             located(&yaml),
             [format!(
                 "4:{column}: invalid expose.agent.mcp.page_size {value}: must be between 1 and \
-                 10000 tools"
+                 10000"
             )]
         );
     }

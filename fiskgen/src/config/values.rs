@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::MAX_PAGE_SIZE;
 use super::draft::{Draft, MAX_CONCURRENCY};
 use super::reader::{Reader, Text, Value};
 use super::yaml::{Kind, Pos};
@@ -194,7 +193,8 @@ pub(super) fn read_embeddings_timeout(r: &mut Reader, v: Value<'_>) -> Option<Du
     }
 }
 
-/// `expose.agent.mcp.page_size`: tools per `tools/list` page, 1 to
+/// `expose.agent.mcp.page_size` (items per page of every list) and its deprecated
+/// `list_page_size` (the resource and prompt lists only): 1 to
 /// [`fiskgen_contract::listing::MAX_PAGE_SIZE`]; `None` means the default (unset or invalid).
 pub(super) fn read_page_size(r: &mut Reader, v: Value<'_>) -> Option<usize> {
     let n = r.int(v)?;
@@ -204,7 +204,7 @@ pub(super) fn read_page_size(r: &mut Reader, v: Value<'_>) -> Option<usize> {
         _ => {
             r.invalid(
                 v,
-                format!("invalid {} {n}: must be between 1 and {max} tools", v.path),
+                format!("invalid {} {n}: must be between 1 and {max}", v.path),
             );
             None
         }
@@ -226,22 +226,6 @@ pub(super) fn read_concurrency(r: &mut Reader, v: Value<'_>) -> Option<u32> {
         return None;
     }
     u32::try_from(n).ok().filter(|&n| n > 0)
-}
-
-/// `list_page_size`: 1..=[`MAX_PAGE_SIZE`]; `None` (the default) when unset or invalid.
-pub(super) fn read_list_page_size(r: &mut Reader, v: Value<'_>) -> Option<u32> {
-    let n = r.int(v)?;
-    if !(1..=i64::from(MAX_PAGE_SIZE)).contains(&n) {
-        r.invalid(
-            v,
-            format!(
-                "invalid {} {n}: must be between 1 and {MAX_PAGE_SIZE}",
-                v.path
-            ),
-        );
-        return None;
-    }
-    u32::try_from(n).ok()
 }
 
 /// `llm.budget` counts: validated only (agent-only).

@@ -42,7 +42,7 @@ pub fn docs(config: &Config, model: Option<&model::Application>, tools: &[ir::To
     let mut docs = ir::Docs {
         resources: mcp.resources,
         prompts: mcp.prompts,
-        page_size: mcp.list_page_size,
+        page_size: u32::try_from(mcp.list_page_size.unwrap_or(mcp.page_size)).unwrap_or(u32::MAX),
         ..ir::Docs::default()
     };
     if mcp.resources {

@@ -10,7 +10,6 @@ use quote::quote;
 
 use super::GenerateError;
 use crate::config::Hint;
-use crate::config::McpConfig;
 use crate::format::{doc, inner_doc};
 use crate::ir::{self, HintName, ToolKind};
 
@@ -18,12 +17,12 @@ use crate::ir::{self, HintName, ToolKind};
 pub(super) const JSON_FILE: &str = "src/listing.json";
 
 /// `src/listing.rs`'s tokens and `src/listing.json`'s text, for `tools` in serving order, each
-/// with its advertised input schema as compact JSON.
+/// with its advertised input schema as compact JSON, paged and shaped by `settings`.
 pub(super) fn files(
     tools: &[(&ir::Tool, String)],
-    mcp: &McpConfig,
+    settings: &ir::Settings,
 ) -> Result<(TokenStream, String), GenerateError> {
-    let structured_output = mcp.structured_output;
+    let structured_output = settings.structured_output;
     let mut entries = Vec::with_capacity(tools.len());
     for (tool, schema) in tools {
         let has = |hint: Hint| tool.hints.contains(&HintName(hint));
@@ -46,22 +45,17 @@ pub(super) fn files(
         })?;
         entries.push(entry.to_json());
     }
-    let page_size = mcp.page_size;
+    let page_size = settings.page_size;
     let listing = Listing::join(&entries, page_size);
     let pages = listing.pages.iter().map(|page| {
         let start = Literal::usize_unsuffixed(page.start);
         let end = Literal::usize_unsuffixed(page.end);
-        let cursor = match &page.cursor {
-            Some(cursor) => quote! { Some(#cursor) },
-            None => quote! { None },
-        };
         let legacy_tail = &page.legacy_tail;
         let modern_tail = &page.modern_tail;
         quote! {
             rt::PageSpec {
                 start: #start,
                 end: #end,
-                cursor: #cursor,
                 legacy_tail: #legacy_tail,
                 modern_tail: #modern_tail,
             }
@@ -72,6 +66,7 @@ pub(super) fn files(
          served as these bytes. `listing.json` holds every tool's entry, in serving order.",
     );
     let count = Literal::usize_unsuffixed(entries.len());
+    let cursor_tag = listing.cursors.tag();
     let size = Literal::usize_unsuffixed(page_size);
     let listing_doc = doc(&format!(
         "`tools/list`: {} tool(s) in {} page(s) of at most {page_size}{}.",
@@ -93,6 +88,7 @@ pub(super) fn files(
             tools: #count,
             page_size: #size,
             structured_output: #structured_output,
+            cursor_tag: #cursor_tag,
             body: include_str!("listing.json"),
             pages: &[#(#pages),*],
         };

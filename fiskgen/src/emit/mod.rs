@@ -191,14 +191,12 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         );
     }
     files.insert("src/docs.rs".into(), rust_file("src/docs.rs", &docs)?);
-    let default_mcp = crate::config::McpConfig::default();
     let listed: Vec<(&ir::Tool, String)> = server
         .tools
         .iter()
         .map(|tool| (tool, schema_text(&tool.input_schema)))
         .collect();
-    let (listing_rs, listing_json) =
-        listing::files(&listed, plan.config.mcp.as_ref().unwrap_or(&default_mcp))?;
+    let (listing_rs, listing_json) = listing::files(&listed, &server.settings)?;
     files.insert(
         "src/listing.rs".into(),
         rust_file("src/listing.rs", &listing_rs)?,

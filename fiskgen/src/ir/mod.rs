@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use fiskgen_contract::info::{self, ToolInfo};
 use fiskgen_contract::surface::Rules;
 
 use serde::Serialize;
@@ -29,7 +30,9 @@ pub struct Server {
     pub identity: String,
     /// The wrapped application, when the config names one.
     pub application: Option<Application>,
-    /// Served tools, in serving order.
+    /// Served tools, in serving order; listed as [`fiskgen_contract::info::ToolInfo`], the
+    /// entries `<binary> tools --json` prints.
+    #[serde(serialize_with = "serialize_tools")]
     pub tools: Vec<Tool>,
     /// The application's exposable global flags and whether each is exposed.
     pub global_flags: Vec<GlobalFlag>,
@@ -83,6 +86,12 @@ pub struct Settings {
     /// The serving rules (filter stages, the `global_flags` allowlist) the drift verdict
     /// applies to a new document.
     pub serving: Rules,
+    /// `page_size`: tools per `tools/list` page (the resource and prompt lists' size is in
+    /// [`Docs::page_size`]).
+    pub page_size: usize,
+    /// `structured_output`: command tools declare an `outputSchema` and return
+    /// `structuredContent`.
+    pub structured_output: bool,
 }
 
 /// When calls become tasks of the tasks extension, and which tools' calls may.
@@ -133,6 +142,42 @@ pub struct Tool {
     /// What a call runs.
     #[serde(flatten)]
     pub kind: ToolKind,
+}
+
+impl Tool {
+    /// The tool as `fiskgen info --json` and `<binary> tools --json` list it.
+    pub fn info(&self) -> ToolInfo {
+        let has = |hint: Hint| self.hints.contains(&HintName(hint));
+        ToolInfo {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            tags: self.tags.clone(),
+            hints: info::hint_names([
+                has(Hint::ReadOnly),
+                has(Hint::Destructive),
+                has(Hint::Idempotent),
+                has(Hint::OpenWorld),
+            ]),
+            confirm: self.confirm.as_ref().map(|confirm| info::Confirm {
+                trigger: confirm.trigger.clone(),
+            }),
+            input_schema: self.input_schema.clone(),
+            kind: match &self.kind {
+                ToolKind::Command(command) => info::Kind::Command {
+                    command: command.command.clone(),
+                },
+                ToolKind::Builtin { builtin, .. } => info::Kind::Builtin {
+                    builtin: builtin.name().to_string(),
+                },
+            },
+        }
+    }
+}
+
+/// [`Server::tools`] as [`ToolInfo`] entries.
+fn serialize_tools<S: serde::Serializer>(tools: &[Tool], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(tools.iter().map(Tool::info))
 }
 
 /// A hint, serialised by its config name (`read_only`, ...).

@@ -9,6 +9,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 
+use super::error::ToolError;
 use super::files::{self, Roots};
 use crate::contract::spec::FileAccess;
 use crate::process::cmdline::{go_quote, quote};
@@ -45,21 +46,23 @@ pub(crate) fn trace(args: &Args) -> String {
 }
 
 /// Encodes; the error is the client's text.
-pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String, String> {
+pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String, ToolError> {
     let max = access.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
     let (path, bytes) = match (&args.text, &args.path) {
         (Some(_), Some(_)) => {
-            return Err("invalid arguments: give either \"text\" or \"path\", not both".into());
+            return Err(ToolError::InvalidArguments(
+                "give either \"text\" or \"path\", not both",
+            ));
         }
         (None, None) => {
-            return Err("invalid arguments: give \"text\" or \"path\"".into());
+            return Err(ToolError::InvalidArguments("give \"text\" or \"path\""));
         }
         (Some(text), None) => {
             if text.len() as u64 > max {
-                return Err(format!(
-                    "the text is {} bytes; base64_encode encodes at most {max} bytes (max_bytes)",
-                    text.len()
-                ));
+                return Err(ToolError::TextTooLarge {
+                    size: text.len(),
+                    max,
+                });
             }
             (None, text.as_bytes().to_vec())
         }
@@ -69,10 +72,7 @@ pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String
             let opened = files::open(path, &roots, cwd)?;
             let size = opened.metadata.len();
             if size > max {
-                return Err(format!(
-                    "{shown} is {size} bytes; base64_encode encodes at most {max} bytes \
-                     (max_bytes)"
-                ));
+                return Err(ToolError::TooLargeToEncode { shown, size, max });
             }
             let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
             // One byte more than allowed shows a file that grew since it was measured.
@@ -80,11 +80,12 @@ pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String
                 .file
                 .take(max + 1)
                 .read_to_end(&mut bytes)
-                .map_err(|error| format!("reading {shown}: {error}"))?;
+                .map_err(|source| ToolError::Read {
+                    shown: shown.clone(),
+                    source,
+                })?;
             if bytes.len() as u64 > max {
-                return Err(format!(
-                    "{shown} grew past {max} bytes while it was read (max_bytes)"
-                ));
+                return Err(ToolError::Grew { shown, max });
             }
             (Some(path.as_str()), bytes)
         }
@@ -94,7 +95,7 @@ pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String
         bytes: bytes.len() as u64,
         base64: STANDARD.encode(&bytes),
     };
-    serde_json::to_string(&answer).map_err(|error| format!("encoding the answer: {error}"))
+    Ok(serde_json::to_string(&answer)?)
 }
 
 #[cfg(test)]
@@ -118,6 +119,7 @@ mod tests {
                 &access,
                 dir.path(),
             )
+            .map_err(|error| error.to_string())
         };
         assert_eq!(
             encode(Some("hi"), None).as_deref(),

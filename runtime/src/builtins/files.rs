@@ -68,6 +68,72 @@ impl Roots {
     }
 }
 
+/// Why a file built-in may not read a path; the text is what a client sees (without the tool
+/// name).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FileError {
+    /// An empty path.
+    #[error("the path is empty")]
+    Empty,
+    /// A path with a NUL character.
+    #[error("the path {shown} contains a NUL character")]
+    Nul {
+        /// The path, quoted.
+        shown: String,
+    },
+    /// None of the roots exists.
+    #[error("none of the allowed directories exists ({roots})")]
+    NoRoot {
+        /// The roots, quoted.
+        roots: String,
+    },
+    /// The path resolves outside the roots (or, outside them, does not exist: never said).
+    #[error(
+        "{shown} is outside the allowed directories ({roots}); paths are checked after \
+         resolving \"..\" and symbolic links"
+    )]
+    Outside {
+        /// The path, quoted.
+        shown: String,
+        /// The roots, quoted.
+        roots: String,
+    },
+    /// Not a regular file.
+    #[error("{shown} is {what}, not a regular file")]
+    NotRegular {
+        /// The path, quoted.
+        shown: String,
+        /// What it is instead (`a directory`, ...).
+        what: &'static str,
+    },
+    /// Nothing there (below a root).
+    #[error("{shown} does not exist")]
+    NotFound {
+        /// The path, quoted.
+        shown: String,
+    },
+    /// No permission.
+    #[error("{shown} cannot be read: permission denied")]
+    PermissionDenied {
+        /// The path, quoted.
+        shown: String,
+    },
+    /// A symbolic link where `O_NOFOLLOW` refuses one.
+    #[error("{shown} is a symbolic link, which is not followed here")]
+    Link {
+        /// The path, quoted.
+        shown: String,
+    },
+    /// Any other failure to open it.
+    #[error("{shown} cannot be opened: {source}")]
+    Open {
+        /// The path, quoted.
+        shown: String,
+        /// Why.
+        source: io::Error,
+    },
+}
+
 /// A regular file opened below the roots.
 #[derive(Debug)]
 pub(crate) struct Opened {
@@ -80,24 +146,24 @@ pub(crate) struct Opened {
 /// Refuses `requested` unless it resolves below `roots`, without opening anything: run before
 /// a gated call asks for approval, so a path outside the roots is refused at once instead of
 /// after the user approved it. [`open`] checks again (the file system may change meanwhile).
-pub(crate) fn confine(requested: &str, roots: &Roots, cwd: &Path) -> Result<(), String> {
+pub(crate) fn confine(requested: &str, roots: &Roots, cwd: &Path) -> Result<(), FileError> {
     locate(requested, roots, cwd, &go_quote(requested)).map(drop)
 }
 
 /// Opens `requested` for reading if it resolves to a regular file below `roots`; the error is
 /// the text a client sees (without the tool name).
-pub(crate) fn open(requested: &str, roots: &Roots, cwd: &Path) -> Result<Opened, String> {
+pub(crate) fn open(requested: &str, roots: &Roots, cwd: &Path) -> Result<Opened, FileError> {
     let shown = go_quote(requested);
     let canonical = locate(requested, roots, cwd, &shown)?;
     let outside = || outside(&shown, roots);
-    let before = std::fs::symlink_metadata(&canonical).map_err(|e| describe_io(&shown, &e))?;
+    let before = std::fs::symlink_metadata(&canonical).map_err(|e| describe_io(&shown, e))?;
     regular(&shown, &before)?;
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOFOLLOW)
         .open(&canonical)
-        .map_err(|error| describe_io(&shown, &error))?;
-    let metadata = file.metadata().map_err(|e| describe_io(&shown, &e))?;
+        .map_err(|error| describe_io(&shown, error))?;
+    let metadata = file.metadata().map_err(|e| describe_io(&shown, e))?;
     regular(&shown, &metadata)?;
     // The path the descriptor really has: catches a directory replaced by a link after the
     // check above.
@@ -111,27 +177,27 @@ pub(crate) fn open(requested: &str, roots: &Roots, cwd: &Path) -> Result<Opened,
 }
 
 /// `"<path>" is outside the allowed directories (...)`.
-fn outside(shown: &str, roots: &Roots) -> String {
-    format!(
-        "{shown} is outside the allowed directories ({}); paths are checked after resolving \
-         \"..\" and symbolic links",
-        roots.describe()
-    )
+fn outside(shown: &str, roots: &Roots) -> FileError {
+    FileError::Outside {
+        shown: shown.to_string(),
+        roots: roots.describe(),
+    }
 }
 
 /// The canonical path of `requested` if it lies below `roots`.
-fn locate(requested: &str, roots: &Roots, cwd: &Path, shown: &str) -> Result<PathBuf, String> {
+fn locate(requested: &str, roots: &Roots, cwd: &Path, shown: &str) -> Result<PathBuf, FileError> {
     if requested.is_empty() {
-        return Err("the path is empty".into());
+        return Err(FileError::Empty);
     }
     if requested.contains('\0') {
-        return Err(format!("the path {shown} contains a NUL character"));
+        return Err(FileError::Nul {
+            shown: shown.to_string(),
+        });
     }
     if roots.canonical.is_empty() {
-        return Err(format!(
-            "none of the allowed directories exists ({})",
-            roots.describe()
-        ));
+        return Err(FileError::NoRoot {
+            roots: roots.describe(),
+        });
     }
     let outside = || outside(shown, roots);
     let joined = normalize(&cwd.join(requested));
@@ -144,7 +210,7 @@ fn locate(requested: &str, roots: &Roots, cwd: &Path, shown: &str) -> Result<Pat
         Ok(canonical) => canonical,
         // Never say whether something outside exists.
         Err(_) if !lexically_inside => return Err(outside()),
-        Err(error) => return Err(describe_io(shown, &error)),
+        Err(error) => return Err(describe_io(shown, error)),
     };
     if !roots.contains(&canonical) {
         return Err(outside());
@@ -153,7 +219,7 @@ fn locate(requested: &str, roots: &Roots, cwd: &Path, shown: &str) -> Result<Pat
 }
 
 /// Refuses anything but a regular file, naming what it is.
-fn regular(shown: &str, metadata: &Metadata) -> Result<(), String> {
+fn regular(shown: &str, metadata: &Metadata) -> Result<(), FileError> {
     let kind = metadata.file_type();
     let what = if kind.is_file() {
         return Ok(());
@@ -172,18 +238,23 @@ fn regular(shown: &str, metadata: &Metadata) -> Result<(), String> {
     } else {
         "not a regular file"
     };
-    Err(format!("{shown} is {what}, not a regular file"))
+    Err(FileError::NotRegular {
+        shown: shown.to_string(),
+        what,
+    })
 }
 
 /// An I/O error about `shown`, in words.
-fn describe_io(shown: &str, error: &io::Error) -> String {
+fn describe_io(shown: &str, error: io::Error) -> FileError {
+    let shown = shown.to_string();
     match error.kind() {
-        io::ErrorKind::NotFound => format!("{shown} does not exist"),
-        io::ErrorKind::PermissionDenied => format!("{shown} cannot be read: permission denied"),
-        _ if error.raw_os_error() == Some(nix::libc::ELOOP) => {
-            format!("{shown} is a symbolic link, which is not followed here")
-        }
-        _ => format!("{shown} cannot be opened: {error}"),
+        io::ErrorKind::NotFound => FileError::NotFound { shown },
+        io::ErrorKind::PermissionDenied => FileError::PermissionDenied { shown },
+        _ if error.raw_os_error() == Some(nix::libc::ELOOP) => FileError::Link { shown },
+        _ => FileError::Open {
+            shown,
+            source: error,
+        },
     }
 }
 
@@ -254,7 +325,7 @@ mod tests {
             ("missing.txt", "does not exist"),
             ("", "empty"),
         ] {
-            let error = open(path, &roots, &root).expect_err(path);
+            let error = open(path, &roots, &root).expect_err(path).to_string();
             assert!(error.contains(needle), "{path}: {error}");
         }
     }
@@ -263,7 +334,9 @@ mod tests {
     fn missing_roots_refuse_everything() {
         let dir = tempfile::tempdir().expect("temp dir");
         let roots = Roots::resolve(&access(&["nowhere"]), dir.path());
-        let error = open("x", &roots, dir.path()).expect_err("refused");
+        let error = open("x", &roots, dir.path())
+            .expect_err("refused")
+            .to_string();
         assert!(
             error.contains("none of the allowed directories exists"),
             "{error}"

@@ -4,6 +4,7 @@
 //! embeddings client block.
 
 pub(crate) mod base64;
+mod error;
 pub(crate) mod files;
 pub(crate) mod knowledge;
 pub(crate) mod read_file;
@@ -17,6 +18,7 @@ use crate::contract::argv::{InvalidArguments, parse_arguments};
 use crate::contract::spec::{AppSpec, Builtin, KnowledgeSpec, Run};
 use crate::process::cmdline::go_quote;
 
+pub(crate) use self::error::{BuiltinError, StartError, ToolError};
 use self::knowledge::Knowledge;
 
 /// Longest trace line.
@@ -49,7 +51,7 @@ pub(crate) enum Prepared {
 }
 
 /// The knowledge settings the served tools use, if any; they must all use the same.
-pub(crate) fn knowledge_spec(app: &AppSpec) -> Result<Option<&'static KnowledgeSpec>, String> {
+pub(crate) fn knowledge_spec(app: &AppSpec) -> Result<Option<&'static KnowledgeSpec>, StartError> {
     let mut found: Option<&'static KnowledgeSpec> = None;
     for tool in app.tools {
         if let Run::Builtin(builtin) = tool.run
@@ -57,11 +59,7 @@ pub(crate) fn knowledge_spec(app: &AppSpec) -> Result<Option<&'static KnowledgeS
         {
             match found {
                 Some(seen) if seen != spec => {
-                    return Err(format!(
-                        "the knowledge tools use different knowledge settings ({} differs); \
-                         they must share one",
-                        tool.name
-                    ));
+                    return Err(StartError::MixedKnowledge { tool: tool.name });
                 }
                 _ => found = Some(spec),
             }
@@ -73,7 +71,7 @@ pub(crate) fn knowledge_spec(app: &AppSpec) -> Result<Option<&'static KnowledgeS
 impl Builtins {
     /// Prepares what the served built-ins need (opening the knowledge index if one is served)
     /// and returns the lines to print at start.
-    pub(crate) fn start(app: &AppSpec) -> Result<(Self, Vec<String>), String> {
+    pub(crate) fn start(app: &AppSpec) -> Result<(Self, Vec<String>), StartError> {
         let served = app
             .tools
             .iter()
@@ -81,13 +79,13 @@ impl Builtins {
         let cwd = match std::env::current_dir() {
             Ok(cwd) => cwd,
             Err(_) if !served => PathBuf::from("."),
-            Err(error) => return Err(format!("reading the working directory: {error}")),
+            Err(error) => return Err(StartError::WorkingDirectory(error)),
         };
         let mut notes = Vec::new();
         let knowledge = match knowledge_spec(app)? {
             Some(spec) => {
-                let knowledge = Knowledge::open(spec, app.identity, &cwd)
-                    .map_err(|error| format!("cannot expose knowledge_search over MCP: {error}"))?;
+                let knowledge =
+                    Knowledge::open(spec, app.identity, &cwd).map_err(StartError::Knowledge)?;
                 notes.extend(knowledge.startup_notes());
                 Some(knowledge)
             }
@@ -111,7 +109,7 @@ impl Builtins {
         builtin: &Builtin,
         prepared: &Prepared,
         deadline: Option<Instant>,
-    ) -> Result<String, String> {
+    ) -> Result<String, BuiltinError> {
         let cwd: &Path = &self.cwd;
         let result = match (builtin, prepared) {
             (Builtin::ReadFile(access), Prepared::ReadFile(args)) => {
@@ -120,19 +118,30 @@ impl Builtins {
             (Builtin::Base64Encode(access), Prepared::Base64(args)) => {
                 base64::run(args, access, cwd)
             }
-            (Builtin::KnowledgeSearch(_), Prepared::Search(args)) => {
-                self.knowledge()?.search(args, deadline)
-            }
-            (Builtin::KnowledgeRead(_), Prepared::Read(args)) => self.knowledge()?.read(args),
-            (Builtin::KnowledgeList(_), Prepared::List) => self.knowledge()?.list(),
-            _ => Err("internal error: the arguments were prepared for another tool".into()),
+            (Builtin::KnowledgeSearch(_), Prepared::Search(args)) => self
+                .knowledge()
+                .and_then(|k| k.search(args, deadline).map_err(ToolError::Knowledge)),
+            (Builtin::KnowledgeRead(_), Prepared::Read(args)) => self
+                .knowledge()
+                .and_then(|k| k.read(args).map_err(ToolError::Knowledge)),
+            (Builtin::KnowledgeList(_), Prepared::List) => self
+                .knowledge()
+                .and_then(|k| k.list().map_err(ToolError::Knowledge)),
+            _ => Err(ToolError::Mismatch),
         };
-        result.map_err(|error| format!("{}: {error}", builtin.name()))
+        result.map_err(|source| BuiltinError {
+            tool: builtin.name(),
+            source,
+        })
     }
 
     /// Refuses a call whose file lies outside the roots, before the confirmation gate asks
     /// anyone (blocking: it resolves the path); the error is the client's text.
-    pub(crate) fn confine(&self, builtin: &Builtin, prepared: &Prepared) -> Result<(), String> {
+    pub(crate) fn confine(
+        &self,
+        builtin: &Builtin,
+        prepared: &Prepared,
+    ) -> Result<(), BuiltinError> {
         let (access, path) = match (builtin, prepared) {
             (Builtin::ReadFile(access), Prepared::ReadFile(args)) => (access, args.path.as_str()),
             (Builtin::Base64Encode(access), Prepared::Base64(args)) => match &args.path {
@@ -142,14 +151,14 @@ impl Builtins {
             _ => return Ok(()),
         };
         let roots = files::Roots::resolve(access, &self.cwd);
-        files::confine(path, &roots, &self.cwd)
-            .map_err(|error| format!("{}: {error}", builtin.name()))
+        files::confine(path, &roots, &self.cwd).map_err(|error| BuiltinError {
+            tool: builtin.name(),
+            source: error.into(),
+        })
     }
 
-    fn knowledge(&self) -> Result<&Knowledge, String> {
-        self.knowledge
-            .as_ref()
-            .ok_or_else(|| "the knowledge index is not configured".to_string())
+    fn knowledge(&self) -> Result<&Knowledge, ToolError> {
+        self.knowledge.as_ref().ok_or(ToolError::NoKnowledge)
     }
 }
 
@@ -313,7 +322,10 @@ mod tests {
                 .is_ok_and(|t| t.contains("hello"))
         );
         let out = prepare(&read, object(serde_json::json!({"path": "../a.txt"}))).expect("ok");
-        let error = builtins.run(&read, &out, None).expect_err("outside");
+        let error = builtins
+            .run(&read, &out, None)
+            .expect_err("outside")
+            .to_string();
         assert!(
             error.starts_with("read_file: \"../a.txt\" is outside"),
             "{error}"

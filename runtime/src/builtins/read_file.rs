@@ -12,6 +12,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::error::ToolError;
 use super::files::{self, Roots};
 use crate::contract::spec::FileAccess;
 use crate::process::cmdline::{go_quote, quote};
@@ -56,9 +57,11 @@ pub(crate) fn trace(args: &Args) -> String {
 }
 
 /// Reads the file; the error is the client's text.
-pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String, String> {
+pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String, ToolError> {
     if args.length == Some(0) {
-        return Err("invalid arguments: property \"length\": must be at least 1".into());
+        return Err(ToolError::InvalidArguments(
+            "property \"length\": must be at least 1",
+        ));
     }
     let shown = go_quote(&args.path);
     let roots = Roots::resolve(access, cwd);
@@ -67,28 +70,31 @@ pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String
     if let Some(max) = access.max_bytes
         && size > max
     {
-        return Err(format!(
-            "{shown} is {size} bytes, more than this server lets read_file open ({max} bytes, \
-             max_bytes)"
-        ));
+        return Err(ToolError::TooLargeToRead { shown, size, max });
     }
     let offset = args.offset.unwrap_or(0);
     if offset > size {
-        return Err(format!(
-            "offset {offset} is past the end of {shown} ({size} bytes)"
-        ));
+        return Err(ToolError::PastTheEnd {
+            offset,
+            shown,
+            size,
+        });
     }
     let remaining = size - offset;
     let file = &mut opened.file;
-    let read = |file: &mut std::fs::File, at: u64, len: u64| -> Result<Vec<u8>, String> {
+    let read = |file: &mut std::fs::File, at: u64, len: u64| -> Result<Vec<u8>, ToolError> {
         let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(LIMIT + 8));
         file.seek(SeekFrom::Start(at))
             .and_then(|_| file.take(len).read_to_end(&mut bytes))
-            .map_err(|error| format!("reading {shown}: {error}"))?;
+            .map_err(|source| ToolError::Read {
+                shown: shown.clone(),
+                source,
+            })?;
         Ok(bytes)
     };
-    let binary = |why: &str| {
-        format!("{shown} is not a text file ({why}); use base64_encode to get its bytes")
+    let binary = |why: &'static str| ToolError::Binary {
+        shown: shown.clone(),
+        why,
     };
     let limit = LIMIT as u64;
 
@@ -132,7 +138,7 @@ pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String
             answer.next_offset = Some(end);
         }
     }
-    serde_json::to_string(&answer).map_err(|error| format!("encoding the answer: {error}"))
+    Ok(serde_json::to_string(&answer)?)
 }
 
 /// The text in a window of a file: leading UTF-8 continuation bytes skipped when the window does

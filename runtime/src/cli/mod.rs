@@ -7,6 +7,7 @@ mod args;
 pub(crate) mod banner;
 pub(crate) mod clients;
 pub(crate) mod connect;
+mod error;
 pub(crate) mod narrow;
 mod print;
 mod serve;

@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+use fiskgen_contract::info;
+
 use crate::JsonObject;
 use crate::contract::spec::{AppSpec, Run};
 use crate::mcp::state::server_version;
@@ -12,12 +14,14 @@ pub(super) fn print_tools(app: &'static AppSpec, json: bool) -> ExitCode {
         print!("{}", tools::render_text(app));
         return ExitCode::SUCCESS;
     }
-    let listed: Result<Vec<_>, String> = app.tools.iter().map(|t| tools::info_json(t)).collect();
-    match listed
-        .and_then(|list| serde_json::to_string_pretty(&list).map_err(|error| error.to_string()))
-    {
+    let listed: Result<Vec<_>, String> = app
+        .tools
+        .iter()
+        .map(|spec| tools::info(spec).map_err(|error| error.to_string()))
+        .collect();
+    match listed.and_then(|list| info::render(&list).map_err(|error| error.to_string())) {
         Ok(text) => {
-            println!("{text}");
+            print!("{text}");
             ExitCode::SUCCESS
         }
         Err(error) => {

@@ -13,6 +13,7 @@ use crate::cli::args::Cli;
 use crate::cli::banner;
 use crate::cli::clients::Client;
 use crate::cli::connect;
+use crate::cli::error::ServeError;
 use crate::cli::settings::{self, listen_address, resolve_program, scrub_list};
 use crate::contract::spec::AppSpec;
 use crate::contract::verify;
@@ -35,14 +36,10 @@ pub(super) fn serve(
     app: &'static AppSpec,
     cli: Cli,
     generator_notes: Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), ServeError> {
     let settings = &app.settings;
     if app.tools.is_empty() && cli.narrow.is_set() {
-        return Err(
-            "narrowing left no tool to serve; check --read-only, --tools, \
-                    --exclude-tools and --tags (`tools` with the same flags lists what is left)"
-                .into(),
-        );
+        return Err(ServeError::NothingLeft);
     }
     let catalog = Catalog::new(app)?;
     let (builtins, mut notes) = Builtins::start(app)?;
@@ -69,7 +66,7 @@ pub(super) fn serve(
     // `--strict-app` awaits the check and a changed application stops the start; otherwise it
     // runs in the background once serving started (below) and a change is logged.
     if let (Some(application), Some(program), true) = (&app.application, &program, cli.strict_app) {
-        verify::strict(application, program, &scrub_list(app))?;
+        verify::strict(application, program, &scrub_list(app)).map_err(Box::new)?;
     }
     let max_concurrent =
         settings::max_concurrent(cli.max_concurrent_tools, app.settings.max_concurrent_tools);
@@ -79,10 +76,8 @@ pub(super) fn serve(
         .filter(|key| !key.is_empty())
         .map(|key| key.into_encoded_bytes());
     let states = RequestStates::new(app.identity, state_key)
-        .map_err(|error| format!("{STATE_KEY_VAR}: {error}"))?
-        .with_shared_record(
-            crate::mcp::approvals::SharedRecord::from_env().map_err(|error| error.to_string())?,
-        );
+        .map_err(ServeError::StateKey)?
+        .with_shared_record(crate::mcp::approvals::SharedRecord::from_env()?);
     notes.extend(states.notes(cli.stateless || settings.stateless));
 
     let scrub = scrub_list(app);
@@ -116,7 +111,7 @@ pub(super) fn serve(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|error| format!("starting the async runtime: {error}"))?;
+        .map_err(ServeError::Runtime)?;
     let result = runtime.block_on(async {
         spawn_signal_handler(state.clone());
         tracing::debug!(
@@ -145,7 +140,7 @@ async fn serve_stdio(
     format: LogFormat,
     state: Arc<ServerState>,
     notes: &[String],
-) -> Result<(), String> {
+) -> Result<(), ServeError> {
     let version = server_version(app);
     announce(
         &banner::stdio(app, &version, notes),
@@ -159,7 +154,7 @@ async fn serve_stdio(
     let serving = crate::transport::stdio::serve(Handler::new(state), shutdown.clone());
     tokio::pin!(serving);
     tokio::select! {
-        result = &mut serving => result,
+        result = &mut serving => Ok(result?),
         () = shutdown.cancelled() => {
             let _ = tokio::time::timeout(SHUTDOWN_GRACE, serving).await;
             Ok(())
@@ -173,14 +168,10 @@ async fn serve_http(
     program: Option<&Path>,
     state: Arc<ServerState>,
     notes: &[String],
-) -> Result<(), String> {
+) -> Result<(), ServeError> {
     let settings = &app.settings;
     let auth = match &settings.auth {
-        Some(spec) => Some(Arc::new(
-            Auth::load(spec, app.identity)
-                .await
-                .map_err(|error| error.to_string())?,
-        )),
+        Some(spec) => Some(Arc::new(Auth::load(spec, app.identity).await?)),
         None => None,
     };
     if let Some(auth) = &auth {
@@ -188,12 +179,11 @@ async fn serve_http(
         auth.spawn_refresh();
     }
     let (host, port) = listen_address(app, cli)?;
-    let listener = tokio::net::TcpListener::bind((host.as_str(), port))
-        .await
-        .map_err(|error| format!("listening on {host}:{port}: {error}"))?;
-    let local = listener
-        .local_addr()
-        .map_err(|error| format!("reading the listening address: {error}"))?;
+    let listener = match tokio::net::TcpListener::bind((host.as_str(), port)).await {
+        Ok(listener) => listener,
+        Err(source) => return Err(ServeError::Listen { host, port, source }),
+    };
+    let local = listener.local_addr().map_err(ServeError::LocalAddress)?;
 
     let mut hosts: Vec<String> = settings
         .allowed_hosts
@@ -239,7 +229,7 @@ async fn serve_http(
     let serving = http::serve(listener, router, shutdown.clone());
     tokio::pin!(serving);
     tokio::select! {
-        result = &mut serving => result.map_err(|error| error.to_string()),
+        result = &mut serving => result.map_err(ServeError::Http),
         () = shutdown.cancelled() => {
             if tokio::time::timeout(SHUTDOWN_GRACE, serving).await.is_err() {
                 tracing::warn!("connections still open after {}; closing them", duration::format(SHUTDOWN_GRACE));

@@ -14,6 +14,8 @@ use crate::contract::spec::{AppSpec, AuthSource};
 use crate::mcp::request_state::STATE_KEY_VAR;
 use fiskgen_contract::introspect::PROVIDER_CREDENTIAL_VARS;
 
+use super::error::PortError;
+
 // The environment variables for port and address, and the defaults when nothing sets them.
 use fiskgen_contract::defaults::{
     ADDRESS as DEFAULT_ADDRESS, ADDRESS_VAR, MAX_CONCURRENCY_LIMIT, PORT as DEFAULT_PORT, PORT_VAR,
@@ -23,14 +25,14 @@ use fiskgen_contract::defaults::{
 /// The port: `--port` (0 included: a free port), else a non-zero `FISK_AI_MCP_PORT`, else a
 /// non-zero compiled-in port, else 8080. An environment value that is not a port is an error
 /// that names the variable.
-pub(super) fn port(flag: Option<u16>, env: Option<&str>, compiled: u16) -> Result<u16, String> {
+pub(super) fn port(flag: Option<u16>, env: Option<&str>, compiled: u16) -> Result<u16, PortError> {
     if let Some(port) = flag {
         return Ok(port);
     }
     let from_env = match env.map(str::trim).filter(|text| !text.is_empty()) {
-        Some(text) => text
-            .parse::<u16>()
-            .map_err(|_| format!("{PORT_VAR}={text:?} is not a port number"))?,
+        Some(text) => text.parse::<u16>().map_err(|_| PortError {
+            text: text.to_string(),
+        })?,
         None => 0,
     };
     Ok([from_env, compiled]
@@ -67,7 +69,7 @@ pub(super) fn tool_timeout(flag: Option<Duration>, compiled: Duration) -> Durati
 }
 
 /// Where to listen, from the flags, the process environment and the compiled-in settings.
-pub(super) fn listen_address(app: &AppSpec, cli: &Cli) -> Result<(String, u16), String> {
+pub(super) fn listen_address(app: &AppSpec, cli: &Cli) -> Result<(String, u16), PortError> {
     let env_port = std::env::var(PORT_VAR).ok();
     let env_address = std::env::var(ADDRESS_VAR).ok();
     let port = port(cli.port, env_port.as_deref(), app.settings.port)?;
@@ -173,6 +175,10 @@ mod tests {
     fn a_port_variable_that_is_not_a_port_names_the_variable_and_the_value() {
         assert_eq!(
             port(None, Some("80a"), 6000),
+            Err(PortError { text: "80a".into() })
+        );
+        assert_eq!(
+            port(None, Some("80a"), 6000).map_err(|error| error.to_string()),
             Err(format!("{PORT_VAR}=\"80a\" is not a port number"))
         );
         assert!(port(None, Some("70000"), 0).is_err());

@@ -4,7 +4,7 @@
 //! the command's parameter table and renders each onto an [`Argv`] that starts with the command
 //! path: flags in declaration order as single `--name=value` tokens (so a value can never become
 //! a flag), then `--` and the positional arguments. The rules for positionals (fill earlier ones from their defaults, stop after the
-//! last one given) live in [`Argv::positionals`].
+//! last one given) live in `Argv::positionals`.
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -11,11 +11,11 @@
 ///     tools: 1,
 ///     page_size: 256,
 ///     structured_output: true,
+///     cursor_tag: "0123456789ab",
 ///     body: r#"[{"name":"a","title":"a","description":"","inputSchema":{"type":"object"},"annotations":{"title":"a"}}]"#,
 ///     pages: &[PageSpec {
 ///         start: 1,
 ///         end: 103,
-///         cursor: None,
 ///         legacy_tail: "]}",
 ///         modern_tail: r#"],"resultType":"complete","ttlMs":600000,"cacheScope":"public"}"#,
 ///     }],
@@ -31,6 +31,9 @@ pub struct ListingSpec {
     /// Whether command tools declare an `outputSchema` and return `structuredContent`
     /// (`expose.agent.mcp.structured_output`).
     pub structured_output: bool,
+    /// What the cursors of pages 2..n start with: a digest of the body
+    /// (`fiskgen_contract::cursor`, the codec of every list).
+    pub cursor_tag: &'static str,
     /// Every tool's entry, as a JSON array on one line.
     pub body: &'static str,
     /// The pages, in order.
@@ -44,8 +47,6 @@ pub struct PageSpec {
     pub start: usize,
     /// See `start`.
     pub end: usize,
-    /// The cursor that asks for this page (`None` for the first).
-    pub cursor: Option<&'static str>,
     /// What follows the entries for legacy clients.
     pub legacy_tail: &'static str,
     /// What follows the entries for 2026-07-28 clients.

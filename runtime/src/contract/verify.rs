@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use fiskgen_contract::introspect::{self, GroupRegistry, Options, Origin};
+use fiskgen_contract::introspect::{self, GroupRegistry, IntrospectError, Options, Origin};
 use fiskgen_contract::surface::{self, Filter, Rules, Stage, Surface, Verdict};
 use fiskgen_contract::{canonical, defaults};
 
@@ -27,6 +27,37 @@ use crate::process::exec::ProcessGroups;
 /// How long the background check waits for the first answered request before it starts
 /// anyway.
 pub(crate) const START_DELAY: Duration = Duration::from_secs(2);
+
+/// Why the application on disk could not be judged, or why `--strict-app` stops the start.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum VerifyError {
+    /// Its introspection could not be run or read.
+    #[error(transparent)]
+    Introspect(#[from] IntrospectError),
+    /// A compiled-in filter pattern does not compile (a generator bug).
+    #[error("the compiled-in {label} pattern: {reason}")]
+    Pattern {
+        /// The filter stage.
+        label: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The compiled-in per-command fingerprints do not parse (a damaged build).
+    #[error("the command fingerprints compiled into this server are damaged: {0}")]
+    Fingerprints(serde_json::Error),
+    /// `--strict-app`: the served tools changed.
+    #[error(
+        "--strict-app: {} changed since this server was built:\n{changes}regenerate it with \
+         `fiskgen build`",
+        program.display()
+    )]
+    Drift {
+        /// The application.
+        program: PathBuf,
+        /// The verdict, rendered.
+        changes: String,
+    },
+}
 
 /// The outcome of comparing the application on disk with the one the server was built from.
 #[derive(Debug)]
@@ -43,13 +74,12 @@ pub(crate) fn check(
     application: &ApplicationSpec,
     program: &Path,
     options: &Options,
-) -> Result<Check, String> {
-    let output = introspect::capture(program, options).map_err(|error| error.to_string())?;
+) -> Result<Check, VerifyError> {
+    let output = introspect::capture(program, options)?;
     if application.output_digest == Some(canonical::digest(&output).as_str()) {
         return Ok(Check::Same);
     }
-    let current = introspect::parse(&output, Origin::App(program.to_path_buf()))
-        .map_err(|error| error.to_string())?;
+    let current = introspect::parse(&output, Origin::App(program.to_path_buf()))?;
     drop(output);
     if canonical::fingerprint(&current.document) == application.fingerprint {
         return Ok(Check::Same);
@@ -64,10 +94,9 @@ pub(crate) fn check(
 }
 
 /// The surface compiled into the server.
-fn built_surface(application: &ApplicationSpec) -> Result<Surface, String> {
-    let commands = fiskgen_contract::prints::from_json(application.commands).map_err(|error| {
-        format!("the command fingerprints compiled into this server are damaged: {error}")
-    })?;
+fn built_surface(application: &ApplicationSpec) -> Result<Surface, VerifyError> {
+    let commands = fiskgen_contract::prints::from_json(application.commands)
+        .map_err(VerifyError::Fingerprints)?;
     Ok(Surface {
         name: application.name.to_string(),
         version: application.version.map(str::to_string),
@@ -77,7 +106,7 @@ fn built_surface(application: &ApplicationSpec) -> Result<Surface, String> {
 
 /// The compiled-in serving rules, with their patterns compiled again (fiskgen compiled them
 /// with the same regex crate, so they do).
-fn rules(application: &ApplicationSpec) -> Result<Rules, String> {
+fn rules(application: &ApplicationSpec) -> Result<Rules, VerifyError> {
     let serving = &application.serving;
     let mut stages = Vec::with_capacity(serving.stages.len());
     for stage in serving.stages {
@@ -85,8 +114,10 @@ fn rules(application: &ApplicationSpec) -> Result<Rules, String> {
             .tools
             .iter()
             .map(|pattern| {
-                surface::pattern(pattern)
-                    .map_err(|error| format!("the compiled-in {} pattern: {error}", stage.label))
+                surface::pattern(pattern).map_err(|reason| VerifyError::Pattern {
+                    label: stage.label,
+                    reason,
+                })
             })
             .collect::<Result<_, _>>()?;
         stages.push(Stage {
@@ -171,14 +202,12 @@ pub(crate) fn strict(
     application: &ApplicationSpec,
     program: &Path,
     scrub: &[String],
-) -> Result<(), String> {
+) -> Result<(), VerifyError> {
     match check(application, program, &options(scrub))? {
-        Check::Changed(verdict) if verdict.is_drift() => Err(format!(
-            "--strict-app: {} changed since this server was built:\n{}regenerate it with \
-             `fiskgen build`",
-            program.display(),
-            verdict.render(|_| Vec::new())
-        )),
+        Check::Changed(verdict) if verdict.is_drift() => Err(VerifyError::Drift {
+            program: program.to_path_buf(),
+            changes: verdict.render(|_| Vec::new()),
+        }),
         Check::Same | Check::Changed(_) => Ok(()),
     }
 }
@@ -225,7 +254,7 @@ pub(crate) fn in_background(
 }
 
 /// Logs the background check's outcome.
-fn log(identity: &str, program: &Path, outcome: Result<Check, String>) {
+fn log(identity: &str, program: &Path, outcome: Result<Check, VerifyError>) {
     match outcome {
         Ok(Check::Changed(verdict)) if verdict.is_drift() => {
             let tools: Vec<&str> = verdict
@@ -308,7 +337,9 @@ mod tests {
             Ok(Check::Same)
         ));
         // Another digest: the output is parsed, and refused.
-        let error = check(&spec(None), &program, &options).expect_err("not a document");
+        let error = check(&spec(None), &program, &options)
+            .expect_err("not a document")
+            .to_string();
         assert!(
             error.contains("is not a fisk introspection document"),
             "{error}"

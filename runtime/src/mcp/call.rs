@@ -188,7 +188,8 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
             }
         };
         prepared = back;
-        if let Err(text) = confined {
+        if let Err(error) = confined {
+            let text = error.to_string();
             call.log_end(
                 "failed",
                 None,
@@ -249,7 +250,8 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
             );
             CallToolResult::success(vec![ContentBlock::text(text)]).into()
         }
-        Ok(Ok(Err(text))) => {
+        Ok(Ok(Err(error))) => {
+            let text = error.to_string();
             call.log_end("failed", None, &format!("Failed: {line}: {}", label(&text)));
             error_result(text)
         }

@@ -323,7 +323,7 @@ impl Confirmer {
                 Gate::Respond(InputRequiredResult::new(Some(requests), Some(state)).into())
             }
             Err(error) => {
-                self.log(call, "failed", &error);
+                self.log(call, "failed", &error.to_string());
                 deny(failed(
                     quoted,
                     &format!("the approval could not be prepared ({error})"),

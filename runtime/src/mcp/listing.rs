@@ -14,12 +14,14 @@
 use std::sync::OnceLock;
 
 use axum::body::Bytes;
+use fiskgen_contract::cursor::Cursors;
 use fiskgen_contract::listing::{self as contract, Entry, PAGE_HEAD};
 use rmcp::ErrorData;
 use rmcp::model::{CacheScope, ListToolsResult, RequestId, Tool};
 
 use crate::contract::listing::ListingSpec;
 use crate::contract::spec::{AppSpec, Run};
+use crate::mcp::error::CatalogError;
 
 /// The protocol era of a request, which decides a page's tail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,14 +39,14 @@ pub(crate) struct Listing {
     pub(crate) structured_output: bool,
     body: &'static str,
     pages: Vec<Page>,
+    /// The pages' cursors (the codec of every list).
+    cursors: Cursors,
 }
 
 #[derive(Debug)]
 struct Page {
     start: usize,
     end: usize,
-    cursor: Option<&'static str>,
-    next: Option<&'static str>,
     legacy_tail: &'static str,
     modern_tail: &'static str,
     /// The page through rmcp's types, for the handler; parsed the first time it is needed.
@@ -54,7 +56,7 @@ struct Page {
 impl Listing {
     /// The listing of `app`: the compiled-in one when `app` serves every tool it was built
     /// with, else the kept tools' entries joined once now.
-    pub(crate) fn new(app: &AppSpec) -> Result<Listing, String> {
+    pub(crate) fn new(app: &AppSpec) -> Result<Listing, CatalogError> {
         match app.listing {
             Some(spec) if spec.tools == app.tools.len() => Self::compiled(spec),
             Some(spec) => Ok(Self::joined(app, spec.structured_output, spec.page_size)),
@@ -62,8 +64,19 @@ impl Listing {
         }
     }
 
-    fn compiled(spec: &'static ListingSpec) -> Result<Listing, String> {
+    fn compiled(spec: &'static ListingSpec) -> Result<Listing, CatalogError> {
         let body = spec.body;
+        let cursors = Cursors::tagged(contract::WHAT, spec.cursor_tag, spec.tools, spec.page_size);
+        if spec.pages.is_empty() {
+            return Err(CatalogError::NoPage);
+        }
+        if cursors.pages() != spec.pages.len() {
+            return Err(CatalogError::PageCount {
+                pages: spec.pages.len(),
+                tools: spec.tools,
+                page_size: spec.page_size,
+            });
+        }
         let mut pages = Vec::with_capacity(spec.pages.len());
         for (index, page) in spec.pages.iter().enumerate() {
             let fits = page.start <= page.end
@@ -71,29 +84,21 @@ impl Listing {
                 && body.is_char_boundary(page.start)
                 && body.is_char_boundary(page.end);
             if !fits {
-                return Err(format!(
-                    "the compiled-in tools/list page {} lies outside its body; regenerate the \
-                     server with `fiskgen build`",
-                    index + 1
-                ));
+                return Err(CatalogError::PageOutside { page: index + 1 });
             }
             pages.push(Page {
                 start: page.start,
                 end: page.end,
-                cursor: page.cursor,
-                next: spec.pages.get(index + 1).and_then(|next| next.cursor),
                 legacy_tail: page.legacy_tail,
                 modern_tail: page.modern_tail,
                 parsed: OnceLock::new(),
             });
         }
-        if pages.is_empty() {
-            return Err("the compiled-in tools/list has no page; regenerate the server".into());
-        }
         Ok(Listing {
             structured_output: spec.structured_output,
             body,
             pages,
+            cursors,
         })
     }
 
@@ -135,20 +140,12 @@ impl Listing {
             .collect();
         let listing = contract::Listing::join(&entries, page_size);
         let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
-        let cursors: Vec<Option<&'static str>> = listing
-            .pages
-            .iter()
-            .map(|page| page.cursor.clone().map(leak))
-            .collect();
         let pages = listing
             .pages
             .into_iter()
-            .enumerate()
-            .map(|(index, page)| Page {
+            .map(|page| Page {
                 start: page.start,
                 end: page.end,
-                cursor: cursors[index],
-                next: cursors.get(index + 1).copied().flatten(),
                 legacy_tail: leak(page.legacy_tail),
                 modern_tail: leak(page.modern_tail),
                 parsed: OnceLock::new(),
@@ -158,29 +155,13 @@ impl Listing {
             structured_output,
             body: leak(listing.body),
             pages,
+            cursors: listing.cursors,
         }
     }
 
     /// The page a request's cursor names: the first without one.
     pub(crate) fn page(&self, cursor: Option<&str>) -> Result<usize, ErrorData> {
-        let Some(cursor) = cursor else {
-            return Ok(0);
-        };
-        self.pages
-            .iter()
-            .position(|page| page.cursor == Some(cursor))
-            .ok_or_else(|| {
-                let shown: String = cursor.chars().take(64).collect();
-                ErrorData::invalid_params(
-                    format!(
-                        "invalid cursor {shown:?}: this server did not issue it (it lists its \
-                         tools in {} page(s) and issues cursors only in nextCursor); list again \
-                         without a cursor",
-                        self.pages.len()
-                    ),
-                    None,
-                )
-            })
+        self.cursors.page(cursor).map_err(invalid_cursor)
     }
 
     /// The whole JSON-RPC response to `tools/list` with `id` for page `index`, as chunks to
@@ -221,7 +202,7 @@ impl Listing {
                 )
             })?;
         let mut result = ListToolsResult::with_all_items(tools.clone());
-        result.next_cursor = page.next.map(str::to_string);
+        result.next_cursor = self.cursors.next(index.min(self.pages.len() - 1));
         if era == Era::Modern {
             result = result
                 .with_ttl_ms(contract::TTL_MS)
@@ -229,4 +210,10 @@ impl Listing {
         }
         Ok(result)
     }
+}
+
+/// A cursor this server did not issue for the list it was sent to: invalid params (-32602), as
+/// the specification asks, for every list.
+pub(crate) fn invalid_cursor(error: fiskgen_contract::cursor::InvalidCursor) -> ErrorData {
+    ErrorData::invalid_params(error.to_string(), None)
 }

@@ -11,6 +11,7 @@ pub(crate) mod arg_errors;
 pub(crate) mod call;
 pub(crate) mod confirm;
 pub(crate) mod docs;
+pub(crate) mod error;
 pub(crate) mod job;
 pub(crate) mod listing;
 pub(crate) mod request_state;

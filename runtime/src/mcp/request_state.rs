@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::JsonObject;
 use crate::mcp::approvals::SharedRecord;
+use crate::mcp::error::StateError;
 
 /// How long an approval question stays answerable.
 pub(crate) const STATE_TTL: Duration = Duration::from_secs(10 * 60);
@@ -69,13 +70,13 @@ impl std::fmt::Debug for RequestStates {
 
 impl RequestStates {
     /// With `key` (at least 32 bytes), or a fresh random key when `None`.
-    pub(crate) fn new(identity: &'static str, key: Option<Vec<u8>>) -> Result<Self, String> {
+    pub(crate) fn new(identity: &'static str, key: Option<Vec<u8>>) -> Result<Self, StateError> {
         let shared_key = key.is_some();
         let key = match key {
             Some(key) => key,
             None => random_bytes::<32>()?.to_vec(),
         };
-        let codec = RequestStateCodec::try_new(key).map_err(|error| error.to_string())?;
+        let codec = RequestStateCodec::try_new(key)?;
         Ok(Self {
             codec,
             identity,
@@ -114,15 +115,13 @@ impl RequestStates {
     }
 
     /// A new state for one confirmation of `tool` with `arguments`.
-    pub(crate) fn seal(&self, tool: &str, arguments: &JsonObject) -> Result<String, String> {
+    pub(crate) fn seal(&self, tool: &str, arguments: &JsonObject) -> Result<String, StateError> {
         let nonce = fiskgen_contract::canonical::hex(&random_bytes::<16>()?);
         let bound = self.bound_to(tool, arguments);
-        self.codec
-            .seal_json_with(
-                &Payload { nonce },
-                &SealOptions::new().associated_data(&bound).ttl(self.ttl),
-            )
-            .map_err(|error| error.to_string())
+        Ok(self.codec.seal_json_with(
+            &Payload { nonce },
+            &SealOptions::new().associated_data(&bound).ttl(self.ttl),
+        )?)
     }
 
     /// Verifies `state` for `tool` with `arguments` and uses it up, here and in the shared
@@ -193,9 +192,9 @@ pub(crate) fn arguments_digest(arguments: &JsonObject) -> String {
 }
 
 /// Random bytes from the operating system.
-pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
+pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], StateError> {
     let mut bytes = [0u8; N];
-    getrandom::fill(&mut bytes).map_err(|error| format!("no randomness available: {error}"))?;
+    getrandom::fill(&mut bytes).map_err(StateError::NoRandomness)?;
     Ok(bytes)
 }
 

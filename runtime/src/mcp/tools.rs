@@ -2,18 +2,19 @@
 //!
 //! Start-up builds only what the first request needs: the name index and the `tools/list`
 //! answer, which fiskgen computed at build time ([`crate::listing`]). A tool's rmcp definition
-//! (its schema parsed) is built the first time a request needs it. The JSON listing has the
-//! same shape as the `tools` array of `fiskgen info --json`, so the two can be compared directly.
+//! (its schema parsed) is built the first time a request needs it. The JSON listing is the
+//! `tools` array of `fiskgen info --json`, one type for both (`fiskgen_contract::info`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+use fiskgen_contract::info::{self, ToolInfo};
 use fiskgen_contract::listing::OUTPUT_SCHEMA;
 use rmcp::model::{Tool, ToolAnnotations};
-use serde_json::{Value, json};
 
 use crate::JsonObject;
 use crate::contract::spec::{AppSpec, Run, ToolSpec};
+use crate::mcp::error::CatalogError;
 use crate::mcp::listing::Listing;
 
 /// Every served tool, by name and in serving order.
@@ -30,11 +31,11 @@ pub(crate) struct Catalog {
 impl Catalog {
     /// Builds the catalog; fails when a tool name is served twice or the compiled-in listing
     /// does not fit (a generator bug, reported at start rather than on the first request).
-    pub(crate) fn new(app: &'static AppSpec) -> Result<Self, String> {
+    pub(crate) fn new(app: &'static AppSpec) -> Result<Self, CatalogError> {
         let mut by_name = HashMap::with_capacity(app.tools.len());
         for (index, spec) in app.tools.iter().enumerate() {
             if by_name.insert(spec.name, index).is_some() {
-                return Err(format!("the tool name {:?} is served twice", spec.name));
+                return Err(CatalogError::ServedTwice(spec.name));
             }
         }
         Ok(Self {
@@ -61,7 +62,7 @@ impl Catalog {
 }
 
 /// A tool's rmcp definition: what its `tools/list` entry says.
-fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, String> {
+fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, CatalogError> {
     let tool = Tool::new(spec.name, spec.description, Arc::new(input_schema(spec)?))
         .with_title(spec.title)
         .with_annotations(annotations(spec));
@@ -75,12 +76,10 @@ fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, String> 
 }
 
 /// A spec's input schema as a JSON object.
-pub(crate) fn input_schema(spec: &ToolSpec) -> Result<JsonObject, String> {
-    serde_json::from_str(spec.input_schema).map_err(|error| {
-        format!(
-            "the input schema of tool {:?} is not a JSON object: {error}",
-            spec.name
-        )
+pub(crate) fn input_schema(spec: &ToolSpec) -> Result<JsonObject, CatalogError> {
+    serde_json::from_str(spec.input_schema).map_err(|source| CatalogError::Schema {
+        tool: spec.name,
+        source,
     })
 }
 
@@ -108,39 +107,34 @@ pub(crate) fn output_schema() -> JsonObject {
     serde_json::from_str(OUTPUT_SCHEMA).unwrap_or_default()
 }
 
-/// One tool as `fiskgen info --json` lists it.
-pub(crate) fn info_json(spec: &ToolSpec) -> Result<Value, String> {
-    let hints: Vec<&str> = [
-        (spec.hints.read_only, "read_only"),
-        (spec.hints.destructive, "destructive"),
-        (spec.hints.idempotent, "idempotent"),
-        (spec.hints.open_world, "open_world"),
-    ]
-    .into_iter()
-    .filter_map(|(on, name)| on.then_some(name))
-    .collect();
-    let mut tool = json!({
-        "name": spec.name,
-        "title": spec.title,
-        "description": spec.description,
-        "tags": spec.tags,
-        "hints": hints,
-        "confirm": spec.confirm.map(|trigger| json!({ "trigger": trigger })),
-        "input_schema": input_schema(spec)?,
-    });
-    if let Value::Object(map) = &mut tool {
-        match spec.run {
-            Run::Command(command) => {
-                map.insert("kind".into(), json!("command"));
-                map.insert("command".into(), json!(command.path));
-            }
-            Run::Builtin(builtin) => {
-                map.insert("kind".into(), json!("builtin"));
-                map.insert("builtin".into(), json!(builtin.name()));
-            }
-        }
-    }
-    Ok(tool)
+/// One tool as `<binary> tools --json` lists it: the entry `fiskgen info --json` lists it with
+/// (`fiskgen_contract::info`, the one type of both).
+pub(crate) fn info(spec: &ToolSpec) -> Result<ToolInfo, CatalogError> {
+    let kind = match spec.run {
+        Run::Command(command) => info::Kind::Command {
+            command: command.path.iter().map(|part| part.to_string()).collect(),
+        },
+        Run::Builtin(builtin) => info::Kind::Builtin {
+            builtin: builtin.name().to_string(),
+        },
+    };
+    Ok(ToolInfo {
+        name: spec.name.to_string(),
+        title: spec.title.to_string(),
+        description: spec.description.to_string(),
+        tags: spec.tags.iter().map(|tag| tag.to_string()).collect(),
+        hints: info::hint_names([
+            spec.hints.read_only,
+            spec.hints.destructive,
+            spec.hints.idempotent,
+            spec.hints.open_world,
+        ]),
+        confirm: spec.confirm.map(|trigger| info::Confirm {
+            trigger: trigger.to_string(),
+        }),
+        input_schema: input_schema(spec)?,
+        kind,
+    })
 }
 
 /// `<binary> tools`: one line per tool for people.

@@ -96,8 +96,8 @@ pub(crate) enum AuthError {
     #[error("auth.oauth.resource {0:?} is not an absolute URL")]
     Resource(String),
     /// The signing keys cannot be loaded (or OAuth is not built in).
-    #[error("{0}")]
-    Keys(String),
+    #[error(transparent)]
+    Keys(#[from] crate::transport::jwt::KeysError),
 }
 
 /// Reads a secret; a missing or empty one stops the start.

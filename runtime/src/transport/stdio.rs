@@ -15,8 +15,19 @@ use crate::transport::list_stdio::{self, FastStdio, FrameWriter};
 /// How long the stdout writer may take to drain after the service ended.
 const DRAIN: Duration = Duration::from_secs(5);
 
+/// Why serving over stdio ended with an error.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StdioError {
+    /// The service failed after the handshake.
+    #[error("the stdio service failed: {0}")]
+    Service(tokio::task::JoinError),
+    /// The client never completed the handshake.
+    #[error("the client did not complete the MCP handshake: {0}")]
+    Handshake(Box<rmcp::service::ServerInitializeError>),
+}
+
 /// Serves one client over stdio until stdin closes or `shutdown`.
-pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Result<(), String> {
+pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Result<(), StdioError> {
     // Non-blocking when stdin/stdout are pipes (as clients start servers), so shutdown is not
     // held up by a read parked on the blocking pool.
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
@@ -42,11 +53,9 @@ pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Resu
                 tracing::info!(?reason, "stopping");
                 Ok(())
             }
-            Err(error) => Err(format!("the stdio service failed: {error}")),
+            Err(error) => Err(StdioError::Service(error)),
         },
-        Err(error) => Err(format!(
-            "the client did not complete the MCP handshake: {error}"
-        )),
+        Err(error) => Err(StdioError::Handshake(Box::new(error))),
     };
     // The transport (and with it every sender) is gone with the service: the writer drains
     // what is queued and ends.

@@ -237,9 +237,14 @@ fn golden_builtins() -> Result<()> {
 }
 
 /// `tasks-mcp tools --json` (the compiled golden demo) serves exactly what `fiskgen info
-/// --json` says it will: same tools, titles, descriptions, tags, hints, gates and schemas.
+/// --json` says it will: same tools, titles, descriptions, tags, hints, gates and schemas. Both
+/// outputs are read through the one type of their entries (`fiskgen_contract::info::ToolInfo`,
+/// which refuses a key it does not know), and both print it in one shape: the binary's output
+/// is that type's rendering, byte for byte.
 #[test]
-fn the_generated_server_lists_what_fiskgen_info_shows() -> Result<()> {
+fn the_generated_server_lists_what_fiskgen_info_shows_in_one_shape() -> Result<()> {
+    use fiskgen_contract::info::{self, ToolInfo};
+
     let server = fiskgen_tests::clients::demo_server()?;
     let output = std::process::Command::new(&server)
         .args(["tools", "--json"])
@@ -252,14 +257,29 @@ fn the_generated_server_lists_what_fiskgen_info_shows() -> Result<()> {
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    let listed: serde_json::Value = serde_json::from_slice(&output.stdout)?;
-    let info: serde_json::Value =
-        serde_json::from_str(&fiskgen::info::render_json(&plan("demo")?.server)?)?;
-    let tools = info["tools"].as_array().context("info has tools")?;
-    let listed = listed.as_array().context("tools --json is an array")?;
-    assert_eq!(listed.len(), tools.len());
-    for (served, planned) in listed.iter().zip(tools) {
-        assert_eq!(served, planned, "tool {}", planned["name"]);
+    let stdout = String::from_utf8(output.stdout)?;
+    let listed: Vec<ToolInfo> =
+        serde_json::from_str(&stdout).context("tools --json as ToolInfo entries")?;
+    let printed = fiskgen::info::render_json_with_access(&plan("demo")?.server)?;
+    // `fiskgen info --json`: the served tools under `tools`, beside the rest of the plan.
+    let mut document: serde_json::Value = serde_json::from_str(&printed)?;
+    let planned: Vec<ToolInfo> = serde_json::from_value(document["tools"].take())
+        .context("info --json's tools as ToolInfo entries")?;
+    assert_eq!(listed.len(), planned.len());
+    for (served, planned) in listed.iter().zip(&planned) {
+        assert_eq!(served, planned, "tool {}", planned.name);
     }
+    assert!(
+        listed.iter().any(|tool| tool.confirm.is_some())
+            && listed
+                .iter()
+                .any(|tool| matches!(tool.kind, info::Kind::Command { .. })),
+        "the demo lists a gated command"
+    );
+    assert_eq!(
+        stdout,
+        info::render(&listed)?,
+        "tools --json in the type's shape"
+    );
     Ok(())
 }

@@ -230,3 +230,60 @@ fn no_comment_cites_a_document_outside_the_repository() -> Result<()> {
     assert!(cited.is_empty(), "point these at docs/ instead: {cited:#?}");
     Ok(())
 }
+
+/// The fuzz crate enables the runtime's `fuzzing` feature (its internals for two fuzz targets).
+/// As a member of this workspace, cargo's feature unification turned it on for every server a
+/// `cargo build --workspace` or `cargo test --workspace` built; it is a workspace of its own
+/// (docs/reliability.md). `cargo metadata` resolves the features the way those builds do: for
+/// every member, every target, dev-dependencies included.
+#[test]
+fn no_build_of_the_workspace_compiles_the_runtime_with_fuzzing() -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .current_dir(workspace_root())
+        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .output()
+        .context("running cargo metadata")?;
+    anyhow::ensure!(
+        output.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    let members: Vec<&str> = metadata["workspace_members"]
+        .as_array()
+        .context("workspace_members")?
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    assert!(
+        !members.iter().any(|id| id.contains("fiskgen-fuzz")),
+        "fiskgen-fuzz is a member of the main workspace: {members:?}"
+    );
+    let nodes = metadata["resolve"]["nodes"]
+        .as_array()
+        .context("resolve.nodes")?;
+    let runtime = nodes
+        .iter()
+        .find(|node| {
+            node["id"]
+                .as_str()
+                .is_some_and(|id| id.contains("/runtime#"))
+        })
+        .context("the runtime in cargo metadata's resolve")?;
+    let features: Vec<&str> = runtime["features"]
+        .as_array()
+        .context("the runtime's features")?
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    assert!(
+        features.contains(&"knowledge"),
+        "resolved runtime features: {features:?}"
+    );
+    assert!(
+        !features.contains(&"fuzzing"),
+        "resolved runtime features: {features:?}"
+    );
+    Ok(())
+}

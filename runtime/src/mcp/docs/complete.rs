@@ -30,11 +30,16 @@ impl Docs {
             }
             Reference::Resource(reference) => {
                 let template = uris::help_template(self.identity);
-                if self.templates.is_empty() || reference.uri != template {
+                if self.templates.items().is_empty() || reference.uri != template {
                     return Err(invalid(format!(
                         "unknown resource template {:?}; this server's templates: {}",
                         crate::logging::label(&reference.uri),
-                        listing(self.templates.iter().map(|t| t.uri_template.as_str()))
+                        listing(
+                            self.templates
+                                .items()
+                                .iter()
+                                .map(|t| t.uri_template.as_str())
+                        )
                     )));
                 }
                 if argument.name != uris::HELP_VARIABLE {

@@ -1,62 +1,68 @@
-//! Opaque cursors of the paginated lists (`resources/list`, `resources/templates/list`,
-//! `prompts/list`): the list's name and the offset of the next page, base64url-encoded. A
-//! cursor this server did not issue for this list is an invalid-params error (-32602), as the
-//! specification asks.
+//! The paginated lists of resources, resource templates and prompts, with the cursors of every
+//! list (`fiskgen_contract::cursor`, the same codec as `tools/list`). A cursor this server did
+//! not issue for this list is an invalid-params error (-32602), as the specification asks.
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use fiskgen_contract::cursor::Cursors;
 use rmcp::ErrorData;
 
-/// One page of `items` after `cursor`, and the cursor of the next page.
-pub(crate) fn page<T: Clone>(
-    list: &str,
-    items: &[T],
-    page_size: usize,
-    cursor: Option<&str>,
-) -> Result<(Vec<T>, Option<String>), ErrorData> {
-    let page_size = page_size.max(1);
-    let start = match cursor {
-        None => 0,
-        Some(cursor) => offset(list, cursor, items.len()).ok_or_else(|| {
-            ErrorData::invalid_params(
-                format!(
-                    "invalid cursor {:?} for {list}: pass back a nextCursor this server returned \
-                     for {list}, or no cursor for the first page",
-                    crate::logging::label(cursor)
-                ),
-                None,
-            )
-        })?,
-    };
-    let end = start.saturating_add(page_size).min(items.len());
-    let next = (end < items.len()).then(|| encode(list, end));
-    Ok((items[start..end].to_vec(), next))
+use crate::mcp::listing::invalid_cursor;
+
+/// A list's items, prepared once at start, and its cursors.
+#[derive(Debug)]
+pub(crate) struct Paged<T> {
+    items: Vec<T>,
+    cursors: Cursors,
 }
 
-fn encode(list: &str, offset: usize) -> String {
-    URL_SAFE_NO_PAD.encode(format!("{list}:{offset}"))
-}
+impl<T: Clone> Paged<T> {
+    /// The list `list` (the method, e.g. `resources/list`) of `items` of `what`, each named by
+    /// `key` (its URI or name, unique in the list), in pages of `page_size`. The cursors name
+    /// the list and its items, so a cursor of another list or another narrowing is refused.
+    pub(crate) fn new(
+        list: &str,
+        what: &'static str,
+        items: Vec<T>,
+        key: impl Fn(&T) -> &str,
+        page_size: usize,
+    ) -> Self {
+        let mut set = list.to_string();
+        for item in &items {
+            set.push('\n');
+            set.push_str(key(item));
+        }
+        let cursors = Cursors::new(what, set.as_bytes(), items.len(), page_size);
+        Self { items, cursors }
+    }
 
-/// The offset a cursor stands for, when it is one of ours for `list` and still within it.
-fn offset(list: &str, cursor: &str, len: usize) -> Option<usize> {
-    let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    let (name, offset) = text.split_once(':')?;
-    let offset: usize = offset.parse().ok()?;
-    (name == list && offset > 0 && offset < len && encode(list, offset) == cursor).then_some(offset)
+    /// Every item, in order.
+    pub(crate) fn items(&self) -> &[T] {
+        &self.items
+    }
+
+    /// The page `cursor` asks for (the first without one), and the cursor of the next page.
+    pub(crate) fn page(&self, cursor: Option<&str>) -> Result<(Vec<T>, Option<String>), ErrorData> {
+        let index = self.cursors.page(cursor).map_err(invalid_cursor)?;
+        let items = self.items[self.cursors.range(index)].to_vec();
+        Ok((items, self.cursors.next(index)))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn paged(list: &str, items: &[&'static str]) -> Paged<&'static str> {
+        Paged::new(list, "resources", items.to_vec(), |item| item, 3)
+    }
+
     #[test]
     fn pages_follow_each_other_and_cover_the_list_exactly_once() {
-        let items: Vec<u32> = (0..7).collect();
+        let items = ["a", "b", "c", "d", "e", "f", "g"];
+        let list = paged("resources/list", &items);
         let mut seen = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let (page, next) = page("resources/list", &items, 3, cursor.as_deref()).expect("page");
+            let (page, next) = list.page(cursor.as_deref()).expect("page");
             assert!(page.len() <= 3);
             seen.extend(page);
             match next {
@@ -68,26 +74,25 @@ mod tests {
     }
 
     #[test]
-    fn foreign_altered_or_stale_cursors_are_invalid_params() {
-        let items: Vec<u32> = (0..7).collect();
-        let (_, next) = page("resources/list", &items, 3, None).expect("first page");
+    fn a_cursor_of_another_list_or_another_set_is_invalid_params() {
+        let items = ["a", "b", "c", "d", "e", "f", "g"];
+        let list = paged("resources/list", &items);
+        let (_, next) = list.page(None).expect("first page");
         let next = next.expect("a second page");
-        for bad in [
-            "garbage!".to_string(),
-            format!("{next}x"),
-            encode("prompts/list", 3),
-            encode("resources/list", 0),
-            encode("resources/list", 7),
-            URL_SAFE_NO_PAD.encode("resources/list:03"),
-        ] {
-            let error = page("resources/list", &items, 3, Some(&bad)).expect_err(&bad);
-            assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{bad}");
+        let other_list = paged("prompts/list", &items);
+        let narrowed = paged("resources/list", &items[1..]);
+        for other in [&other_list, &narrowed] {
+            let error = other.page(Some(&next)).expect_err(&next);
+            assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
             assert!(
-                error.message.contains("invalid cursor"),
+                error.message.starts_with(&format!(
+                    "invalid cursor {next:?}: this server did not issue it (it lists its \
+                     resources in "
+                )),
                 "{}",
                 error.message
             );
         }
-        assert!(page("resources/list", &items, 3, Some(&next)).is_ok());
+        assert!(list.page(Some(&next)).is_ok());
     }
 }

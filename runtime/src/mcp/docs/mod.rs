@@ -16,6 +16,7 @@ use rmcp::model::{
 };
 
 use crate::contract::spec::{AppSpec, CheatSpec, HelpSpec};
+use cursor::Paged;
 
 mod complete;
 mod cursor;
@@ -30,18 +31,16 @@ const MARKDOWN: &str = "text/markdown";
 pub(crate) struct Docs {
     /// The server's identity (the URIs' scheme).
     identity: &'static str,
-    /// Items per page of every list.
-    page_size: usize,
     /// Help resources (serving order), then cheat sheets (label order).
-    resources: Vec<Resource>,
+    resources: Paged<Resource>,
     /// The text behind every listed URI.
     contents: HashMap<String, &'static str>,
     /// The help template, when there is help.
-    templates: Vec<ResourceTemplate>,
+    templates: Paged<ResourceTemplate>,
     /// The tools whose help is offered, in serving order (the template's completions).
     help: Vec<&'static HelpSpec>,
     /// One prompt per cheat, in label order.
-    prompts: Vec<Prompt>,
+    prompts: Paged<Prompt>,
     /// The cheats served as prompts, by label.
     cheats: HashMap<&'static str, &'static CheatSpec>,
 }
@@ -104,26 +103,44 @@ impl Docs {
         } else {
             (Vec::new(), HashMap::new())
         };
+        let page_size = usize::try_from(spec.page_size).unwrap_or(usize::MAX);
         Self {
             identity,
-            page_size: usize::try_from(spec.page_size).unwrap_or(usize::MAX),
-            resources,
+            resources: Paged::new(
+                "resources/list",
+                "resources",
+                resources,
+                |resource| resource.uri.as_str(),
+                page_size,
+            ),
             contents,
-            templates,
+            templates: Paged::new(
+                "resources/templates/list",
+                "resource templates",
+                templates,
+                |template| template.uri_template.as_str(),
+                page_size,
+            ),
             help,
-            prompts,
+            prompts: Paged::new(
+                "prompts/list",
+                "prompts",
+                prompts,
+                |prompt| prompt.name.as_str(),
+                page_size,
+            ),
             cheats,
         }
     }
 
     /// Whether anything can be completed (declares the `completions` capability).
     pub(crate) fn completes(&self) -> bool {
-        !self.templates.is_empty() || !self.prompts.is_empty()
+        !self.templates.items().is_empty() || !self.prompts.items().is_empty()
     }
 
     /// Whether there are resources to subscribe to.
     pub(crate) fn has_resources(&self) -> bool {
-        !self.resources.is_empty()
+        !self.resources.items().is_empty()
     }
 
     /// The help of a served tool.

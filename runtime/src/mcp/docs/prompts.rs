@@ -6,7 +6,7 @@ use fiskgen_contract::docs as uris;
 use rmcp::ErrorData;
 use rmcp::model::{GetPromptResult, ListPromptsResult, PromptMessage, Role};
 
-use super::{Docs, MARKDOWN, cursor, invalid, listing};
+use super::{Docs, MARKDOWN, invalid, listing};
 use crate::contract::spec::CheatSpec;
 
 /// The longest argument value accepted, in bytes (a prompt is text for a model, not a file).
@@ -18,7 +18,7 @@ impl Docs {
         &self,
         cursor: Option<&str>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let (items, next) = cursor::page("prompts/list", &self.prompts, self.page_size, cursor)?;
+        let (items, next) = self.prompts.page(cursor)?;
         let mut result = ListPromptsResult::with_all_items(items);
         result.next_cursor = next;
         Ok(result)
@@ -76,12 +76,17 @@ impl Docs {
     /// A served cheat by label, or a specific error.
     pub(super) fn cheat(&self, name: &str) -> Result<&'static CheatSpec, ErrorData> {
         self.cheats.get(name).copied().ok_or_else(|| {
-            let known = if self.prompts.is_empty() {
+            let known = if self.prompts.items().is_empty() {
                 "this server has no prompts".to_string()
             } else {
                 format!(
                     "its prompts: {}",
-                    listing(self.prompts.iter().map(|prompt| prompt.name.as_str()))
+                    listing(
+                        self.prompts
+                            .items()
+                            .iter()
+                            .map(|prompt| prompt.name.as_str())
+                    )
                 )
             };
             invalid(format!(

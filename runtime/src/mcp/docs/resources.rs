@@ -7,7 +7,7 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, ResourceContents,
 };
 
-use super::{Docs, MARKDOWN, cursor};
+use super::{Docs, MARKDOWN};
 
 impl Docs {
     /// One page of resources.
@@ -15,8 +15,7 @@ impl Docs {
         &self,
         cursor: Option<&str>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let (items, next) =
-            cursor::page("resources/list", &self.resources, self.page_size, cursor)?;
+        let (items, next) = self.resources.page(cursor)?;
         let mut result = ListResourcesResult::with_all_items(items);
         result.next_cursor = next;
         Ok(result)
@@ -27,12 +26,7 @@ impl Docs {
         &self,
         cursor: Option<&str>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let (items, next) = cursor::page(
-            "resources/templates/list",
-            &self.templates,
-            self.page_size,
-            cursor,
-        )?;
+        let (items, next) = self.templates.page(cursor)?;
         let mut result = ListResourceTemplatesResult::with_all_items(items);
         result.next_cursor = next;
         Ok(result)
@@ -66,7 +60,9 @@ impl Docs {
                 crate::logging::label(&tool),
                 super::listing(self.help.iter().map(|help| help.tool))
             ),
-            None if self.resources.is_empty() => ": this server offers no resources".to_string(),
+            None if self.resources.items().is_empty() => {
+                ": this server offers no resources".to_string()
+            }
             None => " (resources/list names every URI this server offers)".to_string(),
         };
         ErrorData::resource_not_found(

@@ -269,5 +269,12 @@ fn an_invalid_cursor_is_invalid_params() {
         docs.list_templates(Some("nope")).expect_err("templates"),
     ] {
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+        assert!(
+            error
+                .message
+                .starts_with("invalid cursor \"nope\": this server did not issue it (it lists"),
+            "{}",
+            error.message
+        );
     }
 }

@@ -9,7 +9,7 @@ use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
 use serde_json::{Map, Value};
 
-use super::Rejection;
+use super::{KeysError, Rejection};
 
 use crate::contract::spec::{JwksSource, OAuthSpec};
 
@@ -35,7 +35,7 @@ pub(crate) struct Keys {
 
 impl Keys {
     /// Reads the keys once; failing to read them stops the start.
-    pub(crate) async fn load(spec: &'static OAuthSpec) -> Result<Self, String> {
+    pub(crate) async fn load(spec: &'static OAuthSpec) -> Result<Self, KeysError> {
         let set = fetch(spec.jwks).await?;
         usable(&set, spec)?;
         Ok(Keys {
@@ -183,17 +183,16 @@ fn explain(kind: &ErrorKind, spec: &OAuthSpec) -> String {
 }
 
 /// At least one key the configured algorithms can use.
-fn usable(set: &JwkSet, spec: &OAuthSpec) -> Result<(), String> {
+fn usable(set: &JwkSet, spec: &OAuthSpec) -> Result<(), KeysError> {
     let asymmetric = set
         .keys
         .iter()
         .filter(|jwk| !matches!(jwk.algorithm, AlgorithmParameters::OctetKey(_)))
         .count();
     if asymmetric == 0 {
-        return Err(format!(
-            "the JWKS {} holds no public signing key",
-            describe(spec.jwks)
-        ));
+        return Err(KeysError::NoPublicKey {
+            source_name: describe(spec.jwks),
+        });
     }
     Ok(())
 }
@@ -206,32 +205,30 @@ fn describe(source: JwksSource) -> String {
 }
 
 /// Reads a JWKS document.
-async fn fetch(source: JwksSource) -> Result<JwkSet, String> {
+async fn fetch(source: JwksSource) -> Result<JwkSet, KeysError> {
     let text = match source {
         JwksSource::File(path) => {
-            let meta = std::fs::metadata(path)
-                .map_err(|error| format!("reading the JWKS file {path}: {error}"))?;
+            let read_file = |source| KeysError::ReadFile { path, source };
+            let meta = std::fs::metadata(path).map_err(read_file)?;
             if meta.len() > MAX_JWKS_BYTES {
-                return Err(format!(
-                    "the JWKS file {path} is larger than {MAX_JWKS_BYTES} bytes"
-                ));
+                return Err(KeysError::FileTooLarge {
+                    path,
+                    max: MAX_JWKS_BYTES,
+                });
             }
-            std::fs::read_to_string(path)
-                .map_err(|error| format!("reading the JWKS file {path}: {error}"))?
+            std::fs::read_to_string(path).map_err(read_file)?
         }
         JwksSource::Url(url) => tokio::task::spawn_blocking(move || fetch_url(url))
             .await
-            .map_err(|_| format!("fetching the JWKS at {url} was interrupted"))??,
+            .map_err(|_| KeysError::Interrupted { url })??,
     };
-    serde_json::from_str(&text).map_err(|error| {
-        format!(
-            "the JWKS {} is not a JSON Web Key Set: {error}",
-            describe(source)
-        )
+    serde_json::from_str(&text).map_err(|error| KeysError::NotJwks {
+        source_name: describe(source),
+        error,
     })
 }
 
-fn fetch_url(url: &str) -> Result<String, String> {
+fn fetch_url(url: &'static str) -> Result<String, KeysError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(FETCH_TIMEOUT))
         .http_status_as_error(false)
@@ -241,18 +238,25 @@ fn fetch_url(url: &str) -> Result<String, String> {
         .get(url)
         .header("Accept", "application/json")
         .call()
-        .map_err(|error| format!("fetching the JWKS at {url}: {error}"))?;
+        .map_err(|error| KeysError::Fetch {
+            url,
+            reason: error.to_string(),
+        })?;
     let status = response.status();
     let body = response
         .body_mut()
         .with_config()
         .limit(MAX_JWKS_BYTES)
         .read_to_string()
-        .map_err(|error| format!("reading the JWKS at {url}: {error}"))?;
+        .map_err(|error| KeysError::ReadBody {
+            url,
+            reason: error.to_string(),
+        })?;
     if status != http::StatusCode::OK {
-        return Err(format!(
-            "fetching the JWKS at {url}: the server answered {status}"
-        ));
+        return Err(KeysError::Fetch {
+            url,
+            reason: format!("the server answered {status}"),
+        });
     }
     Ok(body)
 }

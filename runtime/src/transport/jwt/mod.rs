@@ -14,6 +14,71 @@ mod keys;
 #[cfg(feature = "oauth")]
 pub(crate) use keys::Keys;
 
+/// Why the authorization server's signing keys (the JWKS) cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+#[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+pub(crate) enum KeysError {
+    /// The file cannot be read.
+    #[error("reading the JWKS file {path}: {source}")]
+    ReadFile {
+        /// The configured file.
+        path: &'static str,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is over the size cap.
+    #[error("the JWKS file {path} is larger than {max} bytes")]
+    FileTooLarge {
+        /// The configured file.
+        path: &'static str,
+        /// The cap.
+        max: u64,
+    },
+    /// The fetch's thread ended without an answer.
+    #[error("fetching the JWKS at {url} was interrupted")]
+    Interrupted {
+        /// The configured URL.
+        url: &'static str,
+    },
+    /// The request failed.
+    #[error("fetching the JWKS at {url}: {reason}")]
+    Fetch {
+        /// The configured URL.
+        url: &'static str,
+        /// Why (the HTTP client's words, or the status the server answered).
+        reason: String,
+    },
+    /// The answer's body could not be read.
+    #[error("reading the JWKS at {url}: {reason}")]
+    ReadBody {
+        /// The configured URL.
+        url: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// Not a JSON Web Key Set.
+    #[error("the JWKS {source_name} is not a JSON Web Key Set: {error}")]
+    NotJwks {
+        /// `file <path>` or `at <url>`.
+        source_name: String,
+        /// Why.
+        error: serde_json::Error,
+    },
+    /// No key the configured algorithms can use.
+    #[error("the JWKS {source_name} holds no public signing key")]
+    NoPublicKey {
+        /// `file <path>` or `at <url>`.
+        source_name: String,
+    },
+    /// OAuth was configured but the runtime was built without it.
+    #[cfg(not(feature = "oauth"))]
+    #[error(
+        "this server is configured for OAuth but was built without the runtime's oauth \
+         feature; rebuild it with `fiskgen build`"
+    )]
+    NotBuiltIn,
+}
+
 /// Why a token is refused, in words for `error_description` (never the token itself).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Rejection(pub(crate) String);
@@ -41,12 +106,10 @@ pub(crate) struct Keys;
 
 #[cfg(not(feature = "oauth"))]
 impl Keys {
-    pub(crate) async fn load(_: &'static crate::contract::spec::OAuthSpec) -> Result<Self, String> {
-        Err(
-            "this server is configured for OAuth but was built without the runtime's oauth \
-             feature; rebuild it with `fiskgen build`"
-                .to_string(),
-        )
+    pub(crate) async fn load(
+        _: &'static crate::contract::spec::OAuthSpec,
+    ) -> Result<Self, KeysError> {
+        Err(KeysError::NotBuiltIn)
     }
 
     pub(crate) fn spawn_refresh(self: std::sync::Arc<Self>) {}

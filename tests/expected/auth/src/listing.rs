@@ -12,12 +12,12 @@ pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     tools: 4,
     page_size: 256,
     structured_output: false,
+    cursor_tag: "f0e9f8427b52",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
             end: 1448,
-            cursor: None,
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },

@@ -10,7 +10,7 @@ use ::fiskgen_runtime::__private as rt;
 
 /// What `resources/*`, `prompts/*` and `completion/complete` offer.
 pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
-    page_size: 50,
+    page_size: 4,
     help: &[
         rt::HelpSpec {
             tool: "task_list",

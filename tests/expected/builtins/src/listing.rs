@@ -12,26 +12,24 @@ pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     tools: 9,
     page_size: 4,
     structured_output: true,
+    cursor_tag: "8f505f4efa84",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
             end: 2440,
-            cursor: None,
             legacy_tail: "],\"nextCursor\":\"8f505f4efa84-2\"}",
             modern_tail: "],\"nextCursor\":\"8f505f4efa84-2\",\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },
         rt::PageSpec {
             start: 2441,
             end: 4733,
-            cursor: Some("8f505f4efa84-2"),
             legacy_tail: "],\"nextCursor\":\"8f505f4efa84-3\"}",
             modern_tail: "],\"nextCursor\":\"8f505f4efa84-3\",\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },
         rt::PageSpec {
             start: 4734,
             end: 4980,
-            cursor: Some("8f505f4efa84-3"),
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },

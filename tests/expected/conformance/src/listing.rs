@@ -12,12 +12,12 @@ pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     tools: 15,
     page_size: 256,
     structured_output: true,
+    cursor_tag: "23845af39da7",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
             end: 8311,
-            cursor: None,
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },

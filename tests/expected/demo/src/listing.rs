@@ -12,12 +12,12 @@ pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     tools: 8,
     page_size: 256,
     structured_output: true,
+    cursor_tag: "4a62d37e33ad",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
             end: 5801,
-            cursor: None,
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },
