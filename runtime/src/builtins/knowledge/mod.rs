@@ -10,6 +10,8 @@ pub(crate) mod commands;
 #[cfg(feature = "knowledge")]
 pub(crate) mod embeddings;
 #[cfg(feature = "knowledge")]
+pub(crate) mod error;
+#[cfg(feature = "knowledge")]
 pub(crate) mod index;
 #[cfg(feature = "knowledge")]
 pub(crate) mod search;
@@ -22,7 +24,9 @@ pub(crate) mod store;
 mod disabled;
 
 #[cfg(not(feature = "knowledge"))]
-pub(crate) use disabled::{Knowledge, commands};
+pub(crate) use disabled::{Knowledge, KnowledgeError, commands};
+#[cfg(feature = "knowledge")]
+pub(crate) use error::KnowledgeError;
 #[cfg(feature = "knowledge")]
 pub(crate) use serve::Knowledge;
 
