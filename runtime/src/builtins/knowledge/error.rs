@@ -511,3 +511,94 @@ pub(crate) enum CommandError {
     #[error(transparent)]
     Index(#[from] IndexError),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The composed texts, as clients and operators read them (and as tests of the servers and
+    /// Fisk AI's own wording pin them).
+    #[test]
+    fn texts_read_as_before_the_errors_were_typed() {
+        let built = Meta {
+            format_version: 1,
+            model: "m".into(),
+            dimension: 3,
+            normalized: false,
+            query_prefix: "q: ".into(),
+            document_prefix: String::new(),
+        };
+        let cases: [(Box<dyn std::error::Error>, &str); 8] = [
+            (
+                Box::new(StoreError::TooNew { format_version: 2 }),
+                "knowledge index format is newer than this build supports: index \
+                 format_version=2, this build supports up to 1; upgrade this server",
+            ),
+            (
+                Box::new(StoreError::BuiltOtherwise {
+                    built: Box::new(built),
+                    wanted: Box::new(Identity {
+                        model: "n".into(),
+                        query_prefix: String::new(),
+                        document_prefix: "d: ".into(),
+                    }),
+                    reindex: "x-mcp knowledge index --reindex".into(),
+                }),
+                "knowledge index was built with a different embedding configuration: index \
+                 built with model=\"m\" query_prefix=\"q: \" document_prefix=\"\" \
+                 normalized=false; config requests model=\"n\" query_prefix=\"\" \
+                 document_prefix=\"d: \"; run 'x-mcp knowledge index --reindex'",
+            ),
+            (
+                Box::new(EmbeddingsError::BaseUrl {
+                    base: "ftp://h".into(),
+                    why: UrlProblem::Scheme,
+                }),
+                "knowledge.embeddings.base_url \"ftp://h\" must be an http or https URL",
+            ),
+            (
+                Box::new(EmbeddingsError::Contact {
+                    base: "http://127.0.0.1:9/v1".into(),
+                    why: HttpFailure::TimedOut {
+                        after: Duration::from_millis(1500),
+                    },
+                }),
+                "contacting embeddings server at http://127.0.0.1:9/v1: timed out after 1.5s",
+            ),
+            (
+                Box::new(KnowledgeError::NotBuilt {
+                    index_command: "x-mcp knowledge index".into(),
+                }),
+                "the knowledge index has not been built yet; run: x-mcp knowledge index",
+            ),
+            (
+                Box::new(KnowledgeError::NoSuchChunk {
+                    document: "\"a.md\"".into(),
+                    last: 2,
+                    shown: "\"a.md#7\"".into(),
+                }),
+                "\"a.md\" has chunks #0 to #2; \"a.md#7\" does not exist",
+            ),
+            (
+                Box::new(IndexError::DimensionChanged {
+                    built_model: "m".into(),
+                    built: 3,
+                    model: "m".into(),
+                    dimension: 4,
+                    reindex: "r".into(),
+                }),
+                "knowledge index was built with a different embedding configuration: manifest \
+                 built with model=m dim=3; config requests model=m dim=4 - run 'r'",
+            ),
+            (
+                Box::new(IndexError::Symlink {
+                    path: PathBuf::from("k/knowledge.db"),
+                }),
+                "knowledge index path k/knowledge.db is a symlink; refusing to follow it",
+            ),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+    }
+}
