@@ -19,6 +19,8 @@ pub(crate) mod search;
 mod serve;
 #[cfg(feature = "knowledge")]
 pub(crate) mod store;
+#[cfg(feature = "knowledge")]
+mod walk;
 
 #[cfg(not(feature = "knowledge"))]
 mod disabled;
