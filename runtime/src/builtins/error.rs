@@ -4,6 +4,7 @@
 use std::io;
 
 use super::files::FileError;
+use super::knowledge::KnowledgeError;
 
 /// A failed call of a built-in: `<tool>: <why>`, the text of the error result.
 #[derive(Debug, thiserror::Error)]
@@ -95,9 +96,9 @@ pub(crate) enum ToolError {
     /// The knowledge tools are served but no index was opened.
     #[error("the knowledge index is not configured")]
     NoKnowledge,
-    /// A knowledge tool failed (its text; the knowledge subsystem's errors are still text).
-    #[error("{0}")]
-    Knowledge(String),
+    /// A knowledge tool failed.
+    #[error(transparent)]
+    Knowledge(#[from] KnowledgeError),
     /// The arguments do not belong to the tool (a bug, never a client's doing).
     #[error("internal error: the arguments were prepared for another tool")]
     Mismatch,
@@ -120,5 +121,5 @@ pub(crate) enum StartError {
     WorkingDirectory(io::Error),
     /// The knowledge index cannot be opened.
     #[error("cannot expose knowledge_search over MCP: {0}")]
-    Knowledge(String),
+    Knowledge(#[source] KnowledgeError),
 }

@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use rusqlite::Connection;
+
 use super::Knowledge;
+use super::error::CommandError;
 use super::index::{self, Options};
 use super::store;
 use crate::contract::spec::KnowledgeSpec;
@@ -19,16 +22,11 @@ pub(crate) fn index(
     paths: Vec<PathBuf>,
 ) -> ExitCode {
     let result = (|| {
-        let cwd = std::env::current_dir()
-            .map_err(|error| format!("reading the working directory: {error}"))?;
+        let cwd = std::env::current_dir().map_err(CommandError::WorkingDirectory)?;
         let knowledge = Knowledge::open_for_index(spec, identity, &cwd)?;
         let (paths, prune) = if paths.is_empty() {
             if spec.paths.is_empty() {
-                return Err(
-                    "nothing to index: give the files or directories to index (no \
-                     harness.knowledge.paths were configured)"
-                        .to_string(),
-                );
+                return Err(CommandError::NoConfiguredPaths);
             }
             (spec.paths.iter().map(PathBuf::from).collect(), true)
         } else {
@@ -68,29 +66,16 @@ pub(crate) fn index(
 /// `knowledge status`: where the index is, its tier and counts.
 pub(crate) fn status(spec: &'static KnowledgeSpec, identity: &str) -> ExitCode {
     let result = (|| {
-        let cwd = std::env::current_dir()
-            .map_err(|error| format!("reading the working directory: {error}"))?;
+        let cwd = std::env::current_dir().map_err(CommandError::WorkingDirectory)?;
         let knowledge = Knowledge::open_for_index(spec, identity, &cwd)?;
         let path = knowledge.dir().join(store::DB_FILE);
         println!("index: {}", path.display());
-        let counted = knowledge
-            .pool
-            .with(|conn| -> Result<(i64, i64, store::Meta), String> {
-                let count = |sql: &str| -> Result<i64, String> {
-                    conn.query_row(sql, [], |row| row.get(0))
-                        .map_err(|error| format!("reading the index: {error}"))
-                };
-                Ok((
-                    count("SELECT count(*) FROM documents")?,
-                    count("SELECT count(*) FROM chunks")?,
-                    store::read_meta(conn)?,
-                ))
-            });
+        let counted = knowledge.pool.with(counts);
         match counted {
             Err(store::Unavailable::NotBuilt) => {
                 println!("status: not built (run: {identity}-mcp knowledge index)");
             }
-            Err(store::Unavailable::Failed(error)) => return Err(error),
+            Err(store::Unavailable::Failed(error)) => return Err(error.into()),
             Ok(counted) => {
                 let (documents, chunks, meta) = counted?;
                 println!("documents: {documents}\nchunks: {chunks}");
@@ -113,7 +98,21 @@ pub(crate) fn status(spec: &'static KnowledgeSpec, identity: &str) -> ExitCode {
     finish(result)
 }
 
-fn finish(result: Result<(), String>) -> ExitCode {
+/// The documents, the chunks and the manifest of an index.
+fn counts(conn: &Connection) -> Result<(i64, i64, store::Meta), CommandError> {
+    let count = |sql: &str| -> Result<i64, CommandError> {
+        conn.query_row(sql, [], |row| row.get(0))
+            .map_err(CommandError::Count)
+    };
+    Ok((
+        count("SELECT count(*) FROM documents")?,
+        count("SELECT count(*) FROM chunks")?,
+        store::read_meta(conn)?,
+    ))
+}
+
+/// The exit code; an error is printed first.
+fn finish(result: Result<(), CommandError>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -8,8 +8,15 @@ use super::{ReadArgs, SearchArgs};
 use crate::contract::spec::KnowledgeSpec;
 
 /// Why nothing works.
-const DISABLED: &str = "this server was built without knowledge support (the fiskgen-runtime \
-                        feature `knowledge`)";
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum KnowledgeError {
+    /// The runtime was built without its `knowledge` feature.
+    #[error(
+        "this server was built without knowledge support (the fiskgen-runtime feature \
+         `knowledge`)"
+    )]
+    Disabled,
+}
 
 /// Never constructed: [`Knowledge::open`] always fails.
 #[derive(Debug)]
@@ -21,8 +28,8 @@ impl Knowledge {
         _spec: &'static KnowledgeSpec,
         _identity: &str,
         _cwd: &Path,
-    ) -> Result<Self, String> {
-        Err(DISABLED.into())
+    ) -> Result<Self, KnowledgeError> {
+        Err(KnowledgeError::Disabled)
     }
 
     /// Nothing to say.
@@ -31,17 +38,21 @@ impl Knowledge {
     }
 
     /// Unreachable.
-    pub(crate) fn search(&self, _: &SearchArgs, _: Option<Instant>) -> Result<String, String> {
+    pub(crate) fn search(
+        &self,
+        _: &SearchArgs,
+        _: Option<Instant>,
+    ) -> Result<String, KnowledgeError> {
         match *self {}
     }
 
     /// Unreachable.
-    pub(crate) fn read(&self, _: &ReadArgs) -> Result<String, String> {
+    pub(crate) fn read(&self, _: &ReadArgs) -> Result<String, KnowledgeError> {
         match *self {}
     }
 
     /// Unreachable.
-    pub(crate) fn list(&self) -> Result<String, String> {
+    pub(crate) fn list(&self) -> Result<String, KnowledgeError> {
         match *self {}
     }
 }
@@ -61,13 +72,13 @@ pub(crate) mod commands {
         _prune: bool,
         _paths: Vec<PathBuf>,
     ) -> ExitCode {
-        eprintln!("error: {}", super::DISABLED);
+        eprintln!("error: {}", super::KnowledgeError::Disabled);
         ExitCode::FAILURE
     }
 
     /// Refuses.
     pub(crate) fn status(_spec: &'static KnowledgeSpec, _identity: &str) -> ExitCode {
-        eprintln!("error: {}", super::DISABLED);
+        eprintln!("error: {}", super::KnowledgeError::Disabled);
         ExitCode::FAILURE
     }
 }

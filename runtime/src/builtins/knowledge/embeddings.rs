@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::error::{EmbeddingsError, HttpFailure, UrlProblem};
 use crate::contract::spec::EmbeddingsSpec;
 
 /// Longest query sent, in bytes (cut on a character boundary).
@@ -34,52 +35,37 @@ pub(crate) struct Embedder {
 impl Embedder {
     /// Validates the configuration (docs/builtins.md, "The embeddings endpoint": `base_url` and `model` set, `http(s)`, no
     /// user info, plain `http` only to loopback hosts) and reads the API key.
-    pub(crate) fn new(spec: &EmbeddingsSpec) -> Result<Self, String> {
+    pub(crate) fn new(spec: &EmbeddingsSpec) -> Result<Self, EmbeddingsError> {
         let base = spec.base_url.trim().trim_end_matches('/').to_string();
         if base.is_empty() {
-            return Err(
-                "knowledge.embeddings.base_url is required when the embeddings block is present"
-                    .into(),
-            );
+            return Err(EmbeddingsError::NoBaseUrl);
         }
         if spec.model.trim().is_empty() {
-            return Err(
-                "knowledge.embeddings.model is required when the embeddings block is present"
-                    .into(),
-            );
+            return Err(EmbeddingsError::NoModel);
         }
-        let invalid = |why: &str| format!("knowledge.embeddings.base_url {base:?} {why}");
+        let invalid = |why| EmbeddingsError::BaseUrl {
+            base: base.clone(),
+            why,
+        };
         let uri: http::Uri = base
             .parse()
-            .map_err(|error| invalid(&format!("is not a valid URL: {error}")))?;
+            .map_err(|error| invalid(UrlProblem::Invalid(error)))?;
         let scheme = uri.scheme_str().unwrap_or("");
         let authority = uri
             .authority()
-            .ok_or_else(|| invalid("has no host"))?
+            .ok_or_else(|| invalid(UrlProblem::NoHost))?
             .as_str();
         if authority.contains('@') {
-            return Err(invalid(
-                "must not contain user info; put the key in the variable named by api_key_env",
-            ));
+            return Err(invalid(UrlProblem::UserInfo));
         }
         let host = uri.host().unwrap_or("");
         let loopback = is_loopback(host);
         match scheme {
-            "http" if !loopback => {
-                return Err(invalid(
-                    "must use https for a host that is not loopback (plain http is allowed only \
-                     for localhost, 127.0.0.0/8 and ::1)",
-                ));
-            }
+            "http" if !loopback => return Err(invalid(UrlProblem::PlainHttp)),
             "http" => {}
             "https" if cfg!(feature = "embeddings-tls") => {}
-            "https" => {
-                return Err(invalid(
-                    "uses https, but this server was built without TLS support for embeddings \
-                     (the fiskgen-runtime feature embeddings-tls)",
-                ));
-            }
-            _ => return Err(invalid("must be an http or https URL")),
+            "https" => return Err(invalid(UrlProblem::NoTls)),
+            _ => return Err(invalid(UrlProblem::Scheme)),
         }
         let key = spec
             .api_key_env
@@ -110,7 +96,7 @@ impl Embedder {
         &self,
         query: &str,
         deadline: Option<Instant>,
-    ) -> Result<Vec<f32>, String> {
+    ) -> Result<Vec<f32>, EmbeddingsError> {
         let mut cut = query.len().min(MAX_QUERY_BYTES);
         while !query.is_char_boundary(cut) {
             cut -= 1;
@@ -119,13 +105,16 @@ impl Embedder {
         let mut vectors = self.embed_batch(&[input], deadline)?;
         match (vectors.pop(), vectors.is_empty()) {
             (Some(vector), true) => Ok(normalize(vector)),
-            _ => Err("the embeddings server returned more than one vector for one query".into()),
+            _ => Err(EmbeddingsError::NotOneVector),
         }
     }
 
     /// The normalised vectors of chunks (document prefix with `{title}` replaced by the
     /// section, or `none`), in order, in batches.
-    pub(crate) fn embed_documents(&self, docs: &[(&str, &str)]) -> Result<Vec<Vec<f32>>, String> {
+    pub(crate) fn embed_documents(
+        &self,
+        docs: &[(&str, &str)],
+    ) -> Result<Vec<Vec<f32>>, EmbeddingsError> {
         let inputs: Vec<String> = docs
             .iter()
             .map(|(title, text)| {
@@ -144,19 +133,19 @@ impl Embedder {
     }
 
     /// The model's dimension: the length of one raw vector (the input Fisk AI probes with).
-    pub(crate) fn probe_dimension(&self) -> Result<usize, String> {
+    pub(crate) fn probe_dimension(&self) -> Result<usize, EmbeddingsError> {
         let vectors = self.embed_batch(&["dimension probe".to_string()], None)?;
         match vectors.first() {
             Some(vector) if vectors.len() == 1 && !vector.is_empty() => Ok(vector.len()),
-            _ => Err(format!(
-                "embeddings server at {} returned an empty dimension probe for model {:?}",
-                self.base, self.spec.model
-            )),
+            _ => Err(EmbeddingsError::EmptyProbe {
+                base: self.base.clone(),
+                model: self.spec.model.to_string(),
+            }),
         }
     }
 
     /// A batch, split in halves on failure down to single inputs.
-    fn embed_with_fallback(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>, String> {
+    fn embed_with_fallback(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>, EmbeddingsError> {
         match self.embed_batch(inputs, None) {
             Ok(vectors) => Ok(vectors),
             Err(error) if inputs.len() == 1 => Err(error),
@@ -174,16 +163,17 @@ impl Embedder {
         &self,
         inputs: &[String],
         deadline: Option<Instant>,
-    ) -> Result<Vec<Vec<f32>>, String> {
-        for (i, input) in inputs.iter().enumerate() {
+    ) -> Result<Vec<Vec<f32>>, EmbeddingsError> {
+        for (index, input) in inputs.iter().enumerate() {
             if input.trim().is_empty() {
-                return Err(format!("embedding input {i} is empty"));
+                return Err(EmbeddingsError::EmptyInput { index });
             }
             if input.len() > MAX_INPUT_BYTES {
-                return Err(format!(
-                    "embedding input {i} is too large: {} bytes, limit is {MAX_INPUT_BYTES}",
-                    input.len()
-                ));
+                return Err(EmbeddingsError::InputTooLarge {
+                    index,
+                    size: input.len(),
+                    limit: MAX_INPUT_BYTES,
+                });
             }
         }
         let mut timeout = self.spec.timeout;
@@ -194,7 +184,7 @@ impl Embedder {
             }
         }
         if timeout.is_zero() {
-            return Err("no time left for the embeddings request within the tool timeout".into());
+            return Err(EmbeddingsError::NoTimeLeft);
         }
         let mut config = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
@@ -209,38 +199,36 @@ impl Embedder {
             request = request.header("Authorization", &format!("Bearer {key}"));
         }
         let body = json!({ "input": inputs, "model": self.spec.model }).to_string();
-        let mut response = request.send(body.as_bytes()).map_err(|error| {
-            format!(
-                "contacting embeddings server at {}: {}",
-                self.base,
-                describe(&error, timeout)
-            )
-        })?;
+        let mut response =
+            request
+                .send(body.as_bytes())
+                .map_err(|error| EmbeddingsError::Contact {
+                    base: self.base.clone(),
+                    why: describe(error, timeout),
+                })?;
         let status = response.status();
         let raw = response
             .body_mut()
             .with_config()
             .limit(MAX_RESPONSE_BYTES)
             .read_to_vec()
-            .map_err(|error| {
-                format!("reading embeddings response: {}", describe(&error, timeout))
-            })?;
+            .map_err(|error| EmbeddingsError::ReadResponse(describe(error, timeout)))?;
         if status != http::StatusCode::OK {
-            return Err(format!(
-                "embeddings server at {} returned {status}: {}",
-                self.base,
-                String::from_utf8_lossy(&raw).trim()
-            ));
+            return Err(EmbeddingsError::Status {
+                base: self.base.clone(),
+                status,
+                body: String::from_utf8_lossy(&raw).trim().to_string(),
+            });
         }
         parse_response(&raw, inputs.len(), &self.base)
     }
 }
 
-/// An HTTP error in words; a timeout says how long it waited.
-fn describe(error: &ureq::Error, timeout: Duration) -> String {
+/// An HTTP error; a timeout says how long it waited.
+fn describe(error: ureq::Error, timeout: Duration) -> HttpFailure {
     match error {
-        ureq::Error::Timeout(_) => format!("timed out after {}", crate::duration::format(timeout)),
-        other => other.to_string(),
+        ureq::Error::Timeout(_) => HttpFailure::TimedOut { after: timeout },
+        other => HttpFailure::Other(Box::new(other)),
     }
 }
 
@@ -265,43 +253,34 @@ struct ErrorBody {
 }
 
 /// Vectors placed by `index`; every sent input must get exactly one, non-empty.
-fn parse_response(raw: &[u8], count: usize, base: &str) -> Result<Vec<Vec<f32>>, String> {
-    let parsed: Response = serde_json::from_slice(raw)
-        .map_err(|error| format!("decoding embeddings response: {error}"))?;
+fn parse_response(raw: &[u8], count: usize, base: &str) -> Result<Vec<Vec<f32>>, EmbeddingsError> {
+    let parsed: Response = serde_json::from_slice(raw).map_err(EmbeddingsError::Decode)?;
     if let Some(error) = parsed.error.filter(|e| !e.message.is_empty()) {
-        return Err(format!(
-            "embeddings server at {base} reported: {}",
-            error.message
-        ));
+        return Err(EmbeddingsError::Reported {
+            base: base.to_string(),
+            message: error.message,
+        });
     }
     if parsed.data.len() != count {
-        return Err(format!(
-            "embeddings server returned {} vectors for {count} inputs",
-            parsed.data.len()
-        ));
+        return Err(EmbeddingsError::VectorCount {
+            got: parsed.data.len(),
+            count,
+        });
     }
     let mut out: Vec<Option<Vec<f32>>> = vec![None; count];
     for item in parsed.data {
         let slot = usize::try_from(item.index)
             .ok()
             .and_then(|index| out.get_mut(index))
-            .ok_or_else(|| {
-                format!(
-                    "embeddings server returned out-of-range index {} for {count} inputs",
-                    item.index
-                )
+            .ok_or(EmbeddingsError::OutOfRange {
+                index: item.index,
+                count,
             })?;
         if slot.is_some() {
-            return Err(format!(
-                "embeddings server returned duplicate index {}",
-                item.index
-            ));
+            return Err(EmbeddingsError::Duplicate { index: item.index });
         }
         if item.embedding.is_empty() {
-            return Err(format!(
-                "embeddings server returned an empty vector at index {}",
-                item.index
-            ));
+            return Err(EmbeddingsError::EmptyVector { index: item.index });
         }
         *slot = Some(item.embedding);
     }
@@ -358,7 +337,7 @@ mod tests {
             ("http://user:pw@127.0.0.1/v1", "user info"),
             ("ftp://127.0.0.1/v1", "http or https"),
         ] {
-            let error = Embedder::new(&spec(url)).expect_err(url);
+            let error = Embedder::new(&spec(url)).expect_err(url).to_string();
             assert!(error.contains(needle), "{url}: {error}");
         }
     }
@@ -366,13 +345,26 @@ mod tests {
     #[test]
     fn responses_are_placed_by_index() {
         let raw = br#"{"data":[{"index":1,"embedding":[2.0]},{"index":0,"embedding":[1.0]}]}"#;
-        assert_eq!(parse_response(raw, 2, "b"), Ok(vec![vec![1.0], vec![2.0]]));
+        assert_eq!(
+            parse_response(raw, 2, "b").expect("placed"),
+            vec![vec![1.0], vec![2.0]]
+        );
         let dup = br#"{"data":[{"index":0,"embedding":[2.0]},{"index":0,"embedding":[1.0]}]}"#;
-        assert!(parse_response(dup, 2, "b").is_err_and(|e| e.contains("duplicate")));
+        assert_eq!(
+            parse_response(dup, 2, "b")
+                .expect_err("duplicate")
+                .to_string(),
+            "embeddings server returned duplicate index 0"
+        );
         let few = br#"{"data":[]}"#;
         assert!(parse_response(few, 1, "b").is_err());
         let error = br#"{"error":{"message":"no such model"}}"#;
-        assert!(parse_response(error, 1, "b").is_err_and(|e| e.contains("no such model")));
+        assert_eq!(
+            parse_response(error, 1, "b")
+                .expect_err("reported")
+                .to_string(),
+            "embeddings server at b reported: no such model"
+        );
     }
 
     #[test]
@@ -381,7 +373,8 @@ mod tests {
         let embedder = Embedder::new(&spec("http://127.0.0.1:9/v1")).expect("valid");
         let error = embedder
             .embed_query("hello", None)
-            .expect_err("unreachable");
+            .expect_err("unreachable")
+            .to_string();
         assert!(
             error.starts_with("contacting embeddings server at http://127.0.0.1:9/v1"),
             "{error}"

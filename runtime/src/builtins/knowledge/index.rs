@@ -19,15 +19,9 @@ use sha2::{Digest, Sha256};
 
 use super::chunk::{self, Chunk};
 use super::embeddings::{Embedder, to_blob};
+use super::error::IndexError;
 use super::store::{self, DB_FILE, FORMAT_VERSION, LOCK_FILE, Meta, VectorIdentity};
-use crate::builtins::files::normalize;
-
-/// Files larger than this are skipped.
-const MAX_FILE_BYTES: u64 = 512 * 1024;
-/// Extensions indexed (compared in lower case).
-const EXTENSIONS: [&str; 4] = ["md", "markdown", "txt", "text"];
-/// A sibling store that is never indexed.
-const MEMORY_DIR: &str = "memory";
+use super::walk::walk;
 
 /// What one run does.
 #[derive(Debug)]
@@ -67,24 +61,24 @@ pub(crate) fn run(
     embedder: Option<&Embedder>,
     options: &Options<'_>,
     note: &mut dyn FnMut(String),
-) -> Result<Stats, String> {
+) -> Result<Stats, IndexError> {
     if options.paths.is_empty() {
-        return Err("nothing to index: give one or more paths".into());
+        return Err(IndexError::NoPaths);
     }
     // Before anything is created: a typo must not leave an empty index behind.
     for path in options.paths {
-        std::fs::symlink_metadata(path)
-            .map_err(|error| format!("cannot index {}: {error}", path.display()))?;
+        std::fs::symlink_metadata(path).map_err(|source| IndexError::Missing {
+            path: path.clone(),
+            source,
+        })?;
     }
     DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(dir)
-        .map_err(|error| {
-            format!(
-                "creating the knowledge directory {}: {error}",
-                dir.display()
-            )
+        .map_err(|source| IndexError::CreateDirectory {
+            path: dir.to_path_buf(),
+            source,
         })?;
     let _lock = lock(&dir.join(LOCK_FILE))?;
     let db_path = dir.join(DB_FILE);
@@ -94,14 +88,15 @@ pub(crate) fn run(
         .mode(0o600)
         .custom_flags(nix::libc::O_NOFOLLOW)
         .open(&db_path)
-        .map_err(|error| {
-            format!(
-                "creating the knowledge index {}: {error}",
-                db_path.display()
-            )
+        .map_err(|source| IndexError::CreateIndex {
+            path: db_path.clone(),
+            source,
         })?;
     store::register_vec();
-    let fail = |error: rusqlite::Error| format!("knowledge index {}: {error}", db_path.display());
+    let fail = |source| IndexError::Database {
+        path: db_path.clone(),
+        source,
+    };
     let mut conn = Connection::open(&db_path).map_err(fail)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))
         .map_err(fail)?;
@@ -110,14 +105,12 @@ pub(crate) fn run(
     )
     .map_err(fail)?;
     store::verify_fts5(&conn)?;
-    conn.execute_batch(SCHEMA)
-        .map_err(|error| format!("creating the knowledge schema: {error}"))?;
+    conn.execute_batch(SCHEMA).map_err(IndexError::Schema)?;
     enforce_permissions(&db_path)?;
 
     let prior: i64 = count(&conn, "SELECT count(*) FROM documents")?;
     if options.reindex {
-        conn.execute_batch(RESET)
-            .map_err(|error| format!("resetting the index for --reindex: {error}"))?;
+        conn.execute_batch(RESET).map_err(IndexError::Reset)?;
     }
     prepare_vectors(&conn, embedder, options)?;
 
@@ -219,7 +212,7 @@ INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild');
 ";
 
 /// The advisory lock that keeps two writers apart.
-fn lock(path: &Path) -> Result<File, String> {
+fn lock(path: &Path) -> Result<File, IndexError> {
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -227,7 +220,10 @@ fn lock(path: &Path) -> Result<File, String> {
         .mode(0o600)
         .custom_flags(nix::libc::O_NOFOLLOW)
         .open(path)
-        .map_err(|error| format!("opening {}: {error}", path.display()))?;
+        .map_err(|source| IndexError::OpenLock {
+            path: path.to_path_buf(),
+            source,
+        })?;
     // A short grace: a lock just released can linger while a forked child of this process
     // still holds the descriptor (until its exec closes it).
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
@@ -238,37 +234,38 @@ fn lock(path: &Path) -> Result<File, String> {
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err("another knowledge index is already running".into());
+                return Err(IndexError::Busy);
             }
-            Err(std::fs::TryLockError::Error(error)) => {
-                return Err(format!("locking {}: {error}", path.display()));
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(IndexError::Lock {
+                    path: path.to_path_buf(),
+                    source,
+                });
             }
         }
     }
 }
 
 /// The index and its WAL files private (0600), and never symbolic links.
-fn enforce_permissions(db: &Path) -> Result<(), String> {
+fn enforce_permissions(db: &Path) -> Result<(), IndexError> {
     for suffix in ["", "-wal", "-shm"] {
         let path = PathBuf::from(format!("{}{suffix}", db.display()));
         let Ok(metadata) = std::fs::symlink_metadata(&path) else {
             continue;
         };
         if metadata.file_type().is_symlink() {
-            return Err(format!(
-                "knowledge index path {} is a symlink; refusing to follow it",
-                path.display()
-            ));
+            return Err(IndexError::Symlink { path });
         }
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-            .map_err(|error| format!("setting permissions of {}: {error}", path.display()))?;
+            .map_err(|source| IndexError::Permissions { path, source })?;
     }
     Ok(())
 }
 
-fn count(conn: &Connection, sql: &str) -> Result<i64, String> {
+/// One number the index is asked for.
+fn count(conn: &Connection, sql: &str) -> Result<i64, IndexError> {
     conn.query_row(sql, [], |row| row.get(0))
-        .map_err(|error| format!("reading the knowledge index: {error}"))
+        .map_err(IndexError::Count)
 }
 
 /// Pins the manifest: the format only (lexical), or the vector identity after probing the
@@ -277,19 +274,18 @@ fn prepare_vectors(
     conn: &Connection,
     embedder: Option<&Embedder>,
     options: &Options<'_>,
-) -> Result<(), String> {
+) -> Result<(), IndexError> {
     let Some(embedder) = embedder else {
-        return store::write_meta(
+        store::write_meta(
             conn,
             &Meta {
                 format_version: FORMAT_VERSION,
                 ..Meta::default()
             },
-        );
+        )?;
+        return Ok(());
     };
-    let dimension = embedder
-        .probe_dimension()
-        .map_err(|error| format!("probing the embedding dimension: {error}"))?;
+    let dimension = embedder.probe_dimension().map_err(IndexError::Probe)?;
     let spec = embedder.spec();
     let desired = Meta {
         format_version: FORMAT_VERSION,
@@ -302,11 +298,13 @@ fn prepare_vectors(
     let meta = store::read_meta(conn)?;
     if !options.reindex && !meta.model.is_empty() {
         if meta.dimension != dimension {
-            return Err(format!(
-                "knowledge index was built with a different embedding configuration: manifest \
-                 built with model={} dim={}; config requests model={} dim={dimension} - run '{}'",
-                meta.model, meta.dimension, desired.model, options.reindex_command
-            ));
+            return Err(IndexError::DimensionChanged {
+                built_model: meta.model,
+                built: meta.dimension,
+                model: desired.model,
+                dimension,
+                reindex: options.reindex_command.to_string(),
+            });
         }
         store::validate_meta(
             &meta,
@@ -320,11 +318,10 @@ fn prepare_vectors(
     }
     if !options.reindex && meta.model.is_empty() && count(conn, "SELECT count(*) FROM chunks")? > 0
     {
-        return Err(format!(
-            "knowledge index was built with a different embedding configuration: the existing \
-             index is lexical-only but config now requests embeddings model={} - run '{}'",
-            desired.model, options.reindex_command
-        ));
+        return Err(IndexError::NowVectors {
+            model: desired.model,
+            reindex: options.reindex_command.to_string(),
+        });
     }
     conn.execute_batch(&format!(
         "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
@@ -335,77 +332,9 @@ fn prepare_vectors(
             DELETE FROM chunks_vec WHERE chunk_id = old.id;
         END;"
     ))
-    .map_err(|error| format!("creating the vector table (dimension {dimension}): {error}"))?;
-    store::write_meta(conn, &desired)
-}
-
-/// Collects `(key, path)` of the files to index below `path`, in name order: symbolic links,
-/// dot-directories, `memory/` and the store's own directory are skipped.
-fn walk(
-    root: &Path,
-    path: &Path,
-    store_dir: &Path,
-    out: &mut Vec<(String, PathBuf)>,
-    note: &mut dyn FnMut(String),
-) -> Result<(), String> {
-    let metadata = std::fs::symlink_metadata(path)
-        .map_err(|error| format!("reading {}: {error}", path.display()))?;
-    let kind = metadata.file_type();
-    if kind.is_dir() {
-        if path != root && skip_dir(path, store_dir) {
-            return Ok(());
-        }
-        if std::fs::canonicalize(path).is_ok_and(|real| real == store_dir) {
-            return Ok(());
-        }
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|error| format!("reading {}: {error}", path.display()))?
-            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-            .collect();
-        entries.sort();
-        for entry in entries {
-            walk(root, &entry, store_dir, out, note)?;
-        }
-        return Ok(());
-    }
-    if !kind.is_file() {
-        return Ok(());
-    }
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
-    if !EXTENSIONS.contains(&extension.as_str()) {
-        return Ok(());
-    }
-    if metadata.len() > MAX_FILE_BYTES {
-        note(format!(
-            "skipping oversized file {:?} ({} bytes)",
-            path.display().to_string(),
-            metadata.len()
-        ));
-        return Ok(());
-    }
-    // The walked path, slash-separated; the root as given, what lies below it cleaned.
-    let key = if path == root {
-        path.display().to_string()
-    } else {
-        normalize(path).display().to_string()
-    };
-    out.push((key, path.to_path_buf()));
+    .map_err(|source| IndexError::VectorTable { dimension, source })?;
+    store::write_meta(conn, &desired)?;
     Ok(())
-}
-
-/// Directories never walked into.
-fn skip_dir(path: &Path, store_dir: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    (name.starts_with('.') && name != "." && name != "..")
-        || name == MEMORY_DIR
-        || normalize(path) == normalize(store_dir)
 }
 
 /// Adds, replaces or skips one file.
@@ -417,14 +346,17 @@ fn ingest(
     reindex: bool,
     stats: &mut Stats,
     note: &mut dyn FnMut(String),
-) -> Result<(), String> {
+) -> Result<(), IndexError> {
     let mut data = Vec::new();
     let metadata = File::open(path)
         .and_then(|mut file| {
             file.read_to_end(&mut data)?;
             file.metadata()
         })
-        .map_err(|error| format!("reading {}: {error}", path.display()))?;
+        .map_err(|source| IndexError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let Ok(text) = String::from_utf8(data) else {
         note(format!("skipping non-UTF-8 file {key:?}"));
         return Ok(());
@@ -434,7 +366,10 @@ fn ingest(
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect();
-    let fail = |error: rusqlite::Error| format!("indexing {key:?}: {error}");
+    let fail = |source| IndexError::Document {
+        key: key.to_string(),
+        source,
+    };
     let have: Option<Option<String>> = conn
         .query_row("SELECT hash FROM documents WHERE path = ?1", [key], |row| {
             row.get(0)
@@ -463,13 +398,16 @@ fn ingest(
                 .collect();
             let vectors = embedder
                 .embed_documents(&docs)
-                .map_err(|error| format!("indexing {key:?}: embedding: {error}"))?;
+                .map_err(|source| IndexError::Embed {
+                    key: key.to_string(),
+                    source,
+                })?;
             if vectors.len() != chunks.len() {
-                return Err(format!(
-                    "indexing {key:?}: the embedder returned {} vectors for {} chunks",
-                    vectors.len(),
-                    chunks.len()
-                ));
+                return Err(IndexError::VectorCount {
+                    key: key.to_string(),
+                    vectors: vectors.len(),
+                    chunks: chunks.len(),
+                });
             }
             Some(vectors)
         }

@@ -10,6 +10,8 @@ pub(crate) mod commands;
 #[cfg(feature = "knowledge")]
 pub(crate) mod embeddings;
 #[cfg(feature = "knowledge")]
+pub(crate) mod error;
+#[cfg(feature = "knowledge")]
 pub(crate) mod index;
 #[cfg(feature = "knowledge")]
 pub(crate) mod search;
@@ -17,12 +19,16 @@ pub(crate) mod search;
 mod serve;
 #[cfg(feature = "knowledge")]
 pub(crate) mod store;
+#[cfg(feature = "knowledge")]
+mod walk;
 
 #[cfg(not(feature = "knowledge"))]
 mod disabled;
 
 #[cfg(not(feature = "knowledge"))]
-pub(crate) use disabled::{Knowledge, commands};
+pub(crate) use disabled::{Knowledge, KnowledgeError, commands};
+#[cfg(feature = "knowledge")]
+pub(crate) use error::KnowledgeError;
 #[cfg(feature = "knowledge")]
 pub(crate) use serve::Knowledge;
 

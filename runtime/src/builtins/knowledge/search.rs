@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use super::embeddings::to_blob;
+use super::error::StoreError;
 
 /// The RRF constant.
 const RRF_K: f64 = 60.0;
@@ -72,8 +73,8 @@ pub(crate) fn effective_top_k(requested: Option<i64>, configured: u32) -> usize 
 }
 
 /// Chunk ids by BM25.
-pub(crate) fn lexical(conn: &Connection, expression: &str) -> Result<Vec<Ranked>, String> {
-    let fail = |error: rusqlite::Error| format!("lexical search: {error}");
+pub(crate) fn lexical(conn: &Connection, expression: &str) -> Result<Vec<Ranked>, StoreError> {
+    let fail = StoreError::Lexical;
     let mut statement = conn
         .prepare(
             "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?1 \
@@ -92,8 +93,8 @@ pub(crate) fn lexical(conn: &Connection, expression: &str) -> Result<Vec<Ranked>
 }
 
 /// Chunk ids by ascending distance from a normalised query vector.
-pub(crate) fn vector(conn: &Connection, query: &[f32]) -> Result<Vec<Ranked>, String> {
-    let fail = |error: rusqlite::Error| format!("vector search: {error}");
+pub(crate) fn vector(conn: &Connection, query: &[f32]) -> Result<Vec<Ranked>, StoreError> {
+    let fail = StoreError::Vector;
     let mut statement = conn
         .prepare(
             "SELECT chunk_id, distance FROM chunks_vec WHERE embedding MATCH ?1 \
@@ -133,11 +134,11 @@ pub(crate) fn rrf(lists: &[Vec<Ranked>]) -> Vec<Ranked> {
 }
 
 /// The hits for ranked ids, in rank order; rows deleted meanwhile are skipped.
-pub(crate) fn hydrate(conn: &Connection, ranked: &[Ranked]) -> Result<Vec<Hit>, String> {
+pub(crate) fn hydrate(conn: &Connection, ranked: &[Ranked]) -> Result<Vec<Hit>, StoreError> {
     if ranked.is_empty() {
         return Ok(Vec::new());
     }
-    let fail = |error: rusqlite::Error| format!("hydrating results: {error}");
+    let fail = StoreError::Hydrate;
     let placeholders = vec!["?"; ranked.len()].join(",");
     let mut statement = conn
         .prepare(&format!(

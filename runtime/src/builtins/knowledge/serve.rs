@@ -7,6 +7,8 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
 use super::embeddings::Embedder;
+use super::error::StoreError;
+use super::error::{EmbeddingsError, KnowledgeError};
 use super::store::{self, Pool, Unavailable, VectorIdentity};
 use super::{ReadArgs, SearchArgs, search};
 use crate::contract::spec::KnowledgeSpec;
@@ -58,7 +60,7 @@ impl Knowledge {
         spec: &'static KnowledgeSpec,
         identity: &str,
         cwd: &Path,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, KnowledgeError> {
         let knowledge = Self::open_for_index(spec, identity, cwd)?;
         match knowledge.pool.with(|conn| {
             store::verify_fts5(conn)?;
@@ -66,7 +68,7 @@ impl Knowledge {
         }) {
             Ok(result) => result?,
             Err(Unavailable::NotBuilt) => {}
-            Err(Unavailable::Failed(error)) => return Err(error),
+            Err(Unavailable::Failed(error)) => return Err(error.into()),
         }
         Ok(knowledge)
     }
@@ -76,7 +78,7 @@ impl Knowledge {
         spec: &'static KnowledgeSpec,
         identity: &str,
         cwd: &Path,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, EmbeddingsError> {
         let dir = match spec.directory.filter(|d| !d.trim().is_empty()) {
             Some(dir) => cwd.join(dir),
             None => cwd.join("knowledge").join(identity),
@@ -124,7 +126,7 @@ impl Knowledge {
     }
 
     /// The manifest, checked against the configuration.
-    fn validate(&self, conn: &Connection) -> Result<store::Meta, String> {
+    fn validate(&self, conn: &Connection) -> Result<store::Meta, StoreError> {
         let meta = store::read_meta(conn)?;
         let identity = self.embedder.as_ref().map(|e| VectorIdentity {
             model: e.spec().model,
@@ -146,12 +148,11 @@ impl Knowledge {
         }
     }
 
-    /// The note of `index_not_built`.
-    fn not_built_note(&self) -> String {
-        format!(
-            "the knowledge index has not been built yet; run: {}",
-            self.index_command
-        )
+    /// `knowledge_read`'s error without an index; its text is the note of `index_not_built`.
+    fn not_built(&self) -> KnowledgeError {
+        KnowledgeError::NotBuilt {
+            index_command: self.index_command.clone(),
+        }
     }
 
     /// `knowledge_search`: the answer JSON, or a hard error (a broken index, a dimension that
@@ -160,7 +161,7 @@ impl Knowledge {
         &self,
         args: &SearchArgs,
         deadline: Option<Instant>,
-    ) -> Result<String, String> {
+    ) -> Result<String, KnowledgeError> {
         let k = search::effective_top_k(args.top_k, self.spec.top_k);
         let mut answer = SearchAnswer {
             tier: self.tier(0),
@@ -168,12 +169,12 @@ impl Knowledge {
             note: String::new(),
             results: Vec::new(),
         };
-        let outcome = self.pool.with(|conn| -> Result<(), String> {
+        let outcome = self.pool.with(|conn| -> Result<(), KnowledgeError> {
             let meta = self.validate(conn)?;
             answer.tier = self.tier(meta.dimension);
             let chunks: i64 = conn
                 .query_row("SELECT count(*) FROM chunks", [], |row| row.get(0))
-                .map_err(|error| format!("counting chunks: {error}"))?;
+                .map_err(KnowledgeError::CountChunks)?;
             let expression = search::fts_query(&args.query);
             if chunks == 0 || expression.is_empty() {
                 answer.status = "index_empty";
@@ -192,14 +193,12 @@ impl Knowledge {
                         lexical
                     }
                     Ok(vector) if vector.len() != meta.dimension => {
-                        return Err(format!(
-                            "embedding dimension does not match the index: model {:?} now emits \
-                             dimension {} but the index was built at {}; run '{}'",
-                            embedder.model(),
-                            vector.len(),
-                            meta.dimension,
-                            self.reindex_command()
-                        ));
+                        return Err(KnowledgeError::Dimension {
+                            model: embedder.model().to_string(),
+                            emits: vector.len(),
+                            built: meta.dimension,
+                            reindex: self.reindex_command(),
+                        });
                     }
                     Ok(vector) => {
                         let nearest = search::vector(conn, &vector)?;
@@ -223,29 +222,26 @@ impl Knowledge {
             Ok(result) => result?,
             Err(Unavailable::NotBuilt) => {
                 answer.status = "index_not_built";
-                answer.note = self.not_built_note();
+                answer.note = self.not_built().to_string();
             }
-            Err(Unavailable::Failed(error)) => return Err(error),
+            Err(Unavailable::Failed(error)) => return Err(error.into()),
         }
-        serde_json::to_string(&answer).map_err(|error| format!("encoding the answer: {error}"))
+        Ok(serde_json::to_string(&answer)?)
     }
 
     /// `knowledge_read`: the chunk a citation names, with its neighbours' citations.
-    pub(crate) fn read(&self, args: &ReadArgs) -> Result<String, String> {
+    pub(crate) fn read(&self, args: &ReadArgs) -> Result<String, KnowledgeError> {
         let citation = args.citation.trim();
         let shown = go_quote(citation);
         let (path, ordinal) = citation
             .rsplit_once('#')
             .and_then(|(path, n)| Some((path, n.parse::<i64>().ok().filter(|n| *n >= 0)?)))
             .filter(|(path, _)| !path.is_empty())
-            .ok_or_else(|| {
-                format!(
-                    "{shown} is not a citation: expected <document path>#<chunk number>, as \
-                     knowledge_search returns them (for example docs/guide.md#3)"
-                )
+            .ok_or_else(|| KnowledgeError::NotACitation {
+                shown: shown.clone(),
             })?;
-        let outcome = self.pool.with(|conn| -> Result<String, String> {
-            let fail = |error: rusqlite::Error| format!("reading the knowledge index: {error}");
+        let outcome = self.pool.with(|conn| -> Result<String, KnowledgeError> {
+            let fail = KnowledgeError::Read;
             let document: Option<(i64, Option<String>, i64)> = conn
                 .query_row(
                     "SELECT d.id, d.title, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) \
@@ -256,10 +252,9 @@ impl Knowledge {
                 .optional()
                 .map_err(fail)?;
             let Some((id, title, count)) = document else {
-                return Err(format!(
-                    "no indexed document {}; knowledge_list shows the indexed documents",
-                    go_quote(path)
-                ));
+                return Err(KnowledgeError::NoDocument {
+                    document: go_quote(path),
+                });
             };
             let chunk: Option<(Option<String>, String)> = conn
                 .query_row(
@@ -270,13 +265,14 @@ impl Knowledge {
                 .optional()
                 .map_err(fail)?;
             let Some((section, content)) = chunk else {
+                let document = go_quote(path);
                 return Err(match count {
-                    0 => format!("{} has no chunks, so {shown} does not exist", go_quote(path)),
-                    n => format!(
-                        "{} has chunks #0 to #{}; {shown} does not exist",
-                        go_quote(path),
-                        n - 1
-                    ),
+                    0 => KnowledgeError::NoChunks { document, shown },
+                    n => KnowledgeError::NoSuchChunk {
+                        document,
+                        last: n - 1,
+                        shown,
+                    },
                 });
             };
             let mut capture = Capture::new();
@@ -291,17 +287,17 @@ impl Knowledge {
                 previous: (ordinal > 0).then(|| search::citation(path, ordinal - 1)),
                 next: (ordinal + 1 < count).then(|| search::citation(path, ordinal + 1)),
             };
-            serde_json::to_string(&answer).map_err(|error| format!("encoding the answer: {error}"))
+            Ok(serde_json::to_string(&answer)?)
         });
         match outcome {
             Ok(result) => result,
-            Err(Unavailable::NotBuilt) => Err(self.not_built_note()),
-            Err(Unavailable::Failed(error)) => Err(error),
+            Err(Unavailable::NotBuilt) => Err(self.not_built()),
+            Err(Unavailable::Failed(error)) => Err(error.into()),
         }
     }
 
     /// `knowledge_list`: the documents, by path, within 64 KiB of answer.
-    pub(crate) fn list(&self) -> Result<String, String> {
+    pub(crate) fn list(&self) -> Result<String, KnowledgeError> {
         let mut answer = ListAnswer {
             status: "ok",
             note: String::new(),
@@ -309,8 +305,8 @@ impl Knowledge {
             documents: Vec::new(),
             truncated: false,
         };
-        let outcome = self.pool.with(|conn| -> Result<(), String> {
-            let fail = |error: rusqlite::Error| format!("reading the knowledge index: {error}");
+        let outcome = self.pool.with(|conn| -> Result<(), KnowledgeError> {
+            let fail = KnowledgeError::Read;
             let mut statement = conn
                 .prepare(
                     "SELECT d.path, d.title, count(c.id) FROM documents d \
@@ -353,11 +349,11 @@ impl Knowledge {
             Ok(result) => result?,
             Err(Unavailable::NotBuilt) => {
                 answer.status = "index_not_built";
-                answer.note = self.not_built_note();
+                answer.note = self.not_built().to_string();
             }
-            Err(Unavailable::Failed(error)) => return Err(error),
+            Err(Unavailable::Failed(error)) => return Err(error.into()),
         }
-        serde_json::to_string(&answer).map_err(|error| format!("encoding the answer: {error}"))
+        Ok(serde_json::to_string(&answer)?)
     }
 }
 

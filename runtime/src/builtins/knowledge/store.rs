@@ -15,6 +15,8 @@ use std::sync::{Mutex, Once, PoisonError};
 
 use rusqlite::{Connection, OpenFlags};
 
+use super::error::{Identity, StoreError};
+
 /// The index file inside the knowledge directory.
 pub(crate) const DB_FILE: &str = "knowledge.db";
 /// The writers' advisory lock file inside the knowledge directory.
@@ -66,8 +68,8 @@ pub(crate) struct Meta {
 }
 
 /// Reads the manifest.
-pub(crate) fn read_meta(conn: &Connection) -> Result<Meta, String> {
-    let fail = |error: rusqlite::Error| format!("reading the knowledge manifest: {error}");
+pub(crate) fn read_meta(conn: &Connection) -> Result<Meta, StoreError> {
+    let fail = StoreError::ReadManifest;
     let mut statement = conn
         .prepare("SELECT key, value FROM rag_meta")
         .map_err(fail)?;
@@ -96,7 +98,7 @@ pub(crate) fn read_meta(conn: &Connection) -> Result<Meta, String> {
 }
 
 /// Writes the manifest (all keys, as Fisk AI does).
-pub(crate) fn write_meta(conn: &Connection, meta: &Meta) -> Result<(), String> {
+pub(crate) fn write_meta(conn: &Connection, meta: &Meta) -> Result<(), StoreError> {
     let pairs = [
         ("format_version", meta.format_version.to_string()),
         ("model", meta.model.clone()),
@@ -114,22 +116,22 @@ pub(crate) fn write_meta(conn: &Connection, meta: &Meta) -> Result<(), String> {
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
-        .map_err(|error| format!("writing the knowledge manifest: {error}"))?;
+        .map_err(StoreError::WriteManifest)?;
     }
     Ok(())
 }
 
 /// Fails unless this SQLite has FTS5 (the lexical tier needs it).
-pub(crate) fn verify_fts5(conn: &Connection) -> Result<(), String> {
+pub(crate) fn verify_fts5(conn: &Connection) -> Result<(), StoreError> {
     let enabled: i64 = conn
         .query_row(
             "SELECT sqlite_compileoption_used('ENABLE_FTS5')",
             [],
             |row| row.get(0),
         )
-        .map_err(|error| format!("checking FTS5 support: {error}"))?;
+        .map_err(StoreError::CheckFts5)?;
     if enabled == 0 {
-        return Err("this SQLite build was compiled without FTS5".into());
+        return Err(StoreError::NoFts5);
     }
     Ok(())
 }
@@ -151,42 +153,35 @@ pub(crate) fn validate_meta(
     meta: &Meta,
     vectors: Option<VectorIdentity<'_>>,
     reindex: &str,
-) -> Result<(), String> {
+) -> Result<(), StoreError> {
     if meta.format_version > FORMAT_VERSION {
-        return Err(format!(
-            "knowledge index format is newer than this build supports: index \
-             format_version={}, this build supports up to {FORMAT_VERSION}; upgrade this server",
-            meta.format_version
-        ));
+        return Err(StoreError::TooNew {
+            format_version: meta.format_version,
+        });
     }
     let Some(wanted) = vectors else {
         return Ok(());
     };
     if meta.model.is_empty() {
-        return Err(format!(
-            "knowledge index was built with a different embedding configuration: config \
-             requests embeddings model={:?} but the index was built lexical-only; run \
-             '{reindex}'",
-            wanted.model
-        ));
+        return Err(StoreError::BuiltLexical {
+            model: wanted.model.to_string(),
+            reindex: reindex.to_string(),
+        });
     }
     if meta.model != wanted.model
         || meta.query_prefix != wanted.query_prefix
         || meta.document_prefix != wanted.document_prefix
         || !meta.normalized
     {
-        return Err(format!(
-            "knowledge index was built with a different embedding configuration: index built \
-             with model={:?} query_prefix={:?} document_prefix={:?} normalized={}; config \
-             requests model={:?} query_prefix={:?} document_prefix={:?}; run '{reindex}'",
-            meta.model,
-            meta.query_prefix,
-            meta.document_prefix,
-            meta.normalized,
-            wanted.model,
-            wanted.query_prefix,
-            wanted.document_prefix
-        ));
+        return Err(StoreError::BuiltOtherwise {
+            built: Box::new(meta.clone()),
+            wanted: Box::new(Identity {
+                model: wanted.model.to_string(),
+                query_prefix: wanted.query_prefix.to_string(),
+                document_prefix: wanted.document_prefix.to_string(),
+            }),
+            reindex: reindex.to_string(),
+        });
     }
     Ok(())
 }
@@ -206,7 +201,7 @@ pub(crate) enum Unavailable {
     /// There is no index file (yet).
     NotBuilt,
     /// It exists but cannot be opened.
-    Failed(String),
+    Failed(StoreError),
 }
 
 impl Pool {
@@ -250,19 +245,19 @@ fn open_read_only(path: &Path) -> Result<Connection, Unavailable> {
             return Err(Unavailable::NotBuilt);
         }
         Err(error) => {
-            return Err(Unavailable::Failed(format!(
-                "cannot read the knowledge index {}: {error}",
-                path.display()
-            )));
+            return Err(Unavailable::Failed(StoreError::Unreadable {
+                path: path.to_path_buf(),
+                source: error,
+            }));
         }
         Ok(_) => {}
     }
     register_vec();
-    let failed = |error: rusqlite::Error| {
-        Unavailable::Failed(format!(
-            "opening the knowledge index {}: {error}",
-            path.display()
-        ))
+    let failed = |source| {
+        Unavailable::Failed(StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
     };
     let conn = Connection::open_with_flags(
         path,
@@ -311,16 +306,22 @@ mod tests {
             model: "n",
             ..wanted
         };
-        assert!(validate_meta(&built, Some(other), "x").is_err_and(|e| e.contains("run 'x'")));
+        assert!(
+            validate_meta(&built, Some(other), "x")
+                .is_err_and(|e| e.to_string().contains("run 'x'"))
+        );
         let lexical = Meta {
             format_version: 1,
             ..Meta::default()
         };
-        assert!(validate_meta(&lexical, Some(wanted), "x").is_err_and(|e| e.contains("lexical")));
+        assert!(
+            validate_meta(&lexical, Some(wanted), "x")
+                .is_err_and(|e| e.to_string().contains("lexical"))
+        );
         let newer = Meta {
             format_version: 2,
             ..Meta::default()
         };
-        assert!(validate_meta(&newer, None, "x").is_err_and(|e| e.contains("newer")));
+        assert!(validate_meta(&newer, None, "x").is_err_and(|e| e.to_string().contains("newer")));
     }
 }
