@@ -10,6 +10,7 @@
 
 mod client;
 mod compare;
+mod raw;
 mod report;
 pub mod soak;
 mod stats;
@@ -833,6 +834,30 @@ async fn start(
     ))
 }
 
+/// Starts `server` and times spawn to the end of its first `tools/list` answer with the raw
+/// client ([`raw`]); the server is stopped after.
+async fn raw_start(options: &Options, setup: &Setup, server: Server) -> Result<Duration> {
+    if server == Server::Ours(Transport::Stdio) {
+        let command = server_command(setup, server, None)?.into_std();
+        return raw::stdio(command);
+    }
+    let port = free_port()?;
+    let (mut command, transport) = match server {
+        Server::Ours(transport) => (server_command(setup, server, Some(port))?, transport),
+        Server::Peer => (peer_command(options, setup, port)?.0, Transport::Legacy),
+    };
+    command.stdin(Stdio::null()).stdout(Stdio::null());
+    let began = Instant::now();
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("starting {}", server.label()))?;
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let took = raw::http(&mut child, address, transport, began)
+        .with_context(|| format!("{}: the raw client's start", server.label()));
+    let _ = child.kill().await;
+    took
+}
+
 /// VmRSS and VmHWM of `pid`, in KiB.
 fn memory_kib(pid: u32) -> Result<(f64, f64)> {
     let status = fs::read_to_string(format!("/proc/{pid}/status"))
@@ -951,6 +976,7 @@ async fn load(
 #[derive(Default)]
 struct Samples {
     start_ms: Vec<f64>,
+    raw_start_ms: Vec<f64>,
     ready_kib: Vec<f64>,
     idle_kib: Vec<f64>,
     peak_kib: Vec<f64>,
@@ -1008,9 +1034,11 @@ async fn bench_app(
             let (running, took, _) = start(options, setup, server).await?;
             let ready = memory_kib(running.pid)?.0;
             running.stop().await;
+            let raw = raw_start(options, setup, server).await?;
             if let Some(s) = samples.get_mut(index) {
                 s.ready_kib.push(ready);
                 s.start_ms.push(stats::ms(took));
+                s.raw_start_ms.push(stats::ms(raw));
             }
         }
     }
@@ -1124,6 +1152,7 @@ async fn bench_app(
         reports.push(ServerReport {
             server: *server,
             start_ms: Summary::of(&s.start_ms),
+            raw_start_ms: Summary::of(&s.raw_start_ms),
             ready_rss_mb: kib_to_mb(&s.ready_kib),
             idle_rss_mb: kib_to_mb(&s.idle_kib),
             peak_rss_mb: kib_to_mb(&s.peak_kib),

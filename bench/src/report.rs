@@ -141,8 +141,10 @@ impl Machine {
 pub struct ServerReport {
     /// Which server and transport.
     pub server: Server,
-    /// Spawn to the first successful `tools/list`, ms.
+    /// Spawn to the first successful `tools/list` with rmcp's client (its parsing included), ms.
     pub start_ms: Option<Summary>,
+    /// Spawn to the last byte of the first `tools/list` answer with the raw client, ms.
+    pub raw_start_ms: Option<Summary>,
     /// RSS right after the first successful `tools/list`, MiB.
     pub ready_rss_mb: Option<Summary>,
     /// RSS after start, a warm-up and a settling pause, MiB.
@@ -276,11 +278,18 @@ impl ServerReport {
 type Getter = Box<dyn Fn(&ServerReport) -> Option<Summary>>;
 
 fn rows() -> Vec<(String, Getter, bool)> {
-    let mut rows: Vec<(String, Getter, bool)> = vec![(
-        "start → first `tools/list` (ms)".to_string(),
-        Box::new(|s: &ServerReport| s.start_ms),
-        true,
-    )];
+    let mut rows: Vec<(String, Getter, bool)> = vec![
+        (
+            "start → first `tools/list`, rmcp's client (ms)".to_string(),
+            Box::new(|s: &ServerReport| s.start_ms),
+            true,
+        ),
+        (
+            "start → last byte of the first `tools/list`, raw client (ms)".to_string(),
+            Box::new(|s: &ServerReport| s.raw_start_ms),
+            true,
+        ),
+    ];
     for c in LIST_LEVELS {
         rows.push((
             format!("`tools/list` p50, c={c} (ms)"),
@@ -624,8 +633,13 @@ impl Report {
             out,
             "- Servers listen on 127.0.0.1 and get `--max-concurrent-tools {TOOL_SLOTS}` so calls \
              at c=8 never wait for a slot (the configs' default, 2, would measure queueing). \
-             Start: spawn until the first successful `tools/list` (TCP polled every 0.2 ms, then \
-             the client handshake). Each load level runs `c` clients in flight on one \
+             Start, measured twice per start: spawn until rmcp's client has the first \
+             `tools/list` parsed (TCP polled every 0.2 ms, then the client handshake), and spawn \
+             until the last byte of that answer with a raw client that writes the protocol's \
+             bytes itself (`bench/src/raw.rs`: over stdio `initialize`, `initialized`, \
+             `tools/list`; over HTTP one connection per request, legacy with its session, \
+             2026-07-28 a single self-contained `tools/list`), which leaves out the client's \
+             parsing. Each load level runs `c` clients in flight on one \
              connection/session; latency is per request, throughput is completed requests per \
              second of wall time. Servers, transports and the direct runs are interleaved, the \
              order rotating every round."
