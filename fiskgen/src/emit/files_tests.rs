@@ -76,9 +76,13 @@ fn cargo_toml_parses_back_with_every_hostile_value_intact() {
             if standalone {
                 let patch = &parsed["patch"]["crates-io"]["fiskgen-runtime"]["path"];
                 assert_eq!(patch.as_str(), Some(HOSTILE));
-                // Only what differs from cargo's release defaults.
+                // Only what differs from cargo's release defaults: size over speed, stripped.
                 let profile = parsed["profile"]["release"].as_table().map(|t| t.len());
-                assert_eq!(profile, Some(1));
+                assert_eq!(profile, Some(2));
+                assert_eq!(
+                    parsed["profile"]["release"]["opt-level"].as_str(),
+                    Some("s")
+                );
                 assert_eq!(parsed["profile"]["release"]["strip"].as_bool(), Some(true));
             }
         }
