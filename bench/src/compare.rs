@@ -77,49 +77,31 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
             fixed(app.stripped_bytes.map(mib)),
         ),
     ];
-    for transport in TRANSPORTS {
-        let s = server(app, transport);
-        rows.push((
-            format!("idle RSS, {} (MiB)", transport.label()),
-            s.and_then(|s| s.idle_rss_mb),
-        ));
-    }
-    for transport in TRANSPORTS {
-        let s = server(app, transport);
-        rows.push((
-            format!("peak RSS under load, {} (MiB)", transport.label()),
-            s.and_then(|s| s.peak_rss_mb),
-        ));
-    }
-    for transport in TRANSPORTS {
-        let s = server(app, transport);
-        rows.push((
-            format!(
-                "start → first `tools/list`, rmcp's client, {} (ms)",
-                transport.label()
-            ),
-            s.and_then(|s| s.start_ms),
-        ));
-    }
-    for transport in TRANSPORTS {
-        let s = server(app, transport);
-        rows.push((
-            format!(
-                "start → end of the first `tools/list` answer, raw client, {} (ms)",
-                transport.label()
-            ),
-            s.and_then(|s| s.raw_start_ms),
-        ));
-    }
-    for transport in TRANSPORTS {
-        let s = server(app, transport);
-        rows.push((
-            format!(
-                "server CPU per `tools/list`, c=8, {} (ms)",
-                transport.label()
-            ),
-            s.and_then(|s| s.list_at(8)).and_then(|l| l.server_cpu),
-        ));
+    // One row per transport for each of these: its heading (the transport goes after it) and
+    // the figure.
+    type Figure = fn(&ServerReport) -> Option<Summary>;
+    let per_transport: [(&str, &str, Figure); 5] = [
+        ("idle RSS", "MiB", |s| s.idle_rss_mb),
+        ("peak RSS under load", "MiB", |s| s.peak_rss_mb),
+        ("start → first `tools/list`, rmcp's client", "ms", |s| {
+            s.start_ms
+        }),
+        (
+            "start → end of the first `tools/list` answer, raw client",
+            "ms",
+            |s| s.raw_start_ms,
+        ),
+        ("server CPU per `tools/list`, c=8", "ms", |s| {
+            s.list_at(8).and_then(|l| l.server_cpu)
+        }),
+    ];
+    for (what, unit, figure) in per_transport {
+        for transport in TRANSPORTS {
+            rows.push((
+                format!("{what}, {} ({unit})", transport.label()),
+                server(app, transport).and_then(figure),
+            ));
+        }
     }
     let sizes = app.list_sizes;
     rows.push((

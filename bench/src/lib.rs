@@ -804,9 +804,33 @@ async fn start(
         .with_context(|| format!("starting {}", server.label()))?;
     let pid = child.id().context("the server has no pid")?;
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    wait_until_listening(&mut child, address, began, server, setup).await?;
+    let client = Client::http(&url, transport).await?;
+    let tools = client::list_tools(&client.peer()).await?;
+    let took = began.elapsed();
+    Ok((
+        Running {
+            client,
+            pid,
+            child: Some(child),
+        },
+        took,
+        tools,
+    ))
+}
+
+/// Polls `address` every 0.2 ms until the server spawned at `began` accepts a connection; an
+/// error when it exits first or has not listened after 30 s.
+async fn wait_until_listening(
+    child: &mut tokio::process::Child,
+    address: std::net::SocketAddr,
+    began: Instant,
+    server: Server,
+    setup: &Setup,
+) -> Result<()> {
     loop {
         if tokio::net::TcpStream::connect(address).await.is_ok() {
-            break;
+            return Ok(());
         }
         if let Some(status) = child.try_wait().context("waiting for the server")? {
             bail!(
@@ -820,18 +844,6 @@ async fn start(
         }
         std::thread::sleep(Duration::from_micros(200));
     }
-    let client = Client::http(&url, transport).await?;
-    let tools = client::list_tools(&client.peer()).await?;
-    let took = began.elapsed();
-    Ok((
-        Running {
-            client,
-            pid,
-            child: Some(child),
-        },
-        took,
-        tools,
-    ))
 }
 
 /// Starts `server` and times spawn to the end of its first `tools/list` answer with the raw
@@ -852,8 +864,11 @@ async fn raw_start(options: &Options, setup: &Setup, server: Server) -> Result<D
         .spawn()
         .with_context(|| format!("starting {}", server.label()))?;
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    let took = raw::http(&mut child, address, transport, began)
-        .with_context(|| format!("{}: the raw client's start", server.label()));
+    let took = match wait_until_listening(&mut child, address, began, server, setup).await {
+        Ok(()) => raw::http(address, transport, began)
+            .with_context(|| format!("{}: the raw client's start", server.label())),
+        Err(error) => Err(error),
+    };
     let _ = child.kill().await;
     took
 }

@@ -312,21 +312,6 @@ macro_rules! pattern {
 
 pattern!(GoDuration, ByteSize, HexBytes);
 
-impl<T: FromArg> FromArg for Vec<T> {
-    fn from_arg(value: Value) -> Result<Self, ArgError> {
-        let Value::Array(items) = value else {
-            return Err(ArgError::wrong_type("a list", &value));
-        };
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(index, item)| {
-                T::from_arg(item).map_err(|error| error.within(format!("[{index}]")))
-            })
-            .collect()
-    }
-}
-
 impl FromArg for BTreeMap<String, String> {
     fn from_arg(value: Value) -> Result<Self, ArgError> {
         let Value::Object(entries) = value else {
