@@ -28,6 +28,10 @@ pub struct ToolInfo {
     pub confirm: Option<Confirm>,
     /// The input schema the server advertises.
     pub input_schema: Map<String, Value>,
+    /// The parameters the user answers instead of the model (`expose.agent.mcp.ask`), by
+    /// question, in the order they are asked; absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<Question>,
     /// What a call runs.
     #[serde(flatten)]
     pub kind: Kind,
@@ -39,6 +43,16 @@ pub struct ToolInfo {
 pub struct Confirm {
     /// The tag that gates it.
     pub trigger: String,
+}
+
+/// One question of a tool: parameters the user answers in one form.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    /// Its name (the key of its MRTR `inputRequests` entry).
+    pub name: String,
+    /// The parameters it asks for.
+    pub params: Vec<String>,
 }
 
 /// What a tool runs: `"kind": "command"` with its `command` path, or `"kind": "builtin"` with
@@ -90,6 +104,7 @@ mod tests {
                 trigger: "ai:confirm".into(),
             }),
             input_schema: Map::new(),
+            questions: Vec::new(),
             kind,
         }
     }

@@ -24,6 +24,7 @@ pub use auth::{
     AuthConfig, HeaderAuthConfig, JWT_ALGORITHMS, JwksConfig, OAuthConfig, SecretSource,
 };
 
+mod ask;
 mod auth;
 mod auth_draft;
 mod checks;
@@ -324,6 +325,16 @@ impl Hint {
     }
 }
 
+/// One question of `expose.agent.mcp.ask`: parameters of a tool that the user answers in one
+/// form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    /// Its name (the key of its `inputRequests` entry).
+    pub name: String,
+    /// The parameters it asks for, in form order.
+    pub params: Vec<String>,
+}
+
 /// `expose.agent.mcp`: the on-switch for serving, and everything fixed at build time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct McpConfig {
@@ -346,6 +357,9 @@ pub struct McpConfig {
     /// fiskgen: tool -> parameter -> the HTTP header its value is mirrored in (SEP-2243
     /// `x-mcp-header`; the client sends `Mcp-Param-<header>`).
     pub param_headers: BTreeMap<String, BTreeMap<String, String>>,
+    /// fiskgen: tool -> its questions, in the order written: parameters the user answers, not
+    /// the model (`ask`).
+    pub ask: BTreeMap<String, Vec<Question>>,
     /// fiskgen: extra `Host` header values accepted (reverse proxies).
     pub allowed_hosts: Vec<String>,
     /// fiskgen: extra `Origin` header values accepted.
@@ -407,6 +421,7 @@ impl Default for McpConfig {
             tool_timeout: Duration::from_secs(30),
             hint_tags: BTreeMap::new(),
             param_headers: BTreeMap::new(),
+            ask: BTreeMap::new(),
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             auth: None,

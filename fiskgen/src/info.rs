@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use crate::config::{ConfirmMode, Hint, JwksConfig, SecretSource};
 use crate::ir::{self, HintName};
 
+mod questions;
 mod tasks;
+pub use questions::render_questions;
 pub use tasks::render_tasks;
 
 /// Terminal width used when `COLUMNS` is not set.

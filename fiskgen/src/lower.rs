@@ -20,10 +20,12 @@
 //! Everything else is served verbatim. A schema the generator does not know gets the safest
 //! type that matches its JSON type (a `String` for an unknown pattern or `oneOf`) and a warning;
 //! one it cannot represent (nested arrays, objects other than string maps) is an error.
-//! Parameters named in `param_headers` carry `x-mcp-header` (`headers.rs`).
+//! Parameters named in `param_headers` carry `x-mcp-header` (`headers.rs`); parameters named in
+//! `ask` leave the schema for their questions' forms (`questions.rs`).
 
 mod globals;
 mod headers;
+mod questions;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -60,6 +62,8 @@ pub struct Lowered {
     pub schema: Map<String, Value>,
     /// Schemas that were typed by a fallback.
     pub warnings: Vec<String>,
+    /// The tool's questions (`ask`), with their forms.
+    pub questions: Vec<crate::ir::Question>,
 }
 
 /// A schema that cannot be served as a typed parameter.
@@ -88,6 +92,8 @@ pub struct Source<'a> {
     pub globals: &'a [&'a model::Flag],
     /// Its parameters mirrored in HTTP headers (`param_headers`): parameter -> header name.
     pub headers: &'a BTreeMap<String, String>,
+    /// Its questions (`ask`): parameters the user answers, in order.
+    pub questions: &'a [crate::config::Question],
 }
 
 /// Types the parameters of a command tool and builds its advertised schema.
@@ -143,6 +149,7 @@ impl<'a> Builder<'a> {
                 positionals: Vec::new(),
                 schema,
                 warnings: Vec::new(),
+                questions: Vec::new(),
             },
         }
     }
@@ -486,6 +493,18 @@ impl<'a> Builder<'a> {
             tool: tool.to_string(),
             message,
         })?;
+        self.out.questions = questions::ask(
+            &mut self.properties,
+            &mut self.required,
+            &self.out.params,
+            self.source.command,
+            self.source.globals,
+            self.source.questions,
+        )
+        .map_err(|message| ParamsError {
+            tool: tool.to_string(),
+            message,
+        })?;
         self.out
             .schema
             .insert("properties".into(), Value::Object(self.properties));
@@ -571,6 +590,7 @@ mod tests {
             command: &tool.command,
             globals: &globals,
             headers: &BTreeMap::new(),
+            questions: &[],
         })
     }
 

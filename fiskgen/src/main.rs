@@ -45,6 +45,7 @@ fn run(command: Command) -> Result<ExitCode> {
                 let mut text = info::render_text(&plan.server, width);
                 text.push_str(&info::render_access(&plan.server, width));
                 text.push_str(&info::render_confirmation(&plan.server, width));
+                text.push_str(&info::render_questions(&plan.server, width));
                 text.push_str(&info::render_tasks(&plan.server, width));
                 text
             };

@@ -80,7 +80,13 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .unwrap_or_default();
         let names: Vec<&str> = served.iter().map(|c| c.tool.name.as_str()).collect();
         selection.check_param_headers(&param_headers, &names);
-        selection.tools = selection.lower(served, &param_headers);
+        let ask = config
+            .mcp
+            .as_ref()
+            .map(|mcp| mcp.ask.clone())
+            .unwrap_or_default();
+        selection.check_ask(&ask, &names);
+        selection.tools = selection.lower(served, &param_headers, &ask);
         application = Some(ir::Application {
             configured_path: config.application_path.clone().unwrap_or_default(),
             path: app.path.to_path_buf(),
@@ -275,6 +281,7 @@ impl Selection {
                 params: Vec::new(),
                 flags: Vec::new(),
                 positionals: Vec::new(),
+                questions: Vec::new(),
             }),
             name,
             title,
@@ -293,6 +300,7 @@ impl Selection {
         &mut self,
         served: Vec<Candidate<'_>>,
         param_headers: &BTreeMap<String, BTreeMap<String, String>>,
+        ask: &BTreeMap<String, Vec<crate::config::Question>>,
     ) -> Vec<Tool> {
         let mut tools = Vec::with_capacity(served.len());
         let none = BTreeMap::new();
@@ -307,6 +315,7 @@ impl Selection {
                 command,
                 globals: &globals,
                 headers: param_headers.get(&tool.name).unwrap_or(&none),
+                questions: ask.get(&tool.name).map_or(&[], Vec::as_slice),
             };
             match lower::lower(source) {
                 Ok(lowered) => {
@@ -320,6 +329,7 @@ impl Selection {
                         params: lowered.params,
                         flags: lowered.flags,
                         positionals: lowered.positionals,
+                        questions: lowered.questions,
                     });
                     tools.push(tool);
                 }
@@ -343,6 +353,20 @@ impl Selection {
                 self.problems.push(format!(
                     "expose.agent.mcp.param_headers names tool {tool:?}, which is not a served \
                      command{hint}"
+                ));
+            }
+        }
+    }
+
+    /// Every tool `ask` names is a served command (one of `served`).
+    fn check_ask(&mut self, ask: &BTreeMap<String, Vec<crate::config::Question>>, served: &[&str]) {
+        for tool in ask.keys() {
+            if !served.contains(&tool.as_str()) {
+                let hint = nearest(tool, served.iter().copied())
+                    .map(|near| format!("; did you mean {near:?}?"))
+                    .unwrap_or_default();
+                self.problems.push(format!(
+                    "expose.agent.mcp.ask names tool {tool:?}, which is not a served command                      (only a command's parameters can be asked){hint}"
                 ));
             }
         }

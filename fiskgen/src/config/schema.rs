@@ -244,6 +244,7 @@ static MCP: Section<Draft> = Section::new(&[
     Field::value("param_headers", |r, v, d| {
         d.mcp().param_headers = read_param_headers(r, v)
     }),
+    Field::value("ask", |r, v, d| d.mcp().ask = super::ask::read_ask(r, v)),
     Field::value("allowed_hosts", |r, v, d| {
         d.mcp().allowed_hosts = normalized(r.strings(v), str::trim)
     }),

@@ -127,6 +127,7 @@ fn the_full_example_reads_into_every_field() {
             tool_timeout: Duration::from_secs(30),
             hint_tags,
             param_headers: BTreeMap::new(),
+            ask: BTreeMap::new(),
             allowed_hosts: vec!["mcp.example.com".to_string()],
             allowed_origins: vec!["https://mcp.example.com".to_string()],
             auth: Some(AuthConfig {

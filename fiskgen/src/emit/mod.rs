@@ -24,6 +24,7 @@
 //! src/tools/mod.rs    one module per top-level command group, TOOLS and the exposed globals
 //! src/tools/<group>.rs
 //! src/tools/schemas/<tool>.json   each command's input schema, included by its module
+//! src/tools/forms/<tool>.<q>.json  the elicitation form of each question (`ask`)
 //! ```
 
 use std::collections::BTreeMap;
@@ -150,6 +151,15 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
                 format!("src/tools/{}", tools::schema_file(&item.tool.name)),
                 schema_file_text(&item.tool.input_schema),
             );
+            for question in &item.command.questions {
+                files.insert(
+                    format!(
+                        "src/tools/{}",
+                        tools::form_file(&item.tool.name, &question.name)
+                    ),
+                    schema_file_text(&question.form),
+                );
+            }
         }
         let path = format!("src/tools/{}.rs", ident::unraw(module));
         files.insert(path.clone(), rust_file(&path, &tokens)?);

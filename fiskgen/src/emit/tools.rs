@@ -44,7 +44,12 @@ pub(super) struct EmittedTool {
     pub(super) fields: Vec<Field>,
 }
 
-/// The path of a tool's schema file, relative to `src/tools/`.
+/// The path of a question's form file, relative to `src/tools/`.
+pub(super) fn form_file(tool: &str, question: &str) -> String {
+    format!("forms/{tool}.{question}.json")
+}
+
+/// The path of a tool's input schema file, relative to `src/tools/`.
 pub(super) fn schema_file(tool: &str) -> String {
     format!("schemas/{tool}.json")
 }
@@ -62,7 +67,14 @@ pub(super) fn module(
         let spec = statics.claim(&item.tool.name, "TOOL");
         code.push(tool_spec(item, &spec, globals));
         let mut fields = globals.fields_read_by(item.command);
-        fields.extend(item.own().map(|param| Field {
+        // Asked parameters are the user's (`ask`): not in the advertised schema.
+        let asked = |param: &Param| {
+            item.command
+                .questions
+                .iter()
+                .any(|question| question.params.contains(&param.name))
+        };
+        fields.extend(item.own().filter(|param| !asked(param)).map(|param| Field {
             wire: param.name.clone(),
             optional: !param.required,
         }));
@@ -127,6 +139,12 @@ fn tool_spec(item: &CommandItem<'_>, spec: &str, globals: &Globals) -> TokenStre
         None => quote! { None },
     };
     let schema_file = schema_file(&tool.name);
+    let questions = command.questions.iter().map(|question| {
+        let name = &question.name;
+        let params = &question.params;
+        let form = form_file(&tool.name, name);
+        quote! { rt::QuestionSpec { name: #name, params: &[#(#params),*], form: include_str!(#form) } }
+    });
     let path = &command.command;
     let globals = globals.offered_by(command);
     quote! {
@@ -139,6 +157,7 @@ fn tool_spec(item: &CommandItem<'_>, spec: &str, globals: &Globals) -> TokenStre
             hints: #hints,
             confirm: #confirm,
             input_schema: include_str!(#schema_file),
+            questions: &[#(#questions),*],
             run: rt::Run::Command(rt::Command {
                 path: &[#(#path),*],
                 globals: #globals,

@@ -163,6 +163,17 @@ impl Tool {
                 trigger: confirm.trigger.clone(),
             }),
             input_schema: self.input_schema.clone(),
+            questions: match &self.kind {
+                ToolKind::Command(command) => command
+                    .questions
+                    .iter()
+                    .map(|question| info::Question {
+                        name: question.name.clone(),
+                        params: question.params.clone(),
+                    })
+                    .collect(),
+                ToolKind::Builtin { .. } => Vec::new(),
+            },
             kind: match &self.kind {
                 ToolKind::Command(command) => info::Kind::Command {
                     command: command.command.clone(),
@@ -232,6 +243,21 @@ pub struct CommandTool {
     /// ones before it included, filled from their defaults).
     #[serde(skip)]
     pub positionals: Vec<PositionalStep>,
+    /// Parameters the user answers, not the model (`expose.agent.mcp.ask`), by question, in
+    /// order; they are not in the advertised input schema.
+    #[serde(skip)]
+    pub questions: Vec<Question>,
+}
+
+/// One question of a tool (`expose.agent.mcp.ask`): parameters the user answers in one form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// Its name (the key of its MRTR `inputRequests` entry).
+    pub name: String,
+    /// The parameters it asks for.
+    pub params: Vec<String>,
+    /// The elicitation form (`requestedSchema`).
+    pub form: Map<String, Value>,
 }
 
 /// Where a file built-in may read (one `harness.tools` entry).

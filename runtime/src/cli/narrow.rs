@@ -195,6 +195,7 @@ mod tests {
             },
             confirm,
             input_schema: "{}",
+            questions: &[],
             run: Run::Builtin(Builtin::ReadFile(FileAccess {
                 roots: &[],
                 max_bytes: None,

@@ -342,8 +342,24 @@ pub struct ToolSpec {
     pub confirm: Option<&'static str>,
     /// The input schema, as JSON text.
     pub input_schema: &'static str,
+    /// Parameters the user answers instead of the model (`expose.agent.mcp.ask`), asked in this
+    /// order before the command runs; they are not in [`ToolSpec::input_schema`].
+    pub questions: &'static [QuestionSpec],
     /// What a call runs.
     pub run: Run,
+}
+
+/// One question of a tool (`expose.agent.mcp.ask`): parameters of the command that the user
+/// answers in one elicitation form before the command runs (docs/runtime.md, "Questions").
+#[derive(Debug, Clone, Copy)]
+pub struct QuestionSpec {
+    /// The question's name: the key of its MRTR `inputRequests` entry.
+    pub name: &'static str,
+    /// The parameters it asks for, in form order.
+    pub params: &'static [&'static str],
+    /// The form's `requestedSchema` (JSON text): the parameters' own types, descriptions,
+    /// defaults and enums.
+    pub form: &'static str,
 }
 
 impl ToolSpec {
@@ -362,6 +378,7 @@ impl ToolSpec {
             },
             confirm,
             input_schema: descriptor.input_schema,
+            questions: &[],
             run: Run::Builtin(builtin),
         }
     }
@@ -462,6 +479,7 @@ pub enum Run {
 ///     hints: Hints { read_only: true, destructive: false, idempotent: false, open_world: false },
 ///     confirm: Some("ai:confirm"),
 ///     input_schema: r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
+///     questions: &[],
 ///     run: Run::Builtin(Builtin::ReadFile(FileAccess { roots: &["docs"], max_bytes: None })),
 /// };
 ///
@@ -473,6 +491,7 @@ pub enum Run {
 ///     hints: Hints::NONE,
 ///     confirm: None,
 ///     input_schema: r#"{"type":"object","properties":{"query":{"type":"string"}}}"#,
+///     questions: &[],
 ///     run: Run::Builtin(Builtin::KnowledgeSearch(&KNOWLEDGE)),
 /// };
 /// # assert_eq!(KNOWLEDGE_SEARCH.name, "knowledge_search");

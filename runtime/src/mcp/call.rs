@@ -1,5 +1,5 @@
-//! One `tools/call`, in the order of docs/runtime.md, "How a call runs": typed
-//! validation, confirmation gate (before a slot is taken, so a pending approval holds none),
+//! One `tools/call`, in the order of docs/runtime.md, "How a call runs": the tool's questions,
+//! typed validation, confirmation gate (before a slot is taken, so a pending approval holds none),
 //! a concurrency slot (waiting at most the tool timeout), the run with its own timeout, and
 //! the result. Every path answers and writes one log line when it ends, and a call that runs
 //! writes `Running <command line>` when it starts. Built-in tools take the same path, with
@@ -13,7 +13,6 @@ use rmcp::ErrorData;
 use rmcp::RoleServer;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
-use serde_json::Value;
 use tokio::sync::SemaphorePermit;
 
 use crate::JsonObject;
@@ -22,10 +21,11 @@ use crate::contract::params::Command;
 use crate::contract::spec::{Builtin, Run, ToolSpec};
 use crate::duration;
 use crate::logging::{cap_line, label};
-use crate::mcp::confirm::{Call, Gate};
+use crate::mcp::asking::Asking;
+use crate::mcp::confirm::{Call, Gate, Reach, reach};
 use crate::mcp::job::{Job, log_end};
+use crate::mcp::questions::{Asker, Gathered};
 use crate::mcp::state::{ServerState, client_name};
-use crate::mcp::tasks::Decision;
 use crate::process::cmdline::{self, go_quote};
 
 /// Runs one call to the end.
@@ -90,8 +90,14 @@ impl Ctx<'_> {
     }
 
     /// The confirmation gate for a gated tool, showing `line`; `Some` answers instead, and an
-    /// error refuses the request (an approval state that does not verify).
-    async fn gate(&self, line: &str) -> Result<Option<CallToolResponse>, ErrorData> {
+    /// error refuses the request (an approval state that does not verify). `answers` are the
+    /// answers to the tool's questions, `request_state` the echoed approval state.
+    async fn gate(
+        &self,
+        line: &str,
+        answers: Option<&JsonObject>,
+        request_state: Option<&str>,
+    ) -> Result<Option<CallToolResponse>, ErrorData> {
         let Some(trigger) = self.spec.confirm else {
             return Ok(None);
         };
@@ -101,8 +107,9 @@ impl Ctx<'_> {
             command_line: line,
             arguments: &self.arguments,
             client: &self.client,
-            request_state: self.request.request_state.as_deref(),
+            request_state,
             input_responses: self.request.input_responses.as_ref(),
+            answers,
         };
         match self
             .state
@@ -198,7 +205,8 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
             return Ok(error_result(text));
         }
     }
-    if let Some(response) = call.gate(&line).await? {
+    let state_echo = call.request.request_state.as_deref();
+    if let Some(response) = call.gate(&line, None, state_echo).await? {
         return Ok(response);
     }
     let permit = match call.slot(&line, &quoted).await {
@@ -267,13 +275,103 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
     })
 }
 
-/// A command of the application: validated and gated here, run by a job of its own that the
-/// request waits for (`tasks::wait`), so that a long one can become a task.
-async fn command(call: &Ctx<'_>, command: &Command) -> Result<CallToolResponse, ErrorData> {
+/// A command of the application: its questions asked, validated and gated here, run by a job
+/// of its own that the request waits for (`tasks::wait`), so that a long one can become a
+/// task. A client that declared tasks is asked inside a task instead (`asking.rs`).
+async fn command(
+    call: &Ctx<'_>,
+    command: &'static Command,
+) -> Result<CallToolResponse, ErrorData> {
     let state = call.state;
     let spec = call.spec;
-    let client = call.client.as_str();
-    let argv = match crate::contract::arguments::command_argv(command, call.arguments.clone()) {
+    let asker = Asker {
+        identity: state.confirmer.identity,
+        tool: spec,
+        arguments: &call.arguments,
+        client: &call.client,
+    };
+    if let Some(text) = asker.model_filled() {
+        tracing::info!(
+            tool = spec.name,
+            client = call.client,
+            outcome = "invalid_arguments",
+            "{text}"
+        );
+        return Ok(error_result(text));
+    }
+    let tasks = state
+        .tasks
+        .as_ref()
+        .filter(|_| crate::mcp::tasks::declared(&call.context));
+    let asks = !spec.questions.is_empty()
+        || (spec.confirm.is_some() && state.confirmer.asks_in_task(&call.context));
+    if let Some(store) = tasks
+        && asks
+        && call.request.request_state.is_none()
+        && reach(&call.context) == Reach::Form
+    {
+        let asking = Asking {
+            state: Arc::clone(state),
+            spec,
+            command,
+            client: call.client.clone(),
+            started: call.started,
+            arguments: call.arguments.clone(),
+        };
+        return Ok(asking.start(store));
+    }
+
+    let mut request_state = call.request.request_state.as_deref();
+    let mut answers = JsonObject::new();
+    if !spec.questions.is_empty() {
+        let gathered = asker
+            .gather(
+                &state.confirmer.states,
+                request_state,
+                call.request.input_responses.as_ref(),
+                &call.context,
+                &state.shutdown,
+            )
+            .await;
+        match gathered {
+            Gathered::Answers {
+                answers: given,
+                approval,
+            } => {
+                answers = given;
+                // A questions state is not an approval: the gate asks anew.
+                if !approval {
+                    request_state = None;
+                }
+            }
+            Gathered::Respond(response) => return Ok(response),
+            Gathered::Reject(error) => return Err(error),
+        }
+    }
+    let arguments = crate::mcp::questions::merged(&call.arguments, &answers);
+    let job = match prepare(state, spec, command, &call.client, call.started, arguments) {
+        Ok(job) => job,
+        Err(text) => return Ok(error_result(text)),
+    };
+    let answered = (!spec.questions.is_empty()).then_some(&answers);
+    if let Some(response) = call.gate(&job.full_line, answered, request_state).await? {
+        return Ok(response);
+    }
+    let quoted = job.quoted.clone();
+    Ok(crate::mcp::tasks::wait(job.start(), tasks, spec.name, &quoted, &call.context).await)
+}
+
+/// The job of one call of `command` with `arguments` (the client's, with the answers to the
+/// tool's questions joined in), or the text of the tool error that refuses them.
+pub(crate) fn prepare(
+    state: &Arc<ServerState>,
+    spec: &'static ToolSpec,
+    command: &Command,
+    client: &str,
+    started: Instant,
+    arguments: JsonObject,
+) -> Result<Job, String> {
+    let argv = match crate::contract::arguments::command_argv(command, arguments) {
         Ok(argv) => argv.into_vec(),
         Err(error) => {
             tracing::info!(
@@ -282,7 +380,7 @@ async fn command(call: &Ctx<'_>, command: &Command) -> Result<CallToolResponse, 
                 outcome = "invalid_arguments",
                 "{error}"
             );
-            return Ok(error_result(error.for_tool(spec.name)));
+            return Err(error.for_tool(spec.name));
         }
     };
     let full_line = cmdline::display(&argv);
@@ -290,20 +388,6 @@ async fn command(call: &Ctx<'_>, command: &Command) -> Result<CallToolResponse, 
     // `command` and the approval prompt show it whole.
     let line = cap_line(&full_line).into_owned();
     let quoted = go_quote(&line);
-    // A client that declared tasks is asked for approval inside a task.
-    let tasks = state
-        .tasks
-        .as_ref()
-        .filter(|_| crate::mcp::tasks::declared(&call.context));
-    let asks_in_task = tasks.is_some()
-        && spec.confirm.is_some()
-        && call.request.request_state.is_none()
-        && state.confirmer.asks_in_task(&call.context);
-
-    if !asks_in_task && let Some(response) = call.gate(&full_line).await? {
-        return Ok(response);
-    }
-
     let Some(program) = &state.program else {
         tracing::warn!(
             tool = spec.name,
@@ -311,85 +395,21 @@ async fn command(call: &Ctx<'_>, command: &Command) -> Result<CallToolResponse, 
             outcome = "no_application",
             "{line}"
         );
-        return Ok(error_result(format!(
+        return Err(format!(
             "command {quoted} has no application path to execute"
-        )));
+        ));
     };
-    let job = Job {
+    Ok(Job {
         state: Arc::clone(state),
         tool: spec.name,
-        client: call.client.clone(),
-        started: call.started,
+        client: client.to_string(),
+        started,
         program: program.clone(),
         argv,
         full_line,
         line,
         quoted,
-    };
-    if asks_in_task && let (Some(store), Some(trigger)) = (tasks, spec.confirm) {
-        return Ok(ask_in_task(call, store, trigger, job));
-    }
-    let quoted = job.quoted.clone();
-    Ok(crate::mcp::tasks::wait(job.start(), tasks, spec.name, &quoted, &call.context).await)
-}
-
-/// A gated call by a client that declared tasks: a task that asks for approval at once; the
-/// command starts when `tasks/update` brings an approval.
-fn ask_in_task(
-    call: &Ctx<'_>,
-    store: &Arc<crate::mcp::tasks::Store>,
-    trigger: &'static str,
-    job: Job,
-) -> CallToolResponse {
-    let state = Arc::clone(call.state);
-    let arguments = call.arguments.clone();
-    let quoted = job.quoted.clone();
-    let question = state
-        .confirmer
-        .task_question(&gated(&job, trigger, &arguments));
-    let decide = move |answer: Value| {
-        let gate = state
-            .confirmer
-            .judge_answer(&gated(&job, trigger, &arguments), answer);
-        match gate {
-            Gate::Proceed => Decision::Run(job.start()),
-            Gate::Respond(response) => match response {
-                CallToolResponse::Complete(result) => Decision::Answer(result),
-                _ => Decision::Answer(CallToolResult::error(vec![ContentBlock::text(
-                    "internal error: the approval could not be judged".to_string(),
-                )])),
-            },
-            Gate::Reject(error) => {
-                Decision::Answer(CallToolResult::error(vec![ContentBlock::text(
-                    error.message,
-                )]))
-            }
-        }
-    };
-    match crate::mcp::tasks::ask(store, call.spec.name, question, decide) {
-        Ok(response) => response,
-        Err(full) => {
-            call.log_end("busy", None, &format!("Not run ({full})"));
-            error_result(format!(
-                "{quoted} needs the user's approval, which a client that declares tasks gives \
-                 inside a task, but {full}; it did not run. Try again later, once a task has \
-                 ended and its result has expired"
-            ))
-        }
-    }
-}
-
-/// The gated call a job is, for the confirmation gate.
-fn gated<'a>(job: &'a Job, trigger: &'a str, arguments: &'a JsonObject) -> Call<'a> {
-    Call {
-        tool: job.tool,
-        trigger,
-        command_line: &job.full_line,
-        arguments,
-        client: &job.client,
-        request_state: None,
-        input_responses: None,
-    }
+    })
 }
 
 /// A tool error with `text`.

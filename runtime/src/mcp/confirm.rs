@@ -28,15 +28,15 @@ use tokio_util::sync::CancellationToken;
 use crate::JsonObject;
 use crate::contract::spec::ConfirmMode;
 use crate::logging::cap_line;
-use crate::mcp::request_state::{Refusal, RequestStates};
+use crate::mcp::request_state::{Purpose, Refusal, RequestStates};
 use crate::process::cmdline::go_quote;
 use crate::transport::intake::Declared;
 
 /// How long a legacy client has to answer an approval prompt.
 pub(crate) const ELICITATION_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The key of the approval question in an MRTR `inputRequests` map.
-const INPUT_KEY: &str = "confirm";
+/// The key of the approval question in an MRTR or task `inputRequests` map.
+pub(crate) const INPUT_KEY: &str = "confirm";
 
 /// What the gate decided.
 #[derive(Debug)]
@@ -78,6 +78,9 @@ pub(crate) struct Call<'a> {
     pub(crate) request_state: Option<&'a str>,
     /// The MRTR answers, if any.
     pub(crate) input_responses: Option<&'a InputResponses>,
+    /// The answers to the tool's questions (`crate::mcp::questions`), which an MRTR approval
+    /// state carries along so that the approving round still has them.
+    pub(crate) answers: Option<&'a JsonObject>,
 }
 
 /// Whether a client can be asked, and how.
@@ -312,7 +315,12 @@ impl Confirmer {
 
     /// An input-required result asking for approval, with a newly sealed state.
     fn ask(&self, call: &Call<'_>, quoted: &str, detail: &str) -> Gate {
-        match self.states.seal(call.tool, call.arguments) {
+        let none = JsonObject::new();
+        let answers = call.answers.unwrap_or(&none);
+        match self
+            .states
+            .seal_with(call.tool, call.arguments, Purpose::Approval, answers)
+        {
             Ok(state) => {
                 self.log(call, "asked", detail);
                 let mut requests = InputRequests::new();

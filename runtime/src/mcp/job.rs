@@ -18,7 +18,7 @@ use crate::mcp::tasks::{Ran, Running, Stop};
 use crate::process::exec::{self, CancelReason, Outcome};
 
 /// One command, ready to run on its own (after validation and the gate).
-pub(super) struct Job {
+pub(crate) struct Job {
     pub(super) state: Arc<ServerState>,
     pub(super) tool: &'static str,
     pub(super) client: String,

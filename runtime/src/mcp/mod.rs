@@ -8,12 +8,14 @@
 
 pub(crate) mod approvals;
 pub(crate) mod arg_errors;
+pub(crate) mod asking;
 pub(crate) mod call;
 pub(crate) mod confirm;
 pub(crate) mod docs;
 pub(crate) mod error;
 pub(crate) mod job;
 pub(crate) mod listing;
+pub(crate) mod questions;
 pub(crate) mod request_state;
 pub(crate) mod server;
 pub(crate) mod state;

@@ -8,6 +8,11 @@
 //! nonce is remembered until then so that a state approves at most one run in this process;
 //! replicas share that memory through [`SharedRecord`] when one is configured, so that a state
 //! approves at most one run on the whole deployment (docs/deploy.md, "One approval, one run").
+//!
+//! The same seal carries the answers to a tool's questions between MRTR rounds
+//! ([`crate::mcp::questions`]): a state says what it was issued for ([`Purpose`]), and only an
+//! approval state approves. A questions state is not used up when it is opened: it only carries
+//! answers the client could send again itself (docs/runtime.md, "Questions").
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -31,11 +36,37 @@ pub(crate) const STATE_KEY_VAR: &str = "FISKGEN_MCP_STATE_KEY";
 /// memory grow (it takes this many approvals within [`STATE_TTL`] to get there).
 const MAX_REMEMBERED: usize = 100_000;
 
+/// What a state was issued for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Purpose {
+    /// The approval question of the confirmation gate (single-use).
+    #[default]
+    Approval,
+    /// A round of a tool's questions: it carries the answers given so far.
+    Questions,
+}
+
 /// What the sealed state carries (readable by the client, but not forgeable).
 #[derive(Debug, Serialize, Deserialize)]
 struct Payload {
     /// Random, hex: makes each state unique and is what single use is tracked by.
     nonce: String,
+    /// What it was issued for.
+    #[serde(default)]
+    purpose: Purpose,
+    /// The answers to the tool's questions given so far: question name -> parameter values.
+    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
+    answers: JsonObject,
+}
+
+/// A state that verified.
+#[derive(Debug)]
+pub(crate) struct Opened {
+    /// What it was issued for.
+    pub(crate) purpose: Purpose,
+    /// The answers it carries (question name -> parameter values).
+    pub(crate) answers: JsonObject,
 }
 
 /// Why a state was refused. Clients only ever see one generic message; the detail is logged.
@@ -115,13 +146,52 @@ impl RequestStates {
     }
 
     /// A new state for one confirmation of `tool` with `arguments`.
+    #[cfg(test)]
     pub(crate) fn seal(&self, tool: &str, arguments: &JsonObject) -> Result<String, StateError> {
+        self.seal_with(tool, arguments, Purpose::Approval, &JsonObject::new())
+    }
+
+    /// A new state for `tool` with `arguments`, issued for `purpose`, carrying `answers`.
+    pub(crate) fn seal_with(
+        &self,
+        tool: &str,
+        arguments: &JsonObject,
+        purpose: Purpose,
+        answers: &JsonObject,
+    ) -> Result<String, StateError> {
         let nonce = fiskgen_contract::canonical::hex(&random_bytes::<16>()?);
         let bound = self.bound_to(tool, arguments);
+        let payload = Payload {
+            nonce,
+            purpose,
+            answers: answers.clone(),
+        };
         Ok(self.codec.seal_json_with(
-            &Payload { nonce },
+            &payload,
             &SealOptions::new().associated_data(&bound).ttl(self.ttl),
         )?)
+    }
+
+    /// Verifies `state` for `tool` with `arguments` (seal, binding, expiry) without using it
+    /// up: what it was issued for and the answers it carries.
+    pub(crate) fn open(
+        &self,
+        state: &str,
+        tool: &str,
+        arguments: &JsonObject,
+    ) -> Result<Opened, Refusal> {
+        let payload = self.payload(state, tool, arguments)?;
+        Ok(Opened {
+            purpose: payload.purpose,
+            answers: payload.answers,
+        })
+    }
+
+    fn payload(&self, state: &str, tool: &str, arguments: &JsonObject) -> Result<Payload, Refusal> {
+        let bound = self.bound_to(tool, arguments);
+        self.codec
+            .open_json_with(state, &bound)
+            .map_err(|error| Refusal::Invalid(error.to_string()))
     }
 
     /// Verifies `state` for `tool` with `arguments` and uses it up, here and in the shared
@@ -150,11 +220,12 @@ impl RequestStates {
         tool: &str,
         arguments: &JsonObject,
     ) -> Result<String, Refusal> {
-        let bound = self.bound_to(tool, arguments);
-        let payload: Payload = self
-            .codec
-            .open_json_with(state, &bound)
-            .map_err(|error| Refusal::Invalid(error.to_string()))?;
+        let payload = self.payload(state, tool, arguments)?;
+        if payload.purpose != Purpose::Approval {
+            return Err(Refusal::Invalid(
+                "the state carries answers to questions, not an approval".into(),
+            ));
+        }
         let now = Instant::now();
         let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
         used.retain(|_, expiry| *expiry > now);
@@ -262,6 +333,31 @@ mod tests {
         let state = one.seal("t", &a).expect("seal");
         assert!(two.redeem_here(&state, "t", &a).is_ok());
         assert!(RequestStates::new("demo", Some(b"short".to_vec())).is_err());
+    }
+
+    #[test]
+    fn a_questions_state_carries_its_answers_and_never_approves() {
+        let states = RequestStates::new("demo", None).expect("states");
+        let a = JsonObject::new();
+        let answers = args(serde_json::json!({"user_name": {"name": "Alice"}}));
+        let state = states
+            .seal_with("t", &a, Purpose::Questions, &answers)
+            .expect("seal");
+        for _ in 0..2 {
+            let opened = states.open(&state, "t", &a).expect("opens, and again");
+            assert_eq!(opened.purpose, Purpose::Questions);
+            assert_eq!(opened.answers, answers);
+        }
+        assert!(matches!(states.open(&state, "u", &a), Err(Refusal::Invalid(_))));
+        match states.redeem_here(&state, "t", &a) {
+            Err(Refusal::Invalid(detail)) => assert!(detail.contains("not an approval"), "{detail}"),
+            other => panic!("a questions state approved: {other:?}"),
+        }
+        let approval = states.seal("t", &a).expect("seal");
+        assert_eq!(
+            states.open(&approval, "t", &a).expect("opens").purpose,
+            Purpose::Approval
+        );
     }
 
     #[test]

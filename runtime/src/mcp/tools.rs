@@ -133,6 +133,14 @@ pub(crate) fn info(spec: &ToolSpec) -> Result<ToolInfo, CatalogError> {
             trigger: trigger.to_string(),
         }),
         input_schema: input_schema(spec)?,
+        questions: spec
+            .questions
+            .iter()
+            .map(|question| info::Question {
+                name: question.name.to_string(),
+                params: question.params.iter().map(|p| p.to_string()).collect(),
+            })
+            .collect(),
         kind,
     })
 }

@@ -78,13 +78,11 @@ func build() *fisk.Application {
 	})
 	gated := map[string]string{
 		"test_streaming_elicitation":                "streamed nothing: the approval came first",
-		"test_input_required_result_elicitation":    "Hello, approved user!",
 		"test_input_required_result_request_state":  "state-ok: the approval state was verified",
 		"test_input_required_result_tampered_state": "the approval state was verified",
 	}
 	for _, name := range []string{
 		"test_streaming_elicitation",
-		"test_input_required_result_elicitation",
 		"test_input_required_result_request_state",
 		"test_input_required_result_tampered_state",
 	} {
@@ -94,6 +92,51 @@ func build() *fisk.Application {
 			return nil
 		})
 	}
+
+	// Commands whose parameters the user answers (expose.agent.mcp.ask in
+	// tests/fixtures/conformance.yaml): the server asks for them before the command runs.
+	hello := app.Command("test_input_required_result_elicitation", "Greet the user by the name they give")
+	helloName := hello.Flag("name", "Your name").Required().String()
+	hello.Action(func(*fisk.ParseContext) error {
+		fmt.Printf("Hello, %s!\n", *helloName)
+		return nil
+	})
+
+	rounds := app.Command("test_input_required_result_multi_round", "Ask for a name, then a colour")
+	roundName := rounds.Flag("name", "Your name").Required().String()
+	roundColor := rounds.Flag("color", "Your favourite colour").Required().String()
+	rounds.Action(func(*fisk.ParseContext) error {
+		fmt.Printf("Hello, %s! Your favourite colour is %s.\n", *roundName, *roundColor)
+		return nil
+	})
+
+	defaults := app.Command("test_elicitation_sep1034_defaults", "Ask for a profile whose fields have defaults")
+	profileName := defaults.Flag("name", "Your name").Default("John Doe").String()
+	profileAge := defaults.Flag("age", "Your age").Default("30").Int()
+	profileScore := defaults.Flag("score", "Your score").Default("95.5").Float64()
+	profileStatus := defaults.Flag("status", "Your status").Default("active").Enum("active", "inactive", "pending")
+	profileVerified := defaults.Flag("verified", "Whether you are verified").Default("true").Bool()
+	defaults.Action(func(*fisk.ParseContext) error {
+		fmt.Printf("Elicitation completed: action=accept, content={name: %s, age: %d, score: %g, status: %s, verified: %t}\n",
+			*profileName, *profileAge, *profileScore, *profileStatus, *profileVerified)
+		return nil
+	})
+
+	multi := app.Command("multi_input", "Ask two questions at once, then answer")
+	multiName := multi.Flag("name", "A name").Required().String()
+	multiConfirm := multi.Flag("confirm", "Whether to go ahead").Bool()
+	multi.Action(func(*fisk.ParseContext) error {
+		fmt.Printf("multi_input: name=%s confirm=%t\n", *multiName, *multiConfirm)
+		return nil
+	})
+
+	withTask := app.Command("test_tool_with_task", "Ask for a name, then work for a second and greet")
+	withTaskName := withTask.Flag("name", "Your name").Required().String()
+	withTask.Action(func(*fisk.ParseContext) error {
+		time.Sleep(time.Second)
+		fmt.Printf("Hello, %s!\n", *withTaskName)
+		return nil
+	})
 
 	embedded := app.Command("test_prompt_with_embedded_resource", "Print the URI of a resource")
 	embedded.Cheat("", "# Look at a resource\nconformance test_prompt_with_embedded_resource <resourceUri>")

@@ -23,6 +23,7 @@ const fn tool(name: &'static str) -> ToolSpec {
         hints: Hints::NONE,
         confirm: None,
         input_schema: "{}",
+        questions: &[],
         run: Run::Command(crate::contract::params::Command {
             path: &[],
             globals: crate::contract::params::Globals::NONE,

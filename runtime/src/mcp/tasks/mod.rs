@@ -8,7 +8,7 @@
 //! then on the request's stream, its cancellation and the client's connection no longer matter;
 //! the command keeps every other limit of a plain call (its slot, its timeout, its output
 //! caps), `tasks/cancel` kills its process group, and its TTL bounds the whole task. A gated
-//! call by such a client becomes a task at once, which asks for approval through
+//! call, or one with questions, by such a client becomes a task at once, which asks through
 //! `input_required` and `tasks/update` (docs/runtime.md, "Tasks").
 
 mod flags;
@@ -16,11 +16,12 @@ pub(crate) mod live;
 mod progress;
 mod store;
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, InputRequest, InputRequests,
+    CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, InputRequests,
     TaskPayload,
 };
 use rmcp::service::RequestContext;
@@ -39,9 +40,6 @@ pub(crate) use store::Store;
 
 /// Far beyond any call (for a client that cannot get a task).
 const NEVER: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 60 * 60);
-
-/// The key of the approval question in a task's `inputRequests`.
-const INPUT_KEY: &str = "confirm";
 
 /// Stops one running command, saying why.
 #[derive(Debug, Default)]
@@ -91,12 +89,24 @@ pub(crate) struct Running {
     pub(crate) started: std::time::Instant,
 }
 
-/// What the approval answer of a task decides.
+/// Judges the answers of one round of a task that asks (key -> response).
+pub(crate) type Decide = Box<dyn FnOnce(BTreeMap<String, Value>) -> Decision + Send>;
+
+/// What the answers of a task that asks decide.
 pub(crate) enum Decision {
     /// The answer is this result; nothing runs.
     Answer(CallToolResult),
-    /// Approved: the command was started.
+    /// Answered (and approved where needed): the command was started.
     Run(Running),
+    /// Ask another round before anything runs.
+    Ask {
+        /// The keys to ask for.
+        requests: InputRequests,
+        /// The task's status message meanwhile.
+        message: String,
+        /// Judges that round.
+        decide: Decide,
+    },
 }
 
 /// Whether this request declared the tasks extension (per request in the 2026-07-28 era; for
@@ -192,23 +202,23 @@ pub(crate) async fn wait(
     }
 }
 
-/// A gated call by a client that declared tasks: a task that asks for approval at once
-/// (`input_required`, answered with `tasks/update`); `decide` judges the answer and starts
-/// the command when it approves. `Err` is the text of a refusal: the store is full.
+/// A call that asks the user before it runs, by a client that declared tasks: a task that
+/// asks at once (`input_required` with `requests`, answered with `tasks/update`, a subset at a
+/// time if the client likes); `decide` judges the answers once every key is answered, and may
+/// start the command or ask another round. `Err` is the text of a refusal: the store is full.
 pub(crate) fn ask(
     store: &Arc<Store>,
     tool: &'static str,
-    question: InputRequest,
-    decide: impl FnOnce(Value) -> Decision + Send + 'static,
+    requests: InputRequests,
+    message: String,
+    decide: Decide,
 ) -> Result<CallToolResponse, String> {
     let (answer, answered) = oneshot::channel();
-    let mut requests = InputRequests::new();
-    requests.insert(INPUT_KEY.into(), question);
     let stage = Stage::Asking {
         requests,
+        answers: BTreeMap::new(),
         answer: Some(answer),
     };
-    let message = format!("waiting for the user's approval (inputRequests.{INPUT_KEY})");
     let ttl = store.settings().ttl;
     let task = store
         .create(tool, std::time::Instant::now(), stage, message)
@@ -217,29 +227,49 @@ pub(crate) fn ask(
     let store = Arc::clone(store);
     let deadline = tokio::time::Instant::now() + ttl;
     tokio::spawn(async move {
-        let answer = tokio::select! {
-            answer = answered => answer.ok(),
-            () = tokio::time::sleep_until(deadline) => {
-                store.settle(&id, expired(ttl, "while waiting for approval; nothing ran"), "expired".into());
+        let mut answered = answered;
+        let mut decide = decide;
+        loop {
+            let answers = tokio::select! {
+                answers = answered => answers.ok(),
+                () = tokio::time::sleep_until(deadline) => {
+                    store.settle(&id, expired(ttl, "while waiting for the user; nothing ran"), "expired".into());
+                    return;
+                }
+            };
+            let Some(answers) = answers else {
+                store.settle(
+                    &id,
+                    TaskPayload::Cancelled,
+                    "cancelled by tasks/cancel while waiting for the user; nothing ran".into(),
+                );
                 return;
-            }
-        };
-        let Some(answer) = answer else {
-            store.settle(
-                &id,
-                TaskPayload::Cancelled,
-                "cancelled by tasks/cancel while waiting for approval; nothing ran".into(),
-            );
-            return;
-        };
-        match decide(answer) {
-            Decision::Answer(result) => {
-                let message = "not approved; nothing ran".to_string();
-                store.settle(&id, completed(&result), message);
-            }
-            Decision::Run(running) => {
-                store.running(&id, Arc::clone(&running.stop), running.live);
-                supervise(store, id, running.handle, running.stop, deadline);
+            };
+            match decide(answers) {
+                Decision::Answer(result) => {
+                    let message = if result.is_error == Some(true) {
+                        "not run; nothing ran"
+                    } else {
+                        "answered"
+                    };
+                    store.settle(&id, completed(&result), message.to_string());
+                    return;
+                }
+                Decision::Run(running) => {
+                    store.running(&id, Arc::clone(&running.stop), running.live);
+                    supervise(store, id, running.handle, running.stop, deadline);
+                    return;
+                }
+                Decision::Ask {
+                    requests,
+                    message,
+                    decide: next,
+                } => {
+                    let (answer, again) = oneshot::channel();
+                    store.ask_again(&id, requests, answer, message);
+                    answered = again;
+                    decide = next;
+                }
             }
         }
     });

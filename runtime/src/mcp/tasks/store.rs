@@ -5,7 +5,7 @@
 //! (`mod.rs`). The store never runs anything itself: it records, answers `tasks/*`, and hands a
 //! cancellation or an answer to whoever runs the task.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -36,13 +36,16 @@ pub(crate) const META_KEY: &str = "fiskgen/task";
 
 /// Where one task is.
 pub(crate) enum Stage {
-    /// Waiting for the user's approval, asked through `inputRequests`; the answer goes to
-    /// `answer` (dropping it tells the task it was cancelled).
+    /// Waiting for the user's answers (questions, approval), asked through `inputRequests`;
+    /// once every key is answered the answers go to `answer` (dropping it tells the task it
+    /// was cancelled).
     Asking {
-        /// What `tasks/get` shows in `inputRequests`.
+        /// What `tasks/get` shows in `inputRequests`: the keys still pending.
         requests: InputRequests,
-        /// Where the `tasks/update` answer goes.
-        answer: Option<oneshot::Sender<Value>>,
+        /// The answers given so far (key -> response).
+        answers: BTreeMap<String, Value>,
+        /// Where the answers go once every key is answered.
+        answer: Option<oneshot::Sender<BTreeMap<String, Value>>>,
     },
     /// The command runs.
     Running {
@@ -193,6 +196,26 @@ impl Store {
         Ok(task)
     }
 
+    /// A task asks another round (`requests`, answered to `answer`) before its command starts.
+    pub(crate) fn ask_again(
+        &self,
+        id: &str,
+        requests: InputRequests,
+        answer: oneshot::Sender<BTreeMap<String, Value>>,
+        message: String,
+    ) {
+        if let Some(entry) = self.lock().get_mut(id)
+            && entry.ended.is_none()
+        {
+            entry.stage = Stage::Asking {
+                requests,
+                answers: BTreeMap::new(),
+                answer: Some(answer),
+            };
+            entry.set(TaskStatus::InputRequired, message);
+        }
+    }
+
     /// An approved task starts its command.
     pub(crate) fn running(&self, id: &str, stop: Arc<Stop>, live: Arc<Live>) {
         if let Some(entry) = self.lock().get_mut(id)
@@ -266,12 +289,14 @@ impl Store {
         Ok(result)
     }
 
-    /// `tasks/update`: hands the approval answer to a task that asks for it. Keys it did not
-    /// ask for are ignored (SEP-2663); a task that ended takes no input.
+    /// `tasks/update`: takes the answers to the pending keys of a task that asks; once every key
+    /// is answered, hands them all to the task. A subset is kept, and only the keys still
+    /// pending are shown from then on (SEP-2663 partial fulfillment). Keys it did not ask for
+    /// are ignored; a task that ended takes no input.
     pub(crate) fn update(
         &self,
         id: &str,
-        mut responses: std::collections::BTreeMap<String, Value>,
+        mut responses: BTreeMap<String, Value>,
     ) -> Result<(), ErrorData> {
         let mut tasks = self.lock();
         self.sweep(&mut tasks);
@@ -284,14 +309,32 @@ impl Store {
                 ),
                 Some(json!({ "taskId": id, "status": payload.status() })),
             )),
-            Stage::Asking { requests, answer } => {
-                let key = requests.keys().next().cloned();
-                if let Some(value) = key.and_then(|key| responses.remove(&key))
-                    && let Some(answer) = answer.take()
-                {
-                    let _ = answer.send(value);
-                    requests.clear();
-                    entry.set(TaskStatus::Working, "answered; checking the answer".into());
+            Stage::Asking {
+                requests,
+                answers,
+                answer,
+            } => {
+                let pending: Vec<String> = requests.keys().cloned().collect();
+                let mut took = false;
+                for key in pending {
+                    if let Some(value) = responses.remove(&key) {
+                        requests.remove(&key);
+                        answers.insert(key, value);
+                        took = true;
+                    }
+                }
+                if !took {
+                    return Ok(());
+                }
+                if requests.is_empty() {
+                    if let Some(answer) = answer.take() {
+                        let _ = answer.send(std::mem::take(answers));
+                    }
+                    entry.set(TaskStatus::Working, "answered; checking the answers".into());
+                } else {
+                    let keys: Vec<&str> = requests.keys().map(String::as_str).collect();
+                    let message = format!("waiting for the user (inputRequests.{})", keys.join(", inputRequests."));
+                    entry.set(TaskStatus::InputRequired, message);
                 }
                 Ok(())
             }

@@ -55,12 +55,6 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
             markdown: include_str!("help/test_streaming_elicitation.md"),
         },
         rt::HelpSpec {
-            tool: "test_input_required_result_elicitation",
-            title: "test_input_required_result_elicitation",
-            summary: "Run after the user approves",
-            markdown: include_str!("help/test_input_required_result_elicitation.md"),
-        },
-        rt::HelpSpec {
             tool: "test_input_required_result_request_state",
             title: "test_input_required_result_request_state",
             summary: "Run after the user approves",
@@ -71,6 +65,36 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
             title: "test_input_required_result_tampered_state",
             summary: "Run after the user approves",
             markdown: include_str!("help/test_input_required_result_tampered_state.md"),
+        },
+        rt::HelpSpec {
+            tool: "test_input_required_result_elicitation",
+            title: "test_input_required_result_elicitation",
+            summary: "Greet the user by the name they give",
+            markdown: include_str!("help/test_input_required_result_elicitation.md"),
+        },
+        rt::HelpSpec {
+            tool: "test_input_required_result_multi_round",
+            title: "test_input_required_result_multi_round",
+            summary: "Ask for a name, then a colour",
+            markdown: include_str!("help/test_input_required_result_multi_round.md"),
+        },
+        rt::HelpSpec {
+            tool: "test_elicitation_sep1034_defaults",
+            title: "test_elicitation_sep1034_defaults",
+            summary: "Ask for a profile whose fields have defaults",
+            markdown: include_str!("help/test_elicitation_sep1034_defaults.md"),
+        },
+        rt::HelpSpec {
+            tool: "multi_input",
+            title: "multi_input",
+            summary: "Ask two questions at once, then answer",
+            markdown: include_str!("help/multi_input.md"),
+        },
+        rt::HelpSpec {
+            tool: "test_tool_with_task",
+            title: "test_tool_with_task",
+            summary: "Ask for a name, then work for a second and greet",
+            markdown: include_str!("help/test_tool_with_task.md"),
         },
         rt::HelpSpec {
             tool: "test_prompt_with_embedded_resource",

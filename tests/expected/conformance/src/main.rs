@@ -24,9 +24,9 @@ static APP: rt::AppSpec = rt::AppSpec {
         path: "conformance",
         name: "conformance",
         version: Some("0.1.0"),
-        fingerprint: "95ccc8796ff71de9492bd3ca738d5a99c092c5a92399e330c561da49cb69e452",
+        fingerprint: "58cd4824c42bf3fd09c9c1302d3fc955c75ad97c3d270b0bd58c218979f17afe",
         output_digest: Some(
-            "65b42b07e6dc0e1671bcd5f4fe20ec408f50e3343e678fcdfaa9506e395d85ce",
+            "adace941129c27c1119c26b17bea08f45eb69204c500540f49e84ea7c57f592d",
         ),
         serving: SERVING,
         commands: include_str!("commands.json"),

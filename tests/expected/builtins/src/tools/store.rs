@@ -15,6 +15,7 @@ pub(crate) static STORE_EXPORT: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.read_only(),
     confirm: None,
     input_schema: include_str!("schemas/store_export.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["store", "export"],
         globals: rt::Globals::NONE,

@@ -15,6 +15,7 @@ pub(crate) static TASK_LIST: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.read_only(),
     confirm: None,
     input_schema: include_str!("schemas/task_list.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["task", "list"],
         globals: rt::Globals::NONE,
@@ -34,6 +35,7 @@ pub(crate) static TASK_SHOW: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.read_only().idempotent(),
     confirm: None,
     input_schema: include_str!("schemas/task_show.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["task", "show"],
         globals: rt::Globals::NONE,

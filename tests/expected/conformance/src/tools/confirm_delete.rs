@@ -15,6 +15,7 @@ pub(crate) static CONFIRM_DELETE: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: Some("ai:confirm"),
     input_schema: include_str!("schemas/confirm_delete.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["confirm_delete"],
         globals: rt::Globals::NONE,

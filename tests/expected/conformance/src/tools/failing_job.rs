@@ -15,6 +15,7 @@ pub(crate) static FAILING_JOB: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/failing_job.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["failing_job"],
         globals: rt::Globals::NONE,

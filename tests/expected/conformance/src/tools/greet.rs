@@ -15,6 +15,7 @@ pub(crate) static GREET: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.read_only(),
     confirm: None,
     input_schema: include_str!("schemas/greet.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["greet"],
         globals: rt::Globals::NONE,

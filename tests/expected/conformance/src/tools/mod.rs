@@ -7,10 +7,13 @@
 mod confirm_delete;
 mod failing_job;
 mod greet;
+mod multi_input;
 mod slow_compute;
 mod test_elicitation;
+mod test_elicitation_sep1034_defaults;
 mod test_error_handling;
 mod test_input_required_result_elicitation;
+mod test_input_required_result_multi_round;
 mod test_input_required_result_request_state;
 mod test_input_required_result_tampered_state;
 mod test_logging_tool;
@@ -19,6 +22,7 @@ mod test_reconnection;
 mod test_simple_text;
 mod test_streaming_elicitation;
 mod test_tool_with_progress;
+mod test_tool_with_task;
 
 use ::fiskgen_runtime::__private as rt;
 
@@ -31,9 +35,13 @@ pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &test_logging_tool::TEST_LOGGING_TOOL,
     &test_elicitation::TEST_ELICITATION,
     &test_streaming_elicitation::TEST_STREAMING_ELICITATION,
-    &test_input_required_result_elicitation::TEST_INPUT_REQUIRED_RESULT_ELICITATION,
     &test_input_required_result_request_state::TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE,
     &test_input_required_result_tampered_state::TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE,
+    &test_input_required_result_elicitation::TEST_INPUT_REQUIRED_RESULT_ELICITATION,
+    &test_input_required_result_multi_round::TEST_INPUT_REQUIRED_RESULT_MULTI_ROUND,
+    &test_elicitation_sep1034_defaults::TEST_ELICITATION_SEP1034_DEFAULTS,
+    &multi_input::MULTI_INPUT,
+    &test_tool_with_task::TEST_TOOL_WITH_TASK,
     &test_prompt_with_embedded_resource::TEST_PROMPT_WITH_EMBEDDED_RESOURCE,
     &slow_compute::SLOW_COMPUTE,
     &greet::GREET,

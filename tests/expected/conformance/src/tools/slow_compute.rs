@@ -15,6 +15,7 @@ pub(crate) static SLOW_COMPUTE: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.read_only(),
     confirm: None,
     input_schema: include_str!("schemas/slow_compute.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["slow_compute"],
         globals: rt::Globals::NONE,

@@ -15,6 +15,7 @@ pub(crate) static TEST_ELICITATION: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: Some("ai:confirm"),
     input_schema: include_str!("schemas/test_elicitation.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["test_elicitation"],
         globals: rt::Globals::NONE,

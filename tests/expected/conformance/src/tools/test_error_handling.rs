@@ -15,6 +15,7 @@ pub(crate) static TEST_ERROR_HANDLING: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/test_error_handling.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["test_error_handling"],
         globals: rt::Globals::NONE,

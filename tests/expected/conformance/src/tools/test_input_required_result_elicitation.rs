@@ -6,18 +6,27 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// `test_input_required_result_elicitation`: Run after the user approves
+/// `test_input_required_result_elicitation`: Greet the user by the name they give
 pub(crate) static TEST_INPUT_REQUIRED_RESULT_ELICITATION: rt::ToolSpec = rt::ToolSpec {
     name: "test_input_required_result_elicitation",
     title: "test_input_required_result_elicitation",
-    description: "Run after the user approves\n\nTags: ai:confirm",
-    tags: &["ai:confirm"],
+    description: "Greet the user by the name they give",
+    tags: &[],
     hints: rt::Hints::NONE,
-    confirm: Some("ai:confirm"),
+    confirm: None,
     input_schema: include_str!("schemas/test_input_required_result_elicitation.json"),
+    questions: &[
+        rt::QuestionSpec {
+            name: "user_name",
+            params: &["name"],
+            form: include_str!(
+                "forms/test_input_required_result_elicitation.user_name.json"
+            ),
+        },
+    ],
     run: rt::Run::Command(rt::Command {
         path: &["test_input_required_result_elicitation"],
         globals: rt::Globals::NONE,
-        params: &[],
+        params: &[rt::Param::flag("name", rt::Type::String).required()],
     }),
 };

@@ -16,6 +16,7 @@ pub(crate) static TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE: rt::ToolSpec = rt::T
     hints: rt::Hints::NONE,
     confirm: Some("ai:confirm"),
     input_schema: include_str!("schemas/test_input_required_result_request_state.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["test_input_required_result_request_state"],
         globals: rt::Globals::NONE,

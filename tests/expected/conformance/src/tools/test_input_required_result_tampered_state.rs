@@ -16,6 +16,7 @@ pub(crate) static TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE: rt::ToolSpec = rt::
     hints: rt::Hints::NONE,
     confirm: Some("ai:confirm"),
     input_schema: include_str!("schemas/test_input_required_result_tampered_state.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["test_input_required_result_tampered_state"],
         globals: rt::Globals::NONE,

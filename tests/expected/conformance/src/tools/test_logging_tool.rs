@@ -16,6 +16,7 @@ pub(crate) static TEST_LOGGING_TOOL: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/test_logging_tool.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["test_logging_tool"],
         globals: rt::Globals::NONE,

@@ -15,6 +15,7 @@ pub(crate) static TEST_PROMPT_WITH_EMBEDDED_RESOURCE: rt::ToolSpec = rt::ToolSpe
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/test_prompt_with_embedded_resource.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["test_prompt_with_embedded_resource"],
         globals: rt::Globals::NONE,

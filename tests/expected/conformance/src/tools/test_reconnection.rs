@@ -15,6 +15,7 @@ pub(crate) static TEST_RECONNECTION: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/test_reconnection.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["test_reconnection"],
         globals: rt::Globals::NONE,

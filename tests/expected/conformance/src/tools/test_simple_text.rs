@@ -15,6 +15,7 @@ pub(crate) static TEST_SIMPLE_TEXT: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/test_simple_text.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["test_simple_text"],
         globals: rt::Globals::NONE,

@@ -15,6 +15,7 @@ pub(crate) static TEST_TOOL_WITH_PROGRESS: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/test_tool_with_progress.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["test_tool_with_progress"],
         globals: rt::Globals::NONE,

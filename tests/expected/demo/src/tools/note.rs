@@ -15,6 +15,7 @@ pub(crate) static NOTE_ADD: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/note_add.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["note", "add"],
         globals: super::GLOBALS,
@@ -31,6 +32,7 @@ pub(crate) static NOTE_SEARCH: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.read_only(),
     confirm: None,
     input_schema: include_str!("schemas/note_search.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["note", "search"],
         globals: super::GLOBALS,

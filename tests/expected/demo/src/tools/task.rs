@@ -15,6 +15,7 @@ pub(crate) static TASK_ADD: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/task_add.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["task", "add"],
         globals: super::GLOBALS,
@@ -36,6 +37,7 @@ pub(crate) static TASK_LIST: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.read_only(),
     confirm: None,
     input_schema: include_str!("schemas/task_list.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["task", "list"],
         globals: super::GLOBALS,
@@ -55,6 +57,7 @@ pub(crate) static TASK_SHOW: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.read_only().idempotent(),
     confirm: None,
     input_schema: include_str!("schemas/task_show.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["task", "show"],
         globals: super::GLOBALS,
@@ -71,6 +74,7 @@ pub(crate) static TASK_DONE: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.idempotent(),
     confirm: None,
     input_schema: include_str!("schemas/task_done.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["task", "done"],
         globals: super::GLOBALS,
@@ -87,6 +91,7 @@ pub(crate) static TASK_DELETE: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.destructive(),
     confirm: Some("ai:confirm"),
     input_schema: include_str!("schemas/task_delete.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["task", "delete"],
         globals: super::GLOBALS,
