@@ -60,7 +60,7 @@ fn docs_with_python(mode: &str) -> Result<()> {
         "docs.py",
         &strings(&["--url", &shared.server.url, "--mode", mode]),
     )?
-    .has_line("resources: 22 in 6 pages")?
+    .has_line("resources: 26 in 7 pages")?
     .has_line("prompts: 7 in 2 pages")?
     .has_line("completions: template variable and prompt argument")?;
     Ok(())
@@ -96,7 +96,7 @@ fn python_sdk_mirrors_an_annotated_parameter_in_its_header_and_the_server_checks
 }
 
 /// The conformance fixture app's tools, in serving order.
-const TOOLS: [&str; 15] = [
+const TOOLS: [&str; 19] = [
     "test_simple_text",
     "test_reconnection",
     "test_error_handling",
@@ -104,9 +104,13 @@ const TOOLS: [&str; 15] = [
     "test_logging_tool",
     "test_elicitation",
     "test_streaming_elicitation",
-    "test_input_required_result_elicitation",
     "test_input_required_result_request_state",
     "test_input_required_result_tampered_state",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_multi_round",
+    "test_elicitation_sep1034_defaults",
+    "multi_input",
+    "test_tool_with_task",
     "test_prompt_with_embedded_resource",
     "slow_compute",
     "greet",
