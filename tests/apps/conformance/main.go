@@ -138,6 +138,15 @@ func build() *fisk.Application {
 		return nil
 	})
 
+	// Asked and gated: the server asks for the name first, then for approval of the command
+	// line that carries it.
+	greeting := app.Command("confirm_greeting", "Greet the user by name, after they approve").Tag("ai:confirm")
+	greetingName := greeting.Flag("name", "Your name").Required().String()
+	greeting.Action(func(*fisk.ParseContext) error {
+		fmt.Printf("Hello, %s! (approved)\n", *greetingName)
+		return nil
+	})
+
 	embedded := app.Command("test_prompt_with_embedded_resource", "Print the URI of a resource")
 	embedded.Cheat("", "# Look at a resource\nconformance test_prompt_with_embedded_resource <resourceUri>")
 	uri := embedded.Arg("resourceUri", "The resource's URI").Required().String()

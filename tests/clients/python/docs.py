@@ -40,6 +40,7 @@ TOOLS = [
     "test_elicitation_sep1034_defaults",
     "multi_input",
     "test_tool_with_task",
+    "confirm_greeting",
     "test_prompt_with_embedded_resource",
     "slow_compute",
     "greet",

@@ -60,7 +60,7 @@ fn docs_with_python(mode: &str) -> Result<()> {
         "docs.py",
         &strings(&["--url", &shared.server.url, "--mode", mode]),
     )?
-    .has_line("resources: 26 in 7 pages")?
+    .has_line("resources: 27 in 7 pages")?
     .has_line("prompts: 7 in 2 pages")?
     .has_line("completions: template variable and prompt argument")?;
     Ok(())
@@ -96,7 +96,7 @@ fn python_sdk_mirrors_an_annotated_parameter_in_its_header_and_the_server_checks
 }
 
 /// The conformance fixture app's tools, in serving order.
-const TOOLS: [&str; 19] = [
+const TOOLS: [&str; 20] = [
     "test_simple_text",
     "test_reconnection",
     "test_error_handling",
@@ -111,6 +111,7 @@ const TOOLS: [&str; 19] = [
     "test_elicitation_sep1034_defaults",
     "multi_input",
     "test_tool_with_task",
+    "confirm_greeting",
     "test_prompt_with_embedded_resource",
     "slow_compute",
     "greet",

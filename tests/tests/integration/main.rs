@@ -35,6 +35,9 @@ mod nats;
 /// Two stateless replicas behind a real nginx: confirmations across replicas, replays refused,
 /// legacy clients answered as documented.
 mod nginx;
+/// Questions (`ask`): parameters the user answers, asked with forms before the command runs,
+/// with the Python SDK in both eras, over HTTP and stdio.
+mod questions;
 /// Every command the README shows is mapped to a test that runs it (docs/readme-commands.md).
 mod readme;
 /// Stateless replicas: one approval runs a command once on the whole deployment.

@@ -97,6 +97,12 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
             markdown: include_str!("help/test_tool_with_task.md"),
         },
         rt::HelpSpec {
+            tool: "confirm_greeting",
+            title: "confirm_greeting",
+            summary: "Greet the user by name, after they approve",
+            markdown: include_str!("help/confirm_greeting.md"),
+        },
+        rt::HelpSpec {
             tool: "test_prompt_with_embedded_resource",
             title: "test_prompt_with_embedded_resource",
             summary: "Print the URI of a resource",

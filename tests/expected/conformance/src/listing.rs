@@ -7,17 +7,17 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// `tools/list`: 19 tool(s) in 1 page(s) of at most 256.
+/// `tools/list`: 20 tool(s) in 1 page(s) of at most 256.
 pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
-    tools: 19,
+    tools: 20,
     page_size: 256,
     structured_output: true,
-    cursor_tag: "3b1885a91431",
+    cursor_tag: "0ccca0634400",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
-            end: 10330,
+            end: 10832,
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },

@@ -24,9 +24,9 @@ static APP: rt::AppSpec = rt::AppSpec {
         path: "conformance",
         name: "conformance",
         version: Some("0.1.0"),
-        fingerprint: "58cd4824c42bf3fd09c9c1302d3fc955c75ad97c3d270b0bd58c218979f17afe",
+        fingerprint: "cc42e615d2e84ec121f182586e3d3fb26032ea48aabefba7e3bb6096f3a2191b",
         output_digest: Some(
-            "adace941129c27c1119c26b17bea08f45eb69204c500540f49e84ea7c57f592d",
+            "16020833820aa1dc46e153cfe4f37933e29647f6b3510d71241f994290944431",
         ),
         serving: SERVING,
         commands: include_str!("commands.json"),

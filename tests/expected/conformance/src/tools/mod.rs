@@ -5,6 +5,7 @@
 #![cfg_attr(rustfmt, rustfmt::skip)]
 
 mod confirm_delete;
+mod confirm_greeting;
 mod failing_job;
 mod greet;
 mod multi_input;
@@ -42,6 +43,7 @@ pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &test_elicitation_sep1034_defaults::TEST_ELICITATION_SEP1034_DEFAULTS,
     &multi_input::MULTI_INPUT,
     &test_tool_with_task::TEST_TOOL_WITH_TASK,
+    &confirm_greeting::CONFIRM_GREETING,
     &test_prompt_with_embedded_resource::TEST_PROMPT_WITH_EMBEDDED_RESOURCE,
     &slow_compute::SLOW_COMPUTE,
     &greet::GREET,

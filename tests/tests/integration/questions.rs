@@ -1,0 +1,92 @@
+//! Questions (`expose.agent.mcp.ask`) with the official Python SDK's elicitation callback
+//! against the conformance fixture app's server: the asked parameters are not advertised, the
+//! user is asked with forms built from the parameters' schemas before the command runs, in both
+//! eras, over HTTP and stdio; declined, dismissed, unfit and unaskable answers refuse the call;
+//! a gated tool asks its questions before the approval (docs/runtime.md, "Questions").
+//! `questions.py` documents each case.
+
+use anyhow::Result;
+use fiskgen_tests::apps::{self, App};
+use fiskgen_tests::clients;
+
+use super::clients::{Server, python, strings};
+
+/// Runs `questions.py --case <case>` against a fresh HTTP server, in `mode`.
+fn over_http(mode: &str, case: &str) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let server = Server::spawn_app(
+        &clients::conformance_server()?,
+        dir.path(),
+        &apps::path(App::Conformance)?,
+        &[],
+        &[],
+    )?;
+    python(
+        "questions.py",
+        &strings(&["--url", &server.url, "--mode", mode, "--case", case]),
+    )?;
+    Ok(())
+}
+
+/// Runs `questions.py --case <case>` against the server over stdio, in `mode`.
+fn over_stdio(mode: &str, case: &str) -> Result<()> {
+    let server = clients::conformance_server()?;
+    let app = apps::path(App::Conformance)?;
+    python(
+        "questions.py",
+        &[
+            "--server".into(),
+            server.display().to_string(),
+            "--app".into(),
+            app.display().to_string(),
+            "--mode".into(),
+            mode.into(),
+            "--case".into(),
+            case.into(),
+        ],
+    )?;
+    Ok(())
+}
+
+/// Every case that both eras answer alike.
+const CASES: [&str; 8] = [
+    "answers", "rounds", "defaults", "decline", "cancel", "none", "model", "approval",
+];
+
+#[test]
+fn asked_parameters_are_the_users_in_a_legacy_session_over_http() -> Result<()> {
+    for case in CASES {
+        over_http("legacy", case)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn asked_parameters_are_the_users_in_2026_07_28_over_http() -> Result<()> {
+    for case in CASES {
+        over_http("2026-07-28", case)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn asked_parameters_are_the_users_over_stdio_in_both_eras() -> Result<()> {
+    for mode in ["legacy", "2026-07-28"] {
+        for case in ["answers", "rounds", "none"] {
+            over_stdio(mode, case)?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn an_unfit_answer_is_refused_in_a_legacy_session_and_asked_again_in_2026_07_28() -> Result<()> {
+    over_http("legacy", "invalid")?;
+    over_http("2026-07-28", "invalid")?;
+    over_stdio("2026-07-28", "invalid")
+}
+
+#[test]
+fn mrtr_rounds_keep_earlier_answers_in_a_sealed_state_and_ask_only_what_is_missing() -> Result<()> {
+    over_http("2026-07-28", "manual")
+}
