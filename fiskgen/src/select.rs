@@ -366,7 +366,8 @@ impl Selection {
                     .map(|near| format!("; did you mean {near:?}?"))
                     .unwrap_or_default();
                 self.problems.push(format!(
-                    "expose.agent.mcp.ask names tool {tool:?}, which is not a served command                      (only a command's parameters can be asked){hint}"
+                    "expose.agent.mcp.ask names tool {tool:?}, which is not a served command \
+                     (only a command's parameters can be asked){hint}"
                 ));
             }
         }
@@ -650,6 +651,43 @@ mod tests {
             ls.input_schema["properties"]["region"]["x-mcp-header"],
             "Region"
         );
+    }
+
+    #[test]
+    fn ask_must_name_a_served_command_and_parameters_a_form_can_carry() {
+        let with = |yaml: &str| {
+            select(
+                &config(yaml),
+                Some(App {
+                    path: Path::new("/bin/app"),
+                    model: &tree(),
+                }),
+            )
+        };
+        let error = with("expose: {agent: {mcp: {ask: {lss: {q: [x]}}}}}").expect_err("unknown tool");
+        assert_eq!(
+            error.to_string(),
+            "expose.agent.mcp.ask names tool \"lss\", which is not a served command (only a \
+             command's parameters can be asked); did you mean \"ls\"?"
+        );
+        let error = with("expose: {agent: {mcp: {ask: {ls: {q: [x]}}}}}").expect_err("unknown parameter");
+        assert!(
+            error.to_string().starts_with(
+                "tool \"ls\": ask: question \"q\" names parameter \"x\", which the tool does \
+                 not have (its parameters: "
+            ),
+            "{error}"
+        );
+        let server = with("expose: {agent: {mcp: {ask: {ls: {where: [region]}}}}}")
+            .expect("a string flag can be asked");
+        let ls = &server.tools[0];
+        assert!(ls.input_schema["properties"].get("region").is_none(), "still advertised");
+        let ir::ToolKind::Command(command) = &ls.kind else {
+            panic!("ls is a command")
+        };
+        assert_eq!(command.questions[0].name, "where");
+        assert_eq!(command.questions[0].form["properties"]["region"]["type"], "string");
+        assert_eq!(ls.info().questions[0].params, ["region"]);
     }
 
     #[test]

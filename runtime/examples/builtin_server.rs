@@ -42,6 +42,7 @@ fn tool(
         hints: READ_ONLY,
         confirm,
         input_schema: schema,
+        questions: &[],
         run: Run::Builtin(run),
     }))
 }

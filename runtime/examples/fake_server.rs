@@ -47,6 +47,7 @@ static ECHO: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: r#"{"type":"object","properties":{"level":{"type":"string"},"name":{"type":"string"},"items":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}"#,
+    questions: &[],
     run: command(&["echo"], ECHO_PARAMS),
 };
 
@@ -58,6 +59,7 @@ static EXIT: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: r#"{"type":"object","properties":{"code":{"type":"integer"}},"required":["code"],"additionalProperties":false}"#,
+    questions: &[],
     run: command(&["exit"], EXIT_PARAMS),
 };
 
@@ -69,6 +71,7 @@ static SLEEP: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: r#"{"type":"object","properties":{"seconds":{"type":"number"},"marker":{"type":"string"}},"required":["seconds"],"additionalProperties":false}"#,
+    questions: &[],
     run: command(&["sleep"], SLEEP_PARAMS),
 };
 
@@ -80,6 +83,7 @@ static FLOOD: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: r#"{"type":"object","properties":{"bytes":{"type":"integer"}},"required":["bytes"],"additionalProperties":false}"#,
+    questions: &[],
     run: command(&["flood"], FLOOD_PARAMS),
 };
 
@@ -91,6 +95,7 @@ static CRASH: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: NO_ARGS_SCHEMA,
+    questions: &[],
     run: command(&["crash"], &[]),
 };
 
@@ -107,6 +112,7 @@ static ENV: ToolSpec = ToolSpec {
     },
     confirm: None,
     input_schema: NO_ARGS_SCHEMA,
+    questions: &[],
     run: command(&["env"], &[]),
 };
 
@@ -118,6 +124,7 @@ static STREAM_INFO: ToolSpec = ToolSpec {
     hints: Hints::NONE,
     confirm: None,
     input_schema: NO_ARGS_SCHEMA,
+    questions: &[],
     run: command(&["stream", "info"], &[]),
 };
 
@@ -134,6 +141,7 @@ static DEPLOY: ToolSpec = ToolSpec {
     },
     confirm: Some("ai:confirm"),
     input_schema: TARGET_SCHEMA,
+    questions: &[],
     run: command(&["deploy"], TARGET_PARAMS),
 };
 
@@ -146,6 +154,7 @@ static PUT: ToolSpec = ToolSpec {
     // As fiskgen emits it for `confirm_tags: [impact:rw]`.
     confirm: Some("impact:rw"),
     input_schema: TARGET_SCHEMA,
+    questions: &[],
     run: command(&["deploy"], TARGET_PARAMS),
 };
 

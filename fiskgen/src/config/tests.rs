@@ -1526,3 +1526,32 @@ fn param_headers_name_an_http_token_per_parameter_unique_per_tool() {
     let p = problem("expose: {agent: {mcp: {param_headers: {greet: [name]}}}}\n");
     assert_eq!(p.path, "expose.agent.mcp.param_headers.greet");
 }
+
+#[test]
+fn ask_names_questions_of_parameters_each_asked_once() {
+    let config = ok(
+        "expose:\n  agent:\n    mcp:\n      ask:\n        greet:\n          who: [name]\n          how: [loud, tone]\n",
+    );
+    let asked = &mcp(&config).ask["greet"];
+    assert_eq!(asked.len(), 2);
+    assert_eq!((asked[0].name.as_str(), asked[0].params.clone()), ("who", vec!["name".to_string()]));
+    assert_eq!(asked[1].params, ["loud", "tone"]);
+    let p = problem("expose: {agent: {mcp: {ask: {greet: {a: [name], b: [loud, name]}}}}}\n");
+    assert_eq!(p.path, "expose.agent.mcp.ask.greet.b[1]");
+    assert_eq!(
+        p.message,
+        "expose.agent.mcp.ask.greet.b[1]: parameter \"name\" is already asked by question \"a\" \
+         of tool \"greet\"; a parameter is asked once"
+    );
+    let p = problem("expose: {agent: {mcp: {ask: {greet: {a: [name, name]}}}}}\n");
+    assert!(p.message.contains("already asked by question \"a\""), "{}", p.message);
+    let p = problem("expose: {agent: {mcp: {ask: {greet: {a: []}}}}}\n");
+    assert_eq!(p.path, "expose.agent.mcp.ask.greet.a");
+    assert!(p.message.ends_with("asks for no parameter: list the tool's parameters the user answers, e.g. `a: [name]`"), "{}", p.message);
+    let p = problem("expose: {agent: {mcp: {ask: {greet: {\"a b\": [name]}}}}}\n");
+    assert!(p.message.starts_with("invalid question name \"a b\""), "{}", p.message);
+    let p = problem("expose: {agent: {mcp: {ask: {greet: {confirm: [name]}}}}}\n");
+    assert!(p.message.starts_with("question name \"confirm\" at expose.agent.mcp.ask.greet.confirm is reserved"), "{}", p.message);
+    let p = problem("expose: {agent: {mcp: {ask: {greet: [name]}}}}\n");
+    assert_eq!(p.path, "expose.agent.mcp.ask.greet");
+}

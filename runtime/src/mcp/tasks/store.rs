@@ -415,6 +415,54 @@ mod tests {
         })
     }
 
+    #[test]
+    fn a_partial_answer_is_kept_and_only_the_pending_keys_are_shown() {
+        let store = store(4);
+        let (answer, mut answered) = oneshot::channel();
+        let request = || {
+            rmcp::model::InputRequest::Elicitation(rmcp::model::ElicitRequest::new(
+                rmcp::model::ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message: "q".into(),
+                    requested_schema: rmcp::model::ElicitationSchema::builder()
+                        .required_string("name")
+                        .build()
+                        .expect("a schema"),
+                },
+            ))
+        };
+        let mut requests = InputRequests::new();
+        requests.insert("who".into(), request());
+        requests.insert("sure".into(), request());
+        let stage = Stage::Asking {
+            requests,
+            answers: BTreeMap::new(),
+            answer: Some(answer),
+        };
+        let task = store
+            .create("t", Instant::now(), stage, "asking".into())
+            .expect("created");
+        let id = task.task_id;
+        let pending = |store: &Store| match store.get(&id).expect("held").task.payload {
+            TaskPayload::InputRequired { input_requests } => {
+                input_requests.keys().cloned().collect::<Vec<_>>()
+            }
+            other => panic!("not asking: {other:?}"),
+        };
+        assert_eq!(pending(&store), ["sure", "who"]);
+        let one = BTreeMap::from([
+            ("who".to_string(), json!({"action": "accept"})),
+            ("other".to_string(), json!(1)),
+        ]);
+        store.update(&id, one).expect("acked");
+        assert_eq!(pending(&store), ["sure"]);
+        assert!(answered.try_recv().is_err(), "handed over before every key was answered");
+        let two = BTreeMap::from([("sure".to_string(), json!({"action": "decline"}))]);
+        store.update(&id, two).expect("acked");
+        let answers = answered.try_recv().expect("handed over");
+        assert_eq!(answers.keys().collect::<Vec<_>>(), ["sure", "who"]);
+    }
+
     fn running() -> Stage {
         Stage::Running {
             stop: Arc::new(Stop::default()),
