@@ -629,3 +629,56 @@ fn info_shows_which_tools_may_become_tasks_and_when() {
     );
     assert_eq!(info_json(&[off]).get("tasks"), None);
 }
+
+#[test]
+fn info_shows_each_tools_questions_and_leaves_the_asked_parameters_out_of_its_schema() {
+    let app = apps::path(App::Conformance).expect("conformance app builds");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, ask: &str| {
+        let path = dir.path().join(name);
+        let text = format!(
+            "application_path: {}\nexpose: {{agent: {{mcp: {{ask: {ask}}}}}}}\n",
+            app.display()
+        );
+        std::fs::write(&path, text).expect("write config");
+        path.display().to_string()
+    };
+    let config = write(
+        "ask.yaml",
+        "{test_input_required_result_multi_round: {step1: [name], step2: [color]}}",
+    );
+    let text = ok(&["info", &config]);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("Questions (expose.agent.mcp.ask): these parameters are the user's"),
+        "{text}"
+    );
+    assert!(
+        flat.contains("test_input_required_result_multi_round: step1 [name], then step2 [color]"),
+        "{text}"
+    );
+    let info = info_json(&[&config]);
+    let rounds = tool(&info, "test_input_required_result_multi_round");
+    assert_eq!(
+        rounds["questions"],
+        serde_json::json!([{"name": "step1", "params": ["name"]}, {"name": "step2", "params": ["color"]}])
+    );
+    assert_eq!(rounds["input_schema"]["properties"], serde_json::json!({}));
+    assert!(tool(&info, "greet").get("questions").is_none(), "a tool that asks nothing lists no questions");
+
+    let bad = write("bad.yaml", "{greet: {who: [nmae]}}");
+    let error = fails(&["info", &bad]);
+    assert!(
+        error.contains(
+            "tool \"greet\": ask: question \"who\" names parameter \"nmae\", which the tool does \
+             not have (its parameters: punctuation, name)"
+        ),
+        "{error}"
+    );
+    let twice = write("twice.yaml", "{greet: {who: [name], again: [name]}}");
+    let error = fails(&["info", &twice]);
+    assert!(
+        error.contains("parameter \"name\" is already asked by question \"who\" of tool \"greet\""),
+        "{error}"
+    );
+}

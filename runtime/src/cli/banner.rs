@@ -179,6 +179,28 @@ pub(crate) fn who_is_asked(
     lines
 }
 
+/// `note: ... tool(s) ask the user for some of their parameters ...`, naming each such tool and
+/// its questions, when any tool asks (docs/runtime.md, "Questions").
+pub(crate) fn questions_note(app: &AppSpec) -> Option<String> {
+    let asking: Vec<String> = app
+        .tools
+        .iter()
+        .filter(|tool| !tool.questions.is_empty())
+        .map(|tool| {
+            let questions: Vec<&str> = tool.questions.iter().map(|q| q.name).collect();
+            format!("{} ({})", tool.name, questions.join(", "))
+        })
+        .collect();
+    (!asking.is_empty()).then(|| {
+        format!(
+            "note: {} exposed tool(s) ask the user for some of their parameters before they run \
+             (expose.agent.mcp.ask): {}; clients that cannot be asked with a form are refused",
+            asking.len(),
+            asking.join(", ")
+        )
+    })
+}
+
 /// `note: calls still running after ... become tasks ...` with the task settings in force, or
 /// that tasks are off (docs/runtime.md, "Tasks").
 pub(crate) fn tasks_note(tasks: Option<TaskSettings>) -> String {

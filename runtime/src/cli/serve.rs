@@ -62,6 +62,7 @@ pub(super) fn serve(
     );
     let tasks = cli.tasks.settings(settings.tasks);
     notes.push(banner::tasks_note(tasks));
+    notes.extend(banner::questions_note(app));
     let program = resolve_program(app, cli.application_path.as_deref());
     // `--strict-app` awaits the check and a changed application stops the start; otherwise it
     // runs in the background once serving started (below) and a change is logged.

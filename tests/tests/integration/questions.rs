@@ -90,3 +90,25 @@ fn an_unfit_answer_is_refused_in_a_legacy_session_and_asked_again_in_2026_07_28(
 fn mrtr_rounds_keep_earlier_answers_in_a_sealed_state_and_ask_only_what_is_missing() -> Result<()> {
     over_http("2026-07-28", "manual")
 }
+
+#[test]
+fn the_banner_names_the_tools_that_ask_and_their_questions() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let server = Server::spawn_app(
+        &clients::conformance_server()?,
+        dir.path(),
+        &apps::path(App::Conformance)?,
+        &[],
+        &[],
+    )?;
+    let line = server.wait_for_line(&["exposed tool(s) ask the user"])?;
+    anyhow::ensure!(
+        line.contains(
+            "note: 6 exposed tool(s) ask the user for some of their parameters before they run \
+             (expose.agent.mcp.ask): test_input_required_result_elicitation (user_name), \
+             test_input_required_result_multi_round (step1, step2)"
+        ) && line.ends_with("confirm_greeting (who); clients that cannot be asked with a form are refused"),
+        "banner line: {line}"
+    );
+    Ok(())
+}
