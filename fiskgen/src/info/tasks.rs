@@ -30,8 +30,8 @@ pub fn render_tasks(server: &ir::Server, width: usize) -> String {
     let text = format!(
         "Tasks: for clients that declare the tasks extension, a call still running after \
          {after} becomes a task (kept {ttl} after it ends, at most {} held at once); a gated \
-         call by such a client asks for approval inside its task. Built-in tools always answer \
-         on their request.",
+         call, or one whose tool asks questions, by such a client asks inside its task. \
+         Built-in tools always answer on their request.",
         tasks.max
     );
     let _ = writeln!(out, "\n{}", super::wrap(&text, width, "", ""));

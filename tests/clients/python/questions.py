@@ -21,6 +21,11 @@ The server is `--url http://127.0.0.1:PORT/mcp` (with `--mode legacy|2026-07-28`
   manual    2026-07-28, driving the rounds by hand: the first round asks both questions with a
             sealed requestState; answering one asks only the other, with a new state; a state
             that does not verify is refused (-32602).
+  task      a client that declares the tasks extension (the client extension of tasks.py): a
+            call with questions becomes a task that asks inside it. multi_input's two questions
+            are answered one `tasks/update` at a time (only the pending key stays shown);
+            confirm_greeting's unfit answer is asked again, then its approval shows the command
+            line with the answer; a declined question completes the task with the refusal.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import mcp.types as types
 from mcp import StdioServerParameters
 
 from common import check, command_result, run, text_of
+from tasks import CreateTaskResult, Tasks, get, until, update
 
 HELLO = "test_input_required_result_elicitation"
 ROUNDS = "test_input_required_result_multi_round"
@@ -114,6 +120,63 @@ async def manual(c: mcp.Client) -> None:
     raise AssertionError("a state that does not verify was accepted")
 
 
+def asking(keys: list[str]) -> Any:
+    """A tasks/get predicate: the task asks for exactly `keys`."""
+    return lambda t: t.status == "input_required" and sorted(t.input_requests or {}) == keys
+
+
+def ended(task: Any) -> bool:
+    return task.status in ("completed", "failed", "cancelled")
+
+
+async def in_task(c: mcp.Client) -> None:
+    """Questions inside tasks, answered with tasks/update."""
+    session = c.session
+    created = await session.call_tool("multi_input", {}, allow_claimed=True)
+    check(isinstance(created, CreateTaskResult), f"a call with questions was not a task: {created!r}")
+    check(created.status == "input_required", f"created {created.status}")
+    both = await until(session, created.task_id, asking(["sure", "who"]), "both questions")
+    check(both.input_requests["who"]["method"] == "elicitation/create", f"inputRequests {both.input_requests!r}")
+    await update(session, created.task_id, {"who": accept({"name": "partial-1", "confirm": True})})
+    one = await get(session, created.task_id)
+    check(asking(["sure"])(one), f"after a partial answer: {one.status} {sorted(one.input_requests or {})}")
+    await update(session, created.task_id, {"sure": accept({"name": "partial-2", "confirm": True})})
+    done = await until(session, created.task_id, ended, "multi_input")
+    ran = command_result(types.CallToolResult.model_validate(done.result), "multi_input")
+    check("multi_input: name=partial-1 confirm=true" in ran["output"], f"output {ran['output']!r}")
+    print("partial: who, then sure, then ran")
+
+    created = await session.call_tool(GATED, {}, allow_claimed=True)
+    check(isinstance(created, CreateTaskResult), f"not a task: {created!r}")
+    await until(session, created.task_id, asking(["who"]), "the question")
+    await update(session, created.task_id, {"who": accept({"name": 12345})})
+    again = await until(
+        session,
+        created.task_id,
+        lambda t: asking(["who"])(t) and "previous answer" in t.input_requests["who"]["params"]["message"],
+        "the question asked again",
+    )
+    message = again.input_requests["who"]["params"]["message"]
+    check(message.startswith('Your previous answer could not be used: "name" must be a string, not 12345.'), message)
+    await update(session, created.task_id, {"who": accept({"name": "Alice"})})
+    approval = await until(session, created.task_id, asking(["confirm"]), "the approval")
+    message = approval.input_requests["confirm"]["params"]["message"]
+    check("Command: confirm_greeting --name=Alice" in message, f"approval {message!r}")
+    await update(session, created.task_id, {"confirm": accept({"approve": True})})
+    done = await until(session, created.task_id, ended, "confirm_greeting")
+    ran = command_result(types.CallToolResult.model_validate(done.result), GATED)
+    check("Hello, Alice! (approved)" in ran["output"], f"output {ran['output']!r}")
+    print("gated: question, asked again, approval, ran")
+
+    created = await session.call_tool(HELLO, {}, allow_claimed=True)
+    await until(session, created.task_id, asking(["user_name"]), "the question")
+    await update(session, created.task_id, {"user_name": {"action": "decline"}})
+    done = await until(session, created.task_id, ended, "declined")
+    check(done.status == "completed", f"ended {done.status}")
+    result = types.CallToolResult.model_validate(done.result)
+    refused(result, f'Not run: the user declined to answer the question "user_name" of {HELLO}')
+
+
 async def main(args: argparse.Namespace) -> None:
     prompts: list[types.ElicitRequestParams] = []
     modern = args.mode == "2026-07-28"
@@ -134,8 +197,14 @@ async def main(args: argparse.Namespace) -> None:
         field = field_of(schema)
         return accept({field: {"name": "Alice", "color": "blue"}[field]})
 
-    callback = None if args.case == "none" else answer
-    async with mcp.Client(target(args), mode=args.mode, read_timeout_seconds=30, elicitation_callback=callback) as c:
+    async def never(_ctx: Any, _params: Any) -> types.ElicitResult:
+        raise AssertionError("asked by elicitation/create, not through the task")
+
+    callback = {"none": None, "task": never}.get(args.case, answer)
+    extensions = [Tasks()] if args.case == "task" else []
+    async with mcp.Client(
+        target(args), mode=args.mode, read_timeout_seconds=30, elicitation_callback=callback, extensions=extensions
+    ) as c:
         print(f"protocol: {c.protocol_version}")
         tools = {tool.name: tool for tool in (await c.list_tools()).tools}
         for name in [HELLO, ROUNDS, DEFAULTS, GATED]:
@@ -144,6 +213,9 @@ async def main(args: argparse.Namespace) -> None:
         if args.case == "manual":
             check(modern, "the manual rounds are a 2026-07-28 case")
             await manual(c)
+            return
+        if args.case == "task":
+            await in_task(c)
             return
 
         tool = {"rounds": ROUNDS, "defaults": DEFAULTS, "approval": GATED}.get(args.case, HELLO)
@@ -229,6 +301,6 @@ if __name__ == "__main__":
     p.add_argument(
         "--case",
         required=True,
-        choices=["answers", "rounds", "defaults", "decline", "cancel", "invalid", "none", "model", "approval", "manual"],
+        choices=["answers", "rounds", "defaults", "decline", "cancel", "invalid", "none", "model", "approval", "manual", "task"],
     )
     run(main, p.parse_args())

@@ -112,3 +112,9 @@ fn the_banner_names_the_tools_that_ask_and_their_questions() -> Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn a_client_that_declares_tasks_is_asked_inside_a_task_a_subset_at_a_time() -> Result<()> {
+    over_http("2026-07-28", "task")?;
+    over_stdio("2026-07-28", "task")
+}
