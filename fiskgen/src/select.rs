@@ -664,13 +664,15 @@ mod tests {
                 }),
             )
         };
-        let error = with("expose: {agent: {mcp: {ask: {lss: {q: [x]}}}}}").expect_err("unknown tool");
+        let error =
+            with("expose: {agent: {mcp: {ask: {lss: {q: [x]}}}}}").expect_err("unknown tool");
         assert_eq!(
             error.to_string(),
             "expose.agent.mcp.ask names tool \"lss\", which is not a served command (only a \
              command's parameters can be asked); did you mean \"ls\"?"
         );
-        let error = with("expose: {agent: {mcp: {ask: {ls: {q: [x]}}}}}").expect_err("unknown parameter");
+        let error =
+            with("expose: {agent: {mcp: {ask: {ls: {q: [x]}}}}}").expect_err("unknown parameter");
         assert!(
             error.to_string().starts_with(
                 "tool \"ls\": ask: question \"q\" names parameter \"x\", which the tool does \
@@ -681,12 +683,18 @@ mod tests {
         let server = with("expose: {agent: {mcp: {ask: {ls: {where: [region]}}}}}")
             .expect("a string flag can be asked");
         let ls = &server.tools[0];
-        assert!(ls.input_schema["properties"].get("region").is_none(), "still advertised");
+        assert!(
+            ls.input_schema["properties"].get("region").is_none(),
+            "still advertised"
+        );
         let ir::ToolKind::Command(command) = &ls.kind else {
             panic!("ls is a command")
         };
         assert_eq!(command.questions[0].name, "where");
-        assert_eq!(command.questions[0].form["properties"]["region"]["type"], "string");
+        assert_eq!(
+            command.questions[0].form["properties"]["region"]["type"],
+            "string"
+        );
         assert_eq!(ls.info().questions[0].params, ["region"]);
     }
 

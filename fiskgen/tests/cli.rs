@@ -664,7 +664,10 @@ fn info_shows_each_tools_questions_and_leaves_the_asked_parameters_out_of_its_sc
         serde_json::json!([{"name": "step1", "params": ["name"]}, {"name": "step2", "params": ["color"]}])
     );
     assert_eq!(rounds["input_schema"]["properties"], serde_json::json!({}));
-    assert!(tool(&info, "greet").get("questions").is_none(), "a tool that asks nothing lists no questions");
+    assert!(
+        tool(&info, "greet").get("questions").is_none(),
+        "a tool that asks nothing lists no questions"
+    );
 
     let bad = write("bad.yaml", "{greet: {who: [nmae]}}");
     let error = fails(&["info", &bad]);

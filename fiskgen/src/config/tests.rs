@@ -1534,7 +1534,10 @@ fn ask_names_questions_of_parameters_each_asked_once() {
     );
     let asked = &mcp(&config).ask["greet"];
     assert_eq!(asked.len(), 2);
-    assert_eq!((asked[0].name.as_str(), asked[0].params.clone()), ("who", vec!["name".to_string()]));
+    assert_eq!(
+        (asked[0].name.as_str(), asked[0].params.clone()),
+        ("who", vec!["name".to_string()])
+    );
     assert_eq!(asked[1].params, ["loud", "tone"]);
     let p = problem("expose: {agent: {mcp: {ask: {greet: {a: [name], b: [loud, name]}}}}}\n");
     assert_eq!(p.path, "expose.agent.mcp.ask.greet.b[1]");
@@ -1544,14 +1547,34 @@ fn ask_names_questions_of_parameters_each_asked_once() {
          of tool \"greet\"; a parameter is asked once"
     );
     let p = problem("expose: {agent: {mcp: {ask: {greet: {a: [name, name]}}}}}\n");
-    assert!(p.message.contains("already asked by question \"a\""), "{}", p.message);
+    assert!(
+        p.message.contains("already asked by question \"a\""),
+        "{}",
+        p.message
+    );
     let p = problem("expose: {agent: {mcp: {ask: {greet: {a: []}}}}}\n");
     assert_eq!(p.path, "expose.agent.mcp.ask.greet.a");
-    assert!(p.message.ends_with("asks for no parameter: list the tool's parameters the user answers, e.g. `a: [name]`"), "{}", p.message);
+    assert!(
+        p.message.ends_with(
+            "asks for no parameter: list the tool's parameters the user answers, e.g. `a: [name]`"
+        ),
+        "{}",
+        p.message
+    );
     let p = problem("expose: {agent: {mcp: {ask: {greet: {\"a b\": [name]}}}}}\n");
-    assert!(p.message.starts_with("invalid question name \"a b\""), "{}", p.message);
+    assert!(
+        p.message.starts_with("invalid question name \"a b\""),
+        "{}",
+        p.message
+    );
     let p = problem("expose: {agent: {mcp: {ask: {greet: {confirm: [name]}}}}}\n");
-    assert!(p.message.starts_with("question name \"confirm\" at expose.agent.mcp.ask.greet.confirm is reserved"), "{}", p.message);
+    assert!(
+        p.message.starts_with(
+            "question name \"confirm\" at expose.agent.mcp.ask.greet.confirm is reserved"
+        ),
+        "{}",
+        p.message
+    );
     let p = problem("expose: {agent: {mcp: {ask: {greet: [name]}}}}\n");
     assert_eq!(p.path, "expose.agent.mcp.ask.greet");
 }

@@ -183,7 +183,11 @@ mod tests {
             param("name", ParamType::String, true),
             param("age", ParamType::Int(IntType::I64), false),
             param("score", ParamType::F64, false),
-            param("status", ParamType::Enum(vec!["active".into(), "inactive".into(), "pending".into()]), false),
+            param(
+                "status",
+                ParamType::Enum(vec!["active".into(), "inactive".into(), "pending".into()]),
+                false,
+            ),
             param("verified", ParamType::Bool, false),
             param("wait", ParamType::Duration, false),
             param("other", ParamType::String, false),
@@ -207,7 +211,10 @@ mod tests {
             &params(),
             &command(),
             &[],
-            &[asked("profile", &["name", "age", "score", "status", "verified"])],
+            &[asked(
+                "profile",
+                &["name", "age", "score", "status", "verified"],
+            )],
         )
         .expect("asked");
         assert_eq!(properties.keys().collect::<Vec<_>>(), ["other", "wait"]);
@@ -248,6 +255,9 @@ mod tests {
             "{error}"
         );
         let error = run(&["wait"]);
-        assert!(error.contains("parameter \"wait\" is a duration"), "{error}");
+        assert!(
+            error.contains("parameter \"wait\" is a duration"),
+            "{error}"
+        );
     }
 }

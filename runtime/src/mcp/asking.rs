@@ -16,7 +16,6 @@ use serde_json::Value;
 use crate::JsonObject;
 use crate::contract::params::Command;
 use crate::contract::spec::{ConfirmMode, ToolSpec};
-use crate::mcp::call::prepare;
 use crate::mcp::confirm::{Call, Gate, INPUT_KEY};
 use crate::mcp::job::Job;
 use crate::mcp::questions::{Asker, Stop, merged};
@@ -100,7 +99,7 @@ impl Asking {
 
     /// The job with `answers` joined into the arguments.
     fn job(&self, answers: &JsonObject) -> Result<Job, String> {
-        prepare(
+        Job::prepare(
             &self.state,
             self.spec,
             self.command,

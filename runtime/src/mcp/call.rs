@@ -20,13 +20,13 @@ use crate::builtins;
 use crate::contract::params::Command;
 use crate::contract::spec::{Builtin, Run, ToolSpec};
 use crate::duration;
-use crate::logging::{cap_line, label};
+use crate::logging::label;
 use crate::mcp::asking::Asking;
 use crate::mcp::confirm::{Call, Gate, Reach, reach};
 use crate::mcp::job::{Job, log_end};
 use crate::mcp::questions::{Asker, Gathered};
 use crate::mcp::state::{ServerState, client_name};
-use crate::process::cmdline::{self, go_quote};
+use crate::process::cmdline::go_quote;
 
 /// Runs one call to the end.
 pub(crate) async fn call(
@@ -278,10 +278,7 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
 /// A command of the application: its questions asked, validated and gated here, run by a job
 /// of its own that the request waits for (`tasks::wait`), so that a long one can become a
 /// task. A client that declared tasks is asked inside a task instead (`asking.rs`).
-async fn command(
-    call: &Ctx<'_>,
-    command: &'static Command,
-) -> Result<CallToolResponse, ErrorData> {
+async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolResponse, ErrorData> {
     let state = call.state;
     let spec = call.spec;
     let asker = Asker {
@@ -349,7 +346,7 @@ async fn command(
         }
     }
     let arguments = crate::mcp::questions::merged(&call.arguments, &answers);
-    let job = match prepare(state, spec, command, &call.client, call.started, arguments) {
+    let job = match Job::prepare(state, spec, command, &call.client, call.started, arguments) {
         Ok(job) => job,
         Err(text) => return Ok(error_result(text)),
     };
@@ -359,57 +356,6 @@ async fn command(
     }
     let quoted = job.quoted.clone();
     Ok(crate::mcp::tasks::wait(job.start(), tasks, spec.name, &quoted, &call.context).await)
-}
-
-/// The job of one call of `command` with `arguments` (the client's, with the answers to the
-/// tool's questions joined in), or the text of the tool error that refuses them.
-pub(crate) fn prepare(
-    state: &Arc<ServerState>,
-    spec: &'static ToolSpec,
-    command: &Command,
-    client: &str,
-    started: Instant,
-    arguments: JsonObject,
-) -> Result<Job, String> {
-    let argv = match crate::contract::arguments::command_argv(command, arguments) {
-        Ok(argv) => argv.into_vec(),
-        Err(error) => {
-            tracing::info!(
-                tool = spec.name,
-                client,
-                outcome = "invalid_arguments",
-                "{error}"
-            );
-            return Err(error.for_tool(spec.name));
-        }
-    };
-    let full_line = cmdline::display(&argv);
-    // Error texts and log lines quote at most about 1 KiB of it (head and tail); the result's
-    // `command` and the approval prompt show it whole.
-    let line = cap_line(&full_line).into_owned();
-    let quoted = go_quote(&line);
-    let Some(program) = &state.program else {
-        tracing::warn!(
-            tool = spec.name,
-            client,
-            outcome = "no_application",
-            "{line}"
-        );
-        return Err(format!(
-            "command {quoted} has no application path to execute"
-        ));
-    };
-    Ok(Job {
-        state: Arc::clone(state),
-        tool: spec.name,
-        client: client.to_string(),
-        started,
-        program: program.clone(),
-        argv,
-        full_line,
-        line,
-        quoted,
-    })
 }
 
 /// A tool error with `text`.

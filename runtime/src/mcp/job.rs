@@ -11,14 +11,19 @@ use std::time::Instant;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 
+use crate::JsonObject;
+use crate::contract::params::Command;
+use crate::contract::spec::ToolSpec;
 use crate::duration;
+use crate::logging::cap_line;
 use crate::mcp::state::ServerState;
 use crate::mcp::tasks::live::Live;
 use crate::mcp::tasks::{Ran, Running, Stop};
+use crate::process::cmdline::{self, go_quote};
 use crate::process::exec::{self, CancelReason, Outcome};
 
 /// One command, ready to run on its own (after validation and the gate).
-pub(crate) struct Job {
+pub(super) struct Job {
     pub(super) state: Arc<ServerState>,
     pub(super) tool: &'static str,
     pub(super) client: String,
@@ -34,6 +39,57 @@ pub(crate) struct Job {
 }
 
 impl Job {
+    /// The job of one call of `command` with `arguments` (the client's, with the answers to the
+    /// tool's questions joined in), or the text of the tool error that refuses them.
+    pub(super) fn prepare(
+        state: &Arc<ServerState>,
+        spec: &'static ToolSpec,
+        command: &Command,
+        client: &str,
+        started: Instant,
+        arguments: JsonObject,
+    ) -> Result<Self, String> {
+        let argv = match crate::contract::arguments::command_argv(command, arguments) {
+            Ok(argv) => argv.into_vec(),
+            Err(error) => {
+                tracing::info!(
+                    tool = spec.name,
+                    client,
+                    outcome = "invalid_arguments",
+                    "{error}"
+                );
+                return Err(error.for_tool(spec.name));
+            }
+        };
+        let full_line = cmdline::display(&argv);
+        // Error texts and log lines quote at most about 1 KiB of it (head and tail); the result's
+        // `command` and the approval prompt show it whole.
+        let line = cap_line(&full_line).into_owned();
+        let quoted = go_quote(&line);
+        let Some(program) = &state.program else {
+            tracing::warn!(
+                tool = spec.name,
+                client,
+                outcome = "no_application",
+                "{line}"
+            );
+            return Err(format!(
+                "command {quoted} has no application path to execute"
+            ));
+        };
+        Ok(Self {
+            state: Arc::clone(state),
+            tool: spec.name,
+            client: client.to_string(),
+            started,
+            program: program.clone(),
+            argv,
+            full_line,
+            line,
+            quoted,
+        })
+    }
+
     /// Starts the job.
     pub(super) fn start(self) -> Running {
         let stop = Arc::new(Stop::default());

@@ -116,7 +116,9 @@ impl Asker<'_> {
     /// Why a client that cannot be asked with a form is refused.
     pub(crate) fn cannot_ask(&self, reach: Reach) -> String {
         let why = match reach {
-            Reach::UrlOnly => "this client supports only URL-mode elicitation, and a question needs a form",
+            Reach::UrlOnly => {
+                "this client supports only URL-mode elicitation, and a question needs a form"
+            }
             Reach::Stranded => {
                 "this server is stateless and cannot send a request to a client of a 2025 \
                  protocol version (connect with protocol 2026-07-28 or to a server with sessions)"
@@ -125,7 +127,9 @@ impl Asker<'_> {
                 "this stateless server does not know whether this client can be asked (the \
                  request does not carry the Mcp-Session-Id its initialize answer returned)"
             }
-            Reach::Form | Reach::None => "this client cannot be asked (it does not support elicitation)",
+            Reach::Form | Reach::None => {
+                "this client cannot be asked (it does not support elicitation)"
+            }
         };
         let first = self.tool.questions.first().map_or("", |q| q.name);
         self.log("refused", why);
@@ -179,7 +183,10 @@ impl Asker<'_> {
             Ok(asks) => asks,
             Err(Stop::Refused(text)) => return Gathered::Respond(refusal(text)),
             Err(Stop::Malformed(key, error)) => {
-                self.log("refused", &format!("inputResponses.{key} is malformed: {error}"));
+                self.log(
+                    "refused",
+                    &format!("inputResponses.{key} is malformed: {error}"),
+                );
                 return Gathered::Reject(ErrorData::invalid_params(
                     format!(
                         "inputResponses.{key} is not an elicitation result ({error}): answer \
@@ -200,7 +207,10 @@ impl Asker<'_> {
         match states.seal_with(spec.name, self.arguments, Purpose::Questions, &answers) {
             Ok(state) => {
                 let names: Vec<&str> = asks.iter().map(|ask| ask.question.name).collect();
-                self.log("asked", &format!("input required (MRTR): {}", names.join(", ")));
+                self.log(
+                    "asked",
+                    &format!("input required (MRTR): {}", names.join(", ")),
+                );
                 Gathered::Respond(InputRequiredResult::new(Some(requests), Some(state)).into())
             }
             Err(error) => Gathered::Respond(refusal(format!(
@@ -485,16 +495,19 @@ pub(crate) fn check(
 
 /// Whether `value` fits one flat form field.
 fn fits(name: &str, schema: &Value, value: &Value) -> Result<(), String> {
-    let ty = schema.get("type").and_then(Value::as_str).unwrap_or("string");
+    let ty = schema
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("string");
     let ok = match ty {
         "boolean" => value.is_boolean(),
         "integer" => value.is_i64() || value.is_u64(),
         "number" => value.is_number(),
         "array" => value.as_array().is_some_and(|items| {
             let allowed = schema.pointer("/items/enum").and_then(Value::as_array);
-            items
-                .iter()
-                .all(|item| item.is_string() && allowed.is_none_or(|allowed| allowed.contains(item)))
+            items.iter().all(|item| {
+                item.is_string() && allowed.is_none_or(|allowed| allowed.contains(item))
+            })
         }),
         _ => value.is_string(),
     };
@@ -556,26 +569,46 @@ mod tests {
         let schema = ElicitationSchema::from_json_schema(object).expect("rmcp takes it");
         let back = serde_json::to_value(schema).expect("serializes");
         assert_eq!(back["properties"]["age"]["default"], 30);
-        assert_eq!(back["properties"]["status"]["enum"], json!(["active", "inactive"]));
+        assert_eq!(
+            back["properties"]["status"]["enum"],
+            json!(["active", "inactive"])
+        );
     }
 
     #[test]
     fn answers_are_checked_against_the_form_and_extra_fields_dropped() {
         let values = check(
             &PROFILE,
-            Some(&content(json!({"name": "Jane", "age": 25, "score": 88, "status": "inactive",
-                "verified": false, "tags": ["b"], "confirm": true}))),
+            Some(&content(
+                json!({"name": "Jane", "age": 25, "score": 88, "status": "inactive",
+                "verified": false, "tags": ["b"], "confirm": true}),
+            )),
         )
         .expect("fits");
         assert_eq!(values.len(), 6);
         assert!(!values.contains_key("confirm"));
         for (bad, why) in [
             (json!({"age": 3}), "\"name\" is required"),
-            (json!({"name": 12345}), "\"name\" must be a string, not 12345"),
-            (json!({"name": "x", "age": 2.5}), "\"age\" must be an integer, not 2.5"),
-            (json!({"name": "x", "verified": "yes"}), "\"verified\" must be true or false"),
-            (json!({"name": "x", "status": "gone"}), "\"status\" must be one of"),
-            (json!({"name": "x", "tags": ["c"]}), "\"tags\" must be a list of the offered"),
+            (
+                json!({"name": 12345}),
+                "\"name\" must be a string, not 12345",
+            ),
+            (
+                json!({"name": "x", "age": 2.5}),
+                "\"age\" must be an integer, not 2.5",
+            ),
+            (
+                json!({"name": "x", "verified": "yes"}),
+                "\"verified\" must be true or false",
+            ),
+            (
+                json!({"name": "x", "status": "gone"}),
+                "\"status\" must be one of",
+            ),
+            (
+                json!({"name": "x", "tags": ["c"]}),
+                "\"tags\" must be a list of the offered",
+            ),
         ] {
             let error = check(&PROFILE, Some(&content(bad.clone()))).expect_err("unfit");
             assert!(error.starts_with(why), "{bad}: {error}");
@@ -586,6 +619,9 @@ mod tests {
     fn answers_join_the_arguments() {
         let answers = content(json!({"q1": {"name": "Alice"}, "q2": {"color": "blue"}}));
         let merged = merged(&content(json!({"x": 1})), &answers);
-        assert_eq!(Value::Object(merged), json!({"x": 1, "name": "Alice", "color": "blue"}));
+        assert_eq!(
+            Value::Object(merged),
+            json!({"x": 1, "name": "Alice", "color": "blue"})
+        );
     }
 }

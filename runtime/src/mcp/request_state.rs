@@ -348,9 +348,14 @@ mod tests {
             assert_eq!(opened.purpose, Purpose::Questions);
             assert_eq!(opened.answers, answers);
         }
-        assert!(matches!(states.open(&state, "u", &a), Err(Refusal::Invalid(_))));
+        assert!(matches!(
+            states.open(&state, "u", &a),
+            Err(Refusal::Invalid(_))
+        ));
         match states.redeem_here(&state, "t", &a) {
-            Err(Refusal::Invalid(detail)) => assert!(detail.contains("not an approval"), "{detail}"),
+            Err(Refusal::Invalid(detail)) => {
+                assert!(detail.contains("not an approval"), "{detail}")
+            }
             other => panic!("a questions state approved: {other:?}"),
         }
         let approval = states.seal("t", &a).expect("seal");

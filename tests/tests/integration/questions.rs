@@ -107,7 +107,9 @@ fn the_banner_names_the_tools_that_ask_and_their_questions() -> Result<()> {
             "note: 6 exposed tool(s) ask the user for some of their parameters before they run \
              (expose.agent.mcp.ask): test_input_required_result_elicitation (user_name), \
              test_input_required_result_multi_round (step1, step2)"
-        ) && line.ends_with("confirm_greeting (who); clients that cannot be asked with a form are refused"),
+        ) && line.ends_with(
+            "confirm_greeting (who); clients that cannot be asked with a form are refused"
+        ),
         "banner line: {line}"
     );
     Ok(())

@@ -21,8 +21,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, InputRequests,
-    TaskPayload,
+    CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, InputRequests, TaskPayload,
 };
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};

@@ -333,7 +333,10 @@ impl Store {
                     entry.set(TaskStatus::Working, "answered; checking the answers".into());
                 } else {
                     let keys: Vec<&str> = requests.keys().map(String::as_str).collect();
-                    let message = format!("waiting for the user (inputRequests.{})", keys.join(", inputRequests."));
+                    let message = format!(
+                        "waiting for the user (inputRequests.{})",
+                        keys.join(", inputRequests.")
+                    );
                     entry.set(TaskStatus::InputRequired, message);
                 }
                 Ok(())
@@ -456,7 +459,10 @@ mod tests {
         ]);
         store.update(&id, one).expect("acked");
         assert_eq!(pending(&store), ["sure"]);
-        assert!(answered.try_recv().is_err(), "handed over before every key was answered");
+        assert!(
+            answered.try_recv().is_err(),
+            "handed over before every key was answered"
+        );
         let two = BTreeMap::from([("sure".to_string(), json!({"action": "decline"}))]);
         store.update(&id, two).expect("acked");
         let answers = answered.try_recv().expect("handed over");
