@@ -19,8 +19,9 @@ pub mod soak;
 mod stats;
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -172,7 +173,22 @@ pub fn run(options: &Options) -> Result<Report> {
         .enable_all()
         .build()
         .context("starting the tokio runtime")?;
-    let report = runtime.block_on(run_async(options))?;
+    let root = apps::workspace_root();
+    // Smoke runs may run side by side (the test suite's two): each gets a directory of its own.
+    let scratch = match options.mode {
+        Mode::Smoke => {
+            static RUNS: AtomicUsize = AtomicUsize::new(0);
+            let run = RUNS.fetch_add(1, Ordering::Relaxed);
+            root.join("target/bench/smoke")
+                .join(format!("{}-{run}", std::process::id()))
+        }
+        Mode::Full => root.join("target/bench/full"),
+    };
+    let report = runtime.block_on(run_async(options, &scratch));
+    if options.mode == Mode::Smoke {
+        let _ = fs::remove_dir_all(&scratch);
+    }
+    let report = report?;
     if let Some(dir) = &options.out_dir {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let md = dir.join("benchmarks.md");
@@ -183,15 +199,11 @@ pub fn run(options: &Options) -> Result<Report> {
     Ok(report)
 }
 
-async fn run_async(options: &Options) -> Result<Report> {
+async fn run_async(options: &Options, scratch: &Path) -> Result<Report> {
     let began = Instant::now();
     let settings = Settings::of(options);
     let root = apps::workspace_root();
-    let scratch = root.join("target").join("bench").join(match options.mode {
-        Mode::Smoke => "smoke",
-        Mode::Full => "full",
-    });
-    fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    fs::create_dir_all(scratch).with_context(|| format!("creating {}", scratch.display()))?;
     let load_before = report::load_average();
     eprintln!("fiskgen-bench: {}", settings.describe());
 
