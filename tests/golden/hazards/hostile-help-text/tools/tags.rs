@@ -15,6 +15,7 @@ pub(crate) static TAGS_FREE_FORM: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/tags_free-form.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["tags", "free-form"],
         globals: super::GLOBALS,
@@ -31,6 +32,7 @@ pub(crate) static TAGS_COMBINED: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.read_only().idempotent().open_world(),
     confirm: None,
     input_schema: include_str!("schemas/tags_combined.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["tags", "combined"],
         globals: super::GLOBALS,
@@ -47,6 +49,7 @@ pub(crate) static TAGS_REPEATED: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/tags_repeated.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["tags", "repeated"],
         globals: super::GLOBALS,

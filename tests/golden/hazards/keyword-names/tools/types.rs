@@ -15,6 +15,7 @@ pub(crate) static TYPES_SCALARS: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/types_scalars.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["types", "scalars"],
         globals: super::GLOBALS,

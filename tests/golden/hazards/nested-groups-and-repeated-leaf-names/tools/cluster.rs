@@ -15,6 +15,7 @@ pub(crate) static CLUSTER_STATUS: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE.read_only(),
     confirm: None,
     input_schema: include_str!("schemas/cluster_status.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["cluster", "status"],
         globals: super::GLOBALS,
@@ -31,6 +32,7 @@ pub(crate) static CLUSTER_NODE_LIST: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/cluster_node_list.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["cluster", "node", "list"],
         globals: super::GLOBALS,
@@ -47,6 +49,7 @@ pub(crate) static CLUSTER_NODE_LABEL_SET: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/cluster_node_label_set.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["cluster", "node", "label", "set"],
         globals: super::GLOBALS,
@@ -66,6 +69,7 @@ pub(crate) static CLUSTER_PEER_LIST: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/cluster_peer_list.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["cluster", "peer", "list"],
         globals: super::GLOBALS,

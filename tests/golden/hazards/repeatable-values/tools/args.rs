@@ -15,6 +15,7 @@ pub(crate) static ARGS_CUMULATIVE_COUNTER: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/args_cumulative_counter.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["args", "cumulative", "counter"],
         globals: super::GLOBALS,
@@ -31,6 +32,7 @@ pub(crate) static ARGS_CUMULATIVE_STRINGS: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/args_cumulative_strings.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["args", "cumulative", "strings"],
         globals: super::GLOBALS,
@@ -47,6 +49,7 @@ pub(crate) static ARGS_CUMULATIVE_STRING_MAP: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/args_cumulative_string-map.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["args", "cumulative", "string-map"],
         globals: super::GLOBALS,

@@ -15,6 +15,7 @@ pub(crate) static OPTIONS_REMAINDER: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/options_remainder.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["options", "remainder"],
         globals: super::GLOBALS,

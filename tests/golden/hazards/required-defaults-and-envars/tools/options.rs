@@ -15,6 +15,7 @@ pub(crate) static OPTIONS_REQUIRED: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/options_required.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["options", "required"],
         globals: super::GLOBALS,
@@ -36,6 +37,7 @@ pub(crate) static OPTIONS_DEFAULTS: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/options_defaults.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["options", "defaults"],
         globals: super::GLOBALS,
@@ -66,6 +68,7 @@ pub(crate) static OPTIONS_ENVARS: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/options_envars.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["options", "envars"],
         globals: super::GLOBALS,
@@ -87,6 +90,7 @@ pub(crate) static OPTIONS_HIDDEN: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/options_hidden.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["options", "hidden"],
         globals: super::GLOBALS,

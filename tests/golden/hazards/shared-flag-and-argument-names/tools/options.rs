@@ -15,6 +15,7 @@ pub(crate) static OPTIONS_SAME_NAME: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/options_same-name.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["options", "same-name"],
         globals: super::GLOBALS,
@@ -34,6 +35,7 @@ pub(crate) static OPTIONS_SHADOW: rt::ToolSpec = rt::ToolSpec {
     hints: rt::Hints::NONE,
     confirm: None,
     input_schema: include_str!("schemas/options_shadow.json"),
+    questions: &[],
     run: rt::Run::Command(rt::Command {
         path: &["options", "shadow"],
         globals: super::GLOBALS.except(&["trace"]),
