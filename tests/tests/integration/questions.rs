@@ -120,3 +120,47 @@ fn a_client_that_declares_tasks_is_asked_inside_a_task_a_subset_at_a_time() -> R
     over_http("2026-07-28", "task")?;
     over_stdio("2026-07-28", "task")
 }
+
+/// `test-mcp tools --json` lists each tool's questions exactly as `fiskgen info --json` plans
+/// them (the one type of both, `fiskgen_contract::info::ToolInfo`).
+#[test]
+fn the_server_lists_the_questions_fiskgen_info_plans() -> Result<()> {
+    use anyhow::Context as _;
+    use fiskgen_contract::info::ToolInfo;
+
+    let server = clients::conformance_server()?;
+    let output = std::process::Command::new(&server)
+        .args(["tools", "--json"])
+        .output()
+        .with_context(|| format!("running {}", server.display()))?;
+    anyhow::ensure!(
+        output.status.success(),
+        "{} tools --json failed",
+        server.display()
+    );
+    let listed: Vec<ToolInfo> = serde_json::from_slice(&output.stdout)?;
+    let printed =
+        fiskgen::info::render_json_with_access(&super::golden::plan("conformance")?.server)?;
+    let mut document: serde_json::Value = serde_json::from_str(&printed)?;
+    let planned: Vec<ToolInfo> = serde_json::from_value(document["tools"].take())?;
+    anyhow::ensure!(listed == planned, "tools --json and info --json differ");
+    let rounds = listed
+        .iter()
+        .find(|tool| tool.name == "test_input_required_result_multi_round")
+        .context("the multi-round tool is served")?;
+    let asked: Vec<(&str, Vec<&str>)> = rounds
+        .questions
+        .iter()
+        .map(|q| {
+            (
+                q.name.as_str(),
+                q.params.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    anyhow::ensure!(
+        asked == [("step1", vec!["name"]), ("step2", vec!["color"])],
+        "questions {asked:?}"
+    );
+    Ok(())
+}
