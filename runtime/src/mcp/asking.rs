@@ -20,7 +20,7 @@ use crate::mcp::confirm::{Call, Gate, INPUT_KEY};
 use crate::mcp::job::Job;
 use crate::mcp::questions::{Asker, Stop, merged};
 use crate::mcp::state::ServerState;
-use crate::mcp::tasks::{Decide, Decision, Store};
+use crate::mcp::tasks::{Decide, Decision, Round, Store};
 
 /// One call to be asked inside a task.
 #[derive(Clone)]
@@ -45,30 +45,20 @@ impl Asking {
     pub(crate) fn start(self, store: &Arc<Store>) -> CallToolResponse {
         let tool = self.spec.name;
         let first = if self.spec.questions.is_empty() {
-            match self.job(&JsonObject::new()) {
-                Ok(job) => self.approval(job),
-                Err(text) => return error_result(text),
-            }
+            self.job(&JsonObject::new()).map(|job| self.approval(job))
         } else {
             let asker = self.asker();
-            match asker.requests(&asker.all()) {
-                Ok(requests) => Decision::Ask {
-                    message: waiting(&requests),
-                    requests,
-                    decide: self.clone().questions(JsonObject::new()),
-                },
-                Err(text) => return error_result(text),
-            }
+            asker.requests(&asker.all()).map(|requests| Round {
+                message: waiting(&requests),
+                requests,
+                decide: self.clone().questions(JsonObject::new()),
+            })
         };
-        let Decision::Ask {
-            requests,
-            message,
-            decide,
-        } = first
-        else {
-            return error_result(format!("internal error: {tool} has nothing to ask"));
+        let first = match first {
+            Ok(first) => first,
+            Err(text) => return error_result(text),
         };
-        match crate::mcp::tasks::ask(store, tool, requests, message, decide) {
+        match crate::mcp::tasks::ask(store, tool, first) {
             Ok(response) => response,
             Err(full) => {
                 crate::mcp::job::log_end(
@@ -125,11 +115,11 @@ impl Asking {
             };
             if !asks.is_empty() {
                 return match self.asker().requests(&asks) {
-                    Ok(requests) => Decision::Ask {
+                    Ok(requests) => Decision::Ask(Round {
                         message: waiting(&requests),
                         requests,
                         decide: self.clone().questions(answers),
-                    },
+                    }),
                     Err(text) => Decision::Answer(error(text)),
                 };
             }
@@ -138,7 +128,7 @@ impl Asking {
                 Err(text) => return Decision::Answer(error(text)),
             };
             if self.spec.confirm.is_some() && self.state.confirmer.mode != ConfirmMode::Never {
-                self.approval(job)
+                Decision::Ask(self.approval(job))
             } else {
                 Decision::Run(job.start())
             }
@@ -146,7 +136,7 @@ impl Asking {
     }
 
     /// The approval round of a gated tool, for `job`.
-    fn approval(&self, job: Job) -> Decision {
+    fn approval(&self, job: Job) -> Round {
         let trigger = self.spec.confirm.unwrap_or("ai:confirm");
         let state = Arc::clone(&self.state);
         let arguments = self.arguments.clone();
@@ -169,7 +159,7 @@ impl Asking {
                 Gate::Reject(error_data) => Decision::Answer(error(error_data.message.into())),
             }
         });
-        Decision::Ask {
+        Round {
             message: waiting(&requests),
             requests,
             decide,

@@ -98,14 +98,17 @@ pub(crate) enum Decision {
     /// Answered (and approved where needed): the command was started.
     Run(Running),
     /// Ask another round before anything runs.
-    Ask {
-        /// The keys to ask for.
-        requests: InputRequests,
-        /// The task's status message meanwhile.
-        message: String,
-        /// Judges that round.
-        decide: Decide,
-    },
+    Ask(Round),
+}
+
+/// One round of questions of a task that asks.
+pub(crate) struct Round {
+    /// The keys to ask for.
+    pub(crate) requests: InputRequests,
+    /// The task's status message meanwhile.
+    pub(crate) message: String,
+    /// Judges the answers.
+    pub(crate) decide: Decide,
 }
 
 /// Whether this request declared the tasks extension (per request in the 2026-07-28 era; for
@@ -203,15 +206,18 @@ pub(crate) async fn wait(
 
 /// A call that asks the user before it runs, by a client that declared tasks: a task that
 /// asks at once (`input_required` with `requests`, answered with `tasks/update`, a subset at a
-/// time if the client likes); `decide` judges the answers once every key is answered, and may
-/// start the command or ask another round. `Err` is the text of a refusal: the store is full.
+/// time if the client likes); the round's `decide` judges the answers once every key is
+/// answered, and may start the command or ask another round. `Err` is the text of a refusal: the store is full.
 pub(crate) fn ask(
     store: &Arc<Store>,
     tool: &'static str,
-    requests: InputRequests,
-    message: String,
-    decide: Decide,
+    first: Round,
 ) -> Result<CallToolResponse, String> {
+    let Round {
+        requests,
+        message,
+        decide,
+    } = first;
     let (answer, answered) = oneshot::channel();
     let stage = Stage::Asking {
         requests,
@@ -259,11 +265,11 @@ pub(crate) fn ask(
                     supervise(store, id, running.handle, running.stop, deadline);
                     return;
                 }
-                Decision::Ask {
+                Decision::Ask(Round {
                     requests,
                     message,
                     decide: next,
-                } => {
+                }) => {
                     let (answer, again) = oneshot::channel();
                     store.ask_again(&id, requests, answer, message);
                     answered = again;
