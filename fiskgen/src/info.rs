@@ -6,7 +6,7 @@ use crate::config::{ConfirmMode, Hint, JwksConfig, SecretSource};
 use crate::ir::{self, HintName};
 
 mod tasks;
-pub use tasks::render_tasks;
+pub use tasks::{render_results, render_tasks};
 
 /// Terminal width used when `COLUMNS` is not set.
 pub const DEFAULT_WIDTH: usize = 80;

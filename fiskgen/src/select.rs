@@ -80,6 +80,9 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .unwrap_or_default();
         let names: Vec<&str> = served.iter().map(|c| c.tool.name.as_str()).collect();
         selection.check_param_headers(&param_headers, &names);
+        if let Some(mcp) = &config.mcp {
+            selection.check_task_required(&config.source, mcp, &names);
+        }
         selection.tools = selection.lower(served, &param_headers);
         application = Some(ir::Application {
             configured_path: config.application_path.clone().unwrap_or_default(),
@@ -123,6 +126,16 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .tools
             .iter()
             .filter(|tool| matches!(tool.kind, ir::ToolKind::Command(_)))
+            .map(|tool| tool.name.clone())
+            .collect(),
+        required: selection
+            .tools
+            .iter()
+            .filter(|tool| {
+                mcp.task_required
+                    .iter()
+                    .any(|name| name.text == tool.name)
+            })
             .map(|tool| tool.name.clone())
             .collect(),
     });
@@ -343,6 +356,31 @@ impl Selection {
                 self.problems.push(format!(
                     "expose.agent.mcp.param_headers names tool {tool:?}, which is not a served \
                      command{hint}"
+                ));
+            }
+        }
+    }
+
+    /// Every tool `tasks.required` names is a served command (one of `served`); the error is
+    /// located at the name.
+    fn check_task_required(
+        &mut self,
+        source: &std::path::Path,
+        mcp: &crate::config::McpConfig,
+        served: &[&str],
+    ) {
+        for name in &mcp.task_required {
+            if !served.contains(&name.text.as_str()) {
+                let hint = nearest(&name.text, served.iter().copied())
+                    .map(|near| format!("; did you mean {near:?}?"))
+                    .unwrap_or_default();
+                self.problems.push(format!(
+                    "{}:{}:{}: expose.agent.mcp.tasks.required names tool {:?}, which is not a \
+                     served command (built-in tools always answer on their request){hint}",
+                    source.display(),
+                    name.line,
+                    name.column,
+                    name.text
                 ));
             }
         }

@@ -28,11 +28,13 @@ use crate::mcp::state::{ServerState, client_name};
 use crate::mcp::tasks::Decision;
 use crate::process::cmdline::{self, go_quote};
 
-/// Runs one call to the end.
+/// Runs one call to the end; `logs`: the client asked for `info` log messages, so a command's
+/// output lines are sent as log notifications while it runs on the request.
 pub(crate) async fn call(
     state: &Arc<ServerState>,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
+    logs: bool,
 ) -> Result<CallToolResponse, ErrorData> {
     let Some(spec) = state.catalog.get(&request.name) else {
         return Err(ErrorData::invalid_params(
@@ -48,6 +50,7 @@ pub(crate) async fn call(
         arguments: request.arguments.clone().unwrap_or_default(),
         request,
         context,
+        logs,
     };
     match spec.run {
         Run::Command(ref spec) => command(&call, spec).await,
@@ -64,6 +67,8 @@ struct Ctx<'a> {
     arguments: JsonObject,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
+    /// The client asked for log messages.
+    logs: bool,
 }
 
 impl Ctx<'_> {
@@ -273,6 +278,19 @@ async fn command(call: &Ctx<'_>, command: &Command) -> Result<CallToolResponse, 
     let state = call.state;
     let spec = call.spec;
     let client = call.client.as_str();
+    let required = crate::mcp::tasks::required(state.tasks.as_ref(), spec.name);
+    if required && !crate::mcp::tasks::declared(&call.context) {
+        // A task-required tool (`tasks.required`) runs only as a task: a client that did not
+        // declare the extension is refused before anything else (SEP-2663, -32021).
+        tracing::info!(
+            tool = spec.name,
+            client,
+            outcome = "refused",
+            "Not run: the tool runs only as a task and the client did not declare the tasks \
+             extension"
+        );
+        return Err(crate::mcp::tasks::missing_extension(spec.name));
+    }
     let argv = match crate::contract::arguments::command_argv(command, call.arguments.clone()) {
         Ok(argv) => argv.into_vec(),
         Err(error) => {
@@ -325,12 +343,21 @@ async fn command(call: &Ctx<'_>, command: &Command) -> Result<CallToolResponse, 
         full_line,
         line,
         quoted,
+        // A task sends none (the tasks extension has no notifications), so neither does a call
+        // that is a task from the start.
+        logs: call.logs && !asks_in_task && !required,
     };
     if asks_in_task && let (Some(store), Some(trigger)) = (tasks, spec.confirm) {
         return Ok(ask_in_task(call, store, trigger, job));
     }
     let quoted = job.quoted.clone();
-    Ok(crate::mcp::tasks::wait(job.start(), tasks, spec.name, &quoted, &call.context).await)
+    let wait = crate::mcp::tasks::Wait {
+        tasks,
+        at_once: required,
+        tool: spec.name,
+        quoted: &quoted,
+    };
+    Ok(crate::mcp::tasks::wait(job.start(), wait, &call.context).await)
 }
 
 /// A gated call by a client that declared tasks: a task that asks for approval at once; the

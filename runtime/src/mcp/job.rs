@@ -31,13 +31,19 @@ pub(super) struct Job {
     pub(super) line: String,
     /// `line`, Go-quoted, for error texts.
     pub(super) quoted: String,
+    /// Its output lines go to the client as log notifications (`tasks::log`).
+    pub(super) logs: bool,
 }
 
 impl Job {
     /// Starts the job.
     pub(super) fn start(self) -> Running {
         let stop = Arc::new(Stop::default());
-        let live = Arc::new(Live::default());
+        let live = Arc::new(if self.logs {
+            Live::with_lines()
+        } else {
+            Live::default()
+        });
         let started = self.started;
         let handle = tokio::spawn(self.run(Arc::clone(&stop), Arc::clone(&live)));
         Running {
@@ -116,7 +122,9 @@ impl Job {
     }
 
     /// The result of a run, logged; `structured`: as `structuredContent` (else the same JSON as
-    /// text, `expose.agent.mcp.structured_output: false`).
+    /// text, `expose.agent.mcp.structured_output: false`). A command that ran answers
+    /// `isError: false` whatever its exit status, unless `exit_code_is_error` makes a non-zero
+    /// exit or a signal a tool error with the same content.
     fn result(&self, outcome: Outcome, structured: bool) -> Ran {
         let (line, quoted) = (&self.line, &self.quoted);
         let ended = |result| Ran {
@@ -153,13 +161,17 @@ impl Job {
                         duration::elapsed(elapsed)
                     ),
                 );
-                if structured {
-                    ended(CallToolResult::structured(object))
-                } else {
-                    ended(CallToolResult::success(vec![ContentBlock::text(
-                        object.to_string(),
-                    )]))
-                }
+                let failed = self.state.exit_code_is_error && (exit_code != 0 || signal.is_some());
+                ended(match (structured, failed) {
+                    (true, false) => CallToolResult::structured(object),
+                    (true, true) => CallToolResult::structured_error(object),
+                    (false, false) => {
+                        CallToolResult::success(vec![ContentBlock::text(object.to_string())])
+                    }
+                    (false, true) => {
+                        CallToolResult::error(vec![ContentBlock::text(object.to_string())])
+                    }
+                })
             }
             Outcome::SpawnFailed(error) => {
                 self.log_end(

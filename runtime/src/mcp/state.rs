@@ -64,6 +64,8 @@ pub(crate) struct ServerState {
     pub(crate) info: ServerConfig,
     /// The resources, prompts and completions made from the application's help.
     pub(crate) docs: Docs,
+    /// A non-zero exit (or a kill by a signal) is `isError: true` (`exit_code_is_error`).
+    pub(crate) exit_code_is_error: bool,
     /// 2026-era clients already logged.
     noted: Mutex<HashSet<String>>,
 }
@@ -77,6 +79,8 @@ pub(crate) struct Limits {
     pub(crate) tool_timeout: Duration,
     /// Tasks, when on.
     pub(crate) tasks: Option<TaskSettings>,
+    /// `exit_code_is_error`.
+    pub(crate) exit_code_is_error: bool,
 }
 
 impl ServerState {
@@ -145,6 +149,7 @@ impl ServerState {
             first_answer: FirstAnswer::default(),
             info,
             docs,
+            exit_code_is_error: limits.exit_code_is_error,
             noted: Mutex::new(HashSet::new()),
         }
     }

@@ -7,7 +7,7 @@
 // tests/clients/conformance-expected-failures.yml.
 //
 // Every command prints plain text on stdout; failing_job and test_error_handling exit
-// with status 1.
+// with status 1 (a tool error: exit_code_is_error is on in tests/fixtures/conformance.yaml).
 package main
 
 import (
@@ -61,8 +61,20 @@ func build() *fisk.Application {
 		return nil
 	})
 
-	app.Command("test_logging_tool", "Print a few log lines (to stdout; the server sends no log notifications)").Action(func(*fisk.ParseContext) error {
+	// The server sends each line a command prints as a log notification to a client that asked
+	// for logs (logging/setLevel, or _meta logLevel in 2026-07-28), and none to one that did not.
+	app.Command("test_logging_tool", "Print a few log lines").Action(func(*fisk.ParseContext) error {
 		for _, line := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+			fmt.Println(line)
+		}
+		return nil
+	})
+
+	app.Command("test_tool_with_logging", "Print three log lines about 50ms apart").Action(func(*fisk.ParseContext) error {
+		for i, line := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+			if i > 0 {
+				time.Sleep(50 * time.Millisecond)
+			}
 			fmt.Println(line)
 		}
 		return nil
@@ -129,6 +141,14 @@ func build() *fisk.Application {
 		time.Sleep(time.Second)
 		fmt.Fprintln(os.Stderr, "failing_job: the job failed, as it always does")
 		os.Exit(1)
+		return nil
+	})
+
+	// test_tool_with_task runs only as a task (tasks.required in tests/fixtures/conformance.yaml).
+	task := app.Command("test_tool_with_task", "Greet the user, as a task")
+	userName := task.Flag("user_name", "Who to greet").Default("world").String()
+	task.Action(func(*fisk.ParseContext) error {
+		fmt.Printf("Hello, %s!\n", *userName)
 		return nil
 	})
 

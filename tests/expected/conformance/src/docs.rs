@@ -39,8 +39,14 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
         rt::HelpSpec {
             tool: "test_logging_tool",
             title: "test_logging_tool",
-            summary: "Print a few log lines (to stdout; the server sends no log notifications)",
+            summary: "Print a few log lines",
             markdown: include_str!("help/test_logging_tool.md"),
+        },
+        rt::HelpSpec {
+            tool: "test_tool_with_logging",
+            title: "test_tool_with_logging",
+            summary: "Print three log lines about 50ms apart",
+            markdown: include_str!("help/test_tool_with_logging.md"),
         },
         rt::HelpSpec {
             tool: "test_elicitation",
@@ -95,6 +101,12 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
             title: "failing_job",
             summary: "A job that always fails",
             markdown: include_str!("help/failing_job.md"),
+        },
+        rt::HelpSpec {
+            tool: "test_tool_with_task",
+            title: "test_tool_with_task",
+            summary: "Greet the user, as a task",
+            markdown: include_str!("help/test_tool_with_task.md"),
         },
         rt::HelpSpec {
             tool: "confirm_delete",

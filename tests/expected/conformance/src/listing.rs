@@ -7,17 +7,17 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// `tools/list`: 15 tool(s) in 1 page(s) of at most 256.
+/// `tools/list`: 17 tool(s) in 1 page(s) of at most 256.
 pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
-    tools: 15,
+    tools: 17,
     page_size: 256,
     structured_output: true,
-    cursor_tag: "23845af39da7",
+    cursor_tag: "542b54d5a521",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
-            end: 8311,
+            end: 9366,
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },

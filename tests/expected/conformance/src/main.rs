@@ -24,9 +24,9 @@ static APP: rt::AppSpec = rt::AppSpec {
         path: "conformance",
         name: "conformance",
         version: Some("0.1.0"),
-        fingerprint: "95ccc8796ff71de9492bd3ca738d5a99c092c5a92399e330c561da49cb69e452",
+        fingerprint: "2f6fb4c0eaecb958edbcbba792a20b399b0c235ee247971354b7680344c6dee5",
         output_digest: Some(
-            "65b42b07e6dc0e1671bcd5f4fe20ec408f50e3343e678fcdfaa9506e395d85ce",
+            "7b85931f70fcc3e2dea86b6ca98e16d84e56402dcd34726be3590640ac0ec5ee",
         ),
         serving: SERVING,
         commands: include_str!("commands.json"),
@@ -42,7 +42,9 @@ static APP: rt::AppSpec = rt::AppSpec {
             after: Duration::from_millis(500),
             ttl: Duration::from_secs(3600),
             max: 64,
+            required: &["failing_job", "test_tool_with_task"],
         }),
+        exit_code_is_error: true,
         ..rt::Settings::DEFAULT
     },
 };

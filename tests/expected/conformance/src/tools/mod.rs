@@ -18,7 +18,9 @@ mod test_prompt_with_embedded_resource;
 mod test_reconnection;
 mod test_simple_text;
 mod test_streaming_elicitation;
+mod test_tool_with_logging;
 mod test_tool_with_progress;
+mod test_tool_with_task;
 
 use ::fiskgen_runtime::__private as rt;
 
@@ -29,6 +31,7 @@ pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &test_error_handling::TEST_ERROR_HANDLING,
     &test_tool_with_progress::TEST_TOOL_WITH_PROGRESS,
     &test_logging_tool::TEST_LOGGING_TOOL,
+    &test_tool_with_logging::TEST_TOOL_WITH_LOGGING,
     &test_elicitation::TEST_ELICITATION,
     &test_streaming_elicitation::TEST_STREAMING_ELICITATION,
     &test_input_required_result_elicitation::TEST_INPUT_REQUIRED_RESULT_ELICITATION,
@@ -38,5 +41,6 @@ pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &slow_compute::SLOW_COMPUTE,
     &greet::GREET,
     &failing_job::FAILING_JOB,
+    &test_tool_with_task::TEST_TOOL_WITH_TASK,
     &confirm_delete::CONFIRM_DELETE,
 ];
