@@ -667,6 +667,36 @@ mod tests {
     }
 
     #[test]
+    fn tasks_required_names_served_commands_and_an_unknown_one_is_a_located_error() {
+        let with = |yaml: &str| {
+            select(
+                &config(yaml),
+                Some(App {
+                    path: Path::new("/bin/app"),
+                    model: &tree(),
+                }),
+            )
+        };
+        let yaml = "expose:\n  agent:\n    mcp:\n      tasks:\n        required: [auth_add, lss]\n";
+        let error = with(yaml).expect_err("an unknown tool");
+        assert_eq!(
+            error.to_string(),
+            "test.yaml:5:30: expose.agent.mcp.tasks.required names tool \"lss\", which is not a \
+             served command (built-in tools always answer on their request); did you mean \"ls\"?"
+        );
+        let server = with("expose: {agent: {mcp: {tasks: {required: [' auth_add', ls, ls]}}}}")
+            .expect("served commands");
+        let tasks = server.tasks.expect("tasks are on");
+        assert_eq!(tasks.required, ["ls", "auth_add"], "in serving order, once each");
+        assert!(
+            with("expose: {agent: {mcp: {}}}")
+                .expect("defaults")
+                .tasks
+                .is_some_and(|tasks| tasks.required.is_empty())
+        );
+    }
+
+    #[test]
     fn leaves_become_tools_and_hidden_subtrees_and_denied_commands_do_not() {
         let server = served(&config("expose: {agent: {mcp: {}}}"), &tree());
         assert_eq!(

@@ -27,13 +27,13 @@ use super::live::{Live, cut};
 use crate::mcp::confirm;
 
 /// The longest line sent, in bytes; longer lines are cut (with `…`).
-pub(crate) const LINE: usize = 1024;
+pub(crate) const LINE: usize = 512;
 
 /// The most lines one call sends.
 pub(crate) const MAX_LINES: usize = 256;
 
 /// The most lines waiting to be sent.
-pub(crate) const PENDING: usize = 64;
+pub(crate) const PENDING: usize = 128;
 
 /// Bytes kept of the line being written: enough to cut it at [`LINE`] on a character boundary.
 const KEEP: usize = LINE + 4;
