@@ -4,7 +4,8 @@ output lines as log notifications. Against `test-mcp` (the conformance fixture a
 config tests/fixtures/conformance.yaml), except `limits` (the fixture app's server, whose
 `ticker` prints as many lines as asked).
 
-The SDK has no tasks API; the tasks client extension of tasks.py is reused. The HTTP status of
+The server is `--url` (streamable HTTP) or `--server PATH --app APP`, started over stdio by the
+SDK (`logs` only). The SDK has no tasks API; the tasks client extension of tasks.py is reused. The HTTP status of
 the -32021 refusal is read with raw HTTP (httpx), as the SDK does not expose it.
 
 Scenarios (`--scenario`):
@@ -31,12 +32,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import time
 from typing import Any
 
 import httpx
 import mcp
 import mcp.types as types
+from mcp import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from common import check, run, text_of
@@ -54,8 +57,14 @@ def command(result: types.CallToolResult, what: str) -> dict[str, Any]:
 
 
 def client(args: argparse.Namespace, tasks: bool = False, **kwargs: Any) -> mcp.Client:
+    endpoint: str | StdioServerParameters = args.url
+    if not args.url:
+        check(args.server and args.app, "give --url, or --server and --app")
+        endpoint = StdioServerParameters(
+            command=args.server, args=["--stdio", "--application-path", args.app], env=dict(os.environ)
+        )
     return mcp.Client(
-        args.url, mode=args.mode, read_timeout_seconds=30, extensions=[Tasks()] if tasks else [], **kwargs
+        endpoint, mode=args.mode, read_timeout_seconds=30, extensions=[Tasks()] if tasks else [], **kwargs
     )
 
 
@@ -230,7 +239,9 @@ async def main(args: argparse.Namespace) -> None:
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--url", required=True, help="streamable HTTP endpoint")
+    p.add_argument("--url", help="streamable HTTP endpoint")
+    p.add_argument("--server", help="server binary to start over stdio (instead of --url)")
+    p.add_argument("--app", help="the application path the stdio server runs")
     p.add_argument("--mode", default="auto", help="legacy or 2026-07-28")
     p.add_argument("--scenario", required=True, choices=["exit", "required", "logs", "limits"])
     run(main, p.parse_args())

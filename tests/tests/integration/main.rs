@@ -35,6 +35,9 @@ mod nats;
 /// Two stateless replicas behind a real nginx: confirmations across replicas, replays refused,
 /// legacy clients answered as documented.
 mod nginx;
+/// A non-zero exit as a tool error, task-required tools and command output as log
+/// notifications, with the Python SDK.
+mod results;
 /// Every command the README shows is mapped to a test that runs it (docs/readme-commands.md).
 mod readme;
 /// Stateless replicas: one approval runs a command once on the whole deployment.
