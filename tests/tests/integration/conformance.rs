@@ -60,7 +60,7 @@ fn docs_with_python(mode: &str) -> Result<()> {
         "docs.py",
         &strings(&["--url", &shared.server.url, "--mode", mode]),
     )?
-    .has_line("resources: 22 in 6 pages")?
+    .has_line("resources: 24 in 6 pages")?
     .has_line("prompts: 7 in 2 pages")?
     .has_line("completions: template variable and prompt argument")?;
     Ok(())
