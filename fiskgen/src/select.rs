@@ -131,11 +131,7 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         required: selection
             .tools
             .iter()
-            .filter(|tool| {
-                mcp.task_required
-                    .iter()
-                    .any(|name| name.text == tool.name)
-            })
+            .filter(|tool| mcp.task_required.iter().any(|name| name.text == tool.name))
             .map(|tool| tool.name.clone())
             .collect(),
     });
@@ -687,7 +683,11 @@ mod tests {
         let server = with("expose: {agent: {mcp: {tasks: {required: [' auth_add', ls, ls]}}}}")
             .expect("served commands");
         let tasks = server.tasks.expect("tasks are on");
-        assert_eq!(tasks.required, ["ls", "auth_add"], "in serving order, once each");
+        assert_eq!(
+            tasks.required,
+            ["ls", "auth_add"],
+            "in serving order, once each"
+        );
         assert!(
             with("expose: {agent: {mcp: {}}}")
                 .expect("defaults")

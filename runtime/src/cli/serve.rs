@@ -62,7 +62,11 @@ pub(super) fn serve(
     let tasks = cli.tasks.settings(settings.tasks);
     let catalog = Catalog::new(app, tasks.map_or(&[][..], |tasks| tasks.required))?;
     notes.push(banner::tasks_note(tasks));
-    if tasks.is_none() && settings.tasks.is_some_and(|built| !built.required.is_empty()) {
+    if tasks.is_none()
+        && settings
+            .tasks
+            .is_some_and(|built| !built.required.is_empty())
+    {
         notes.push(
             "note: with tasks off, the task-required tools (tasks.required) answer on their own \
              request like every other tool"

@@ -35,13 +35,13 @@ mod nats;
 /// Two stateless replicas behind a real nginx: confirmations across replicas, replays refused,
 /// legacy clients answered as documented.
 mod nginx;
-/// A non-zero exit as a tool error, task-required tools and command output as log
-/// notifications, with the Python SDK.
-mod results;
 /// Every command the README shows is mapped to a test that runs it (docs/readme-commands.md).
 mod readme;
 /// Stateless replicas: one approval runs a command once on the whole deployment.
 mod replicas;
+/// A non-zero exit as a tool error, task-required tools and command output as log
+/// notifications, with the Python SDK.
+mod results;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;
 /// The fault soak's smoke mode: every call ends right, nothing is left behind.

@@ -28,7 +28,9 @@ fn conformance_scenario(name: &str, mode: &str) -> Result<String> {
 fn python_sdk_a_non_zero_exit_is_a_tool_error_on_a_call_and_in_a_task_2026_07_28() -> Result<()> {
     let log = conformance_scenario("exit", "2026-07-28")?;
     ensure!(
-        log.contains("note: a command that exits non-zero or is killed by a signal answers isError: true"),
+        log.contains(
+            "note: a command that exits non-zero or is killed by a signal answers isError: true"
+        ),
         "the banner does not say exit_code_is_error is on:\n{log}"
     );
     Ok(())
@@ -62,8 +64,8 @@ fn python_sdk_a_task_required_tool_is_refused_to_a_legacy_client_without_the_ext
 }
 
 #[test]
-fn python_sdk_command_output_arrives_as_log_notifications_only_when_asked_2026_07_28()
--> Result<()> {
+fn python_sdk_command_output_arrives_as_log_notifications_only_when_asked_2026_07_28() -> Result<()>
+{
     conformance_scenario("logs", "2026-07-28").map(drop)
 }
 
@@ -93,8 +95,8 @@ fn log_notifications_stop_at_their_limits_with_a_notice_of_what_was_not_sent_202
 }
 
 #[test]
-fn log_notifications_stop_at_their_limits_with_a_notice_of_what_was_not_sent_legacy()
--> Result<()> {
+fn log_notifications_stop_at_their_limits_with_a_notice_of_what_was_not_sent_legacy() -> Result<()>
+{
     limits("legacy")
 }
 

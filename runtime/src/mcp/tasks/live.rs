@@ -83,7 +83,11 @@ impl Live {
 
     /// The lines ready to be sent, in order.
     pub(crate) fn take_lines(&self) -> Vec<String> {
-        self.lock().lines.as_mut().map(Lines::take).unwrap_or_default()
+        self.lock()
+            .lines
+            .as_mut()
+            .map(Lines::take)
+            .unwrap_or_default()
     }
 
     /// The command ended: its unterminated last line is ready too.

@@ -103,7 +103,8 @@ impl Lines {
                 _ => (chunk, false),
             };
             let room = KEEP.saturating_sub(self.partial.len());
-            self.partial.extend_from_slice(&body[..body.len().min(room)]);
+            self.partial
+                .extend_from_slice(&body[..body.len().min(room)]);
             if ends {
                 ready |= self.end_line();
             }

@@ -19,8 +19,8 @@ mod store;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rmcp::RoleServer;
 use rmcp::ErrorData;
+use rmcp::RoleServer;
 use rmcp::model::{
     CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock, CreateTaskResult,
     InputRequest, InputRequests, TASKS_EXTENSION_ID, TaskPayload,
