@@ -91,6 +91,14 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             version: app.model.version.clone(),
         });
         selection.check_tag_settings(config, app.model);
+    } else if let Some(mcp) = config
+        .mcp
+        .as_ref()
+        .filter(|mcp| !mcp.task_required.is_empty())
+    {
+        // Without an application nothing can be task-required (built-ins answer on their
+        // request): every name is unknown.
+        selection.check_task_required(&config.source, mcp, &[]);
     } else if !(config.include.is_empty() && config.exclude.is_empty()) {
         selection.warnings.push(
             "include/exclude have no effect on commands without application_path; \

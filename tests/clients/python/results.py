@@ -17,6 +17,8 @@ Scenarios (`--scenario`):
             does not); without the tasks extension a call is refused with -32021 naming the
             extension in `data.requiredCapabilities` (HTTP 400 in 2026-07-28); with it, the quick
             test_tool_with_task is a task at once and completes with its greeting
+  off       (a server started with --no-tasks) the task-required tools list no
+            `execution` and answer on their request: failing_job is a plain tool error
   logs      test_tool_with_logging's three lines arrive as `notifications/message` (level info,
             logger the tool, data the line, in order) once the client asked for `info`
             (legacy: logging/setLevel; 2026-07-28: the request's _meta logLevel, and all of them
@@ -120,6 +122,15 @@ async def required(args: argparse.Namespace) -> None:
         ran = command(types.CallToolResult.model_validate(done.result), "test_tool_with_task")
         check(ran["output"] == "Hello, Alice!\n", f"output {ran['output']!r}")
         print(f"with the extension: a task at once, completed: {ran['output']!r}")
+
+
+async def off(args: argparse.Namespace) -> None:
+    async with client(args) as c:
+        listed = {tool.name: tool for tool in (await c.list_tools()).tools}
+        check(all(tool.execution is None for tool in listed.values()), f"{listed['failing_job']!r}")
+        failed = await c.call_tool("failing_job", {})
+        check(failed.is_error is True and command(failed, "failing_job")["exit_code"] == 1, f"{failed!r}")
+        print(f"tasks off ({c.protocol_version}): no taskSupport listed, failing_job answered on its request")
 
 
 async def raw_refusal(url: str) -> None:
@@ -233,7 +244,7 @@ async def limits(args: argparse.Namespace) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
-    scenarios = {"exit": exit_codes, "required": required, "logs": logs, "limits": limits}
+    scenarios = {"exit": exit_codes, "required": required, "off": off, "logs": logs, "limits": limits}
     await scenarios[args.scenario](args)
 
 
@@ -243,5 +254,5 @@ if __name__ == "__main__":
     p.add_argument("--server", help="server binary to start over stdio (instead of --url)")
     p.add_argument("--app", help="the application path the stdio server runs")
     p.add_argument("--mode", default="auto", help="legacy or 2026-07-28")
-    p.add_argument("--scenario", required=True, choices=["exit", "required", "logs", "limits"])
+    p.add_argument("--scenario", required=True, choices=["exit", "required", "off", "logs", "limits"])
     run(main, p.parse_args())

@@ -13,9 +13,20 @@ use crate::clients::{Server, python, strings};
 
 /// Runs one scenario of `results.py` against a fresh `test-mcp`; returns the server's log.
 fn conformance_scenario(name: &str, mode: &str) -> Result<String> {
+    conformance_scenario_with(name, mode, &[])
+}
+
+/// [`conformance_scenario`] with a server started with `flags`.
+fn conformance_scenario_with(name: &str, mode: &str, flags: &[&str]) -> Result<String> {
     let dir = tempfile::tempdir()?;
     let app = apps::path(App::Conformance)?;
-    let server = Server::spawn_app(&clients::conformance_server()?, dir.path(), &app, &[], &[])?;
+    let server = Server::spawn_app(
+        &clients::conformance_server()?,
+        dir.path(),
+        &app,
+        &[],
+        flags,
+    )?;
     let finished = python(
         "results.py",
         &strings(&["--url", &server.url, "--mode", mode, "--scenario", name]),
@@ -61,6 +72,17 @@ fn python_sdk_a_task_required_tool_is_refused_without_the_extension_and_a_task_a
 fn python_sdk_a_task_required_tool_is_refused_to_a_legacy_client_without_the_extension()
 -> Result<()> {
     conformance_scenario("required", "legacy").map(drop)
+}
+
+#[test]
+fn with_tasks_off_a_task_required_tool_answers_on_its_request_and_is_not_listed_as_required()
+-> Result<()> {
+    let log = conformance_scenario_with("off", "2026-07-28", &["--no-tasks"])?;
+    ensure!(
+        log.contains("note: with tasks off, the task-required tools (tasks.required) answer"),
+        "the banner does not say what becomes of the task-required tools:\n{log}"
+    );
+    Ok(())
 }
 
 #[test]
