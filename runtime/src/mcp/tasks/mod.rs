@@ -9,7 +9,10 @@
 //! the command keeps every other limit of a plain call (its slot, its timeout, its output
 //! caps), `tasks/cancel` kills its process group, and its TTL bounds the whole task. A gated
 //! call by such a client becomes a task at once, which asks for approval through
-//! `input_required` and `tasks/update` (docs/runtime.md, "Tasks").
+//! `input_required` and `tasks/update`; so does a task-required tool's (`tasks.required`), which
+//! a client without the extension is refused with -32021 (docs/runtime.md, "Tasks"). While it
+//! waits the handler also sends the command's lines as log notifications, when the client asked
+//! for them ([`log`]; docs/runtime.md, "Log notifications").
 
 mod flags;
 pub(crate) mod live;
