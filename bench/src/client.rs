@@ -133,9 +133,15 @@ pub(crate) async fn list_sizes(peer: &Peer<RoleClient>) -> Result<ListSizes> {
             .len();
         for tool in &result.tools {
             sizes.tools += 1;
-            sizes.input_schema_bytes += serde_json::to_vec(tool.input_schema.as_ref())
-                .context("input schema")?
-                .len();
+            sizes.input_schema_bytes += json_len(tool.input_schema.as_ref())?;
+            if let Some(output) = &tool.output_schema {
+                sizes.output_schema_bytes += json_len(output.as_ref())?;
+            }
+            sizes.text_bytes +=
+                json_len(&tool.name)? + json_len(&tool.title)? + json_len(&tool.description)?;
+            if let Some(annotations) = &tool.annotations {
+                sizes.annotation_bytes += json_len(annotations)?;
+            }
         }
         match result.next_cursor {
             Some(next) if sizes.pages < 10_000 => cursor = Some(next),
@@ -156,6 +162,19 @@ pub struct ListSizes {
     pub body_bytes: usize,
     /// The input schemas, summed.
     pub input_schema_bytes: usize,
+    /// The output schemas, summed.
+    pub output_schema_bytes: usize,
+    /// The tools' names, titles and descriptions, as JSON strings, summed.
+    pub text_bytes: usize,
+    /// The `annotations` objects, summed.
+    pub annotation_bytes: usize,
+}
+
+/// The compact JSON size of a value.
+fn json_len<T: serde::Serialize + ?Sized>(value: &T) -> Result<usize> {
+    Ok(serde_json::to_vec(value)
+        .context("serializing a tool")?
+        .len())
 }
 
 /// `tools/call` without arguments: the result, which must not be an error and must carry

@@ -8,24 +8,24 @@
 //! as a median with its spread. The binary (`cargo run --release -p fiskgen-bench -- --full`)
 //! wraps it; the smoke mode runs in the default test suite.
 
+mod builds;
 mod client;
 mod compare;
+mod load;
 mod raw;
 mod report;
+mod servers;
 pub mod soak;
 mod stats;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use fiskgen_tests::apps::{self, App};
-use rmcp::RoleClient;
-use rmcp::service::Peer;
 
 pub use client::ListSizes;
 pub use client::Transport;
@@ -34,7 +34,12 @@ pub use report::{
 };
 pub use stats::{Level, Summary};
 
-use client::Client;
+use builds::{
+    BuildJob, build_fiskgen, crate_lines, record_builds, recorded_builds, stripped_size,
+    time_builds,
+};
+use load::{Budget, Op, load};
+use servers::{memory_kib, peer_absent_reason, raw_start, start};
 use stats::{Rounds, Run};
 
 /// How much to measure.
@@ -110,12 +115,6 @@ pub const CALL_LEVELS: [usize; 2] = [1, 8];
 pub const TOOL_SLOTS: usize = 32;
 
 #[derive(Debug, Clone, Copy)]
-enum Budget {
-    Count(usize),
-    Time(Duration),
-}
-
-#[derive(Debug, Clone, Copy)]
 struct Settings {
     starts: usize,
     rounds: usize,
@@ -174,7 +173,22 @@ pub fn run(options: &Options) -> Result<Report> {
         .enable_all()
         .build()
         .context("starting the tokio runtime")?;
-    let report = runtime.block_on(run_async(options))?;
+    let root = apps::workspace_root();
+    // Smoke runs may run side by side (the test suite's two): each gets a directory of its own.
+    let scratch = match options.mode {
+        Mode::Smoke => {
+            static RUNS: AtomicUsize = AtomicUsize::new(0);
+            let run = RUNS.fetch_add(1, Ordering::Relaxed);
+            root.join("target/bench/smoke")
+                .join(format!("{}-{run}", std::process::id()))
+        }
+        Mode::Full => root.join("target/bench/full"),
+    };
+    let report = runtime.block_on(run_async(options, &scratch));
+    if options.mode == Mode::Smoke {
+        let _ = fs::remove_dir_all(&scratch);
+    }
+    let report = report?;
     if let Some(dir) = &options.out_dir {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let md = dir.join("benchmarks.md");
@@ -185,15 +199,11 @@ pub fn run(options: &Options) -> Result<Report> {
     Ok(report)
 }
 
-async fn run_async(options: &Options) -> Result<Report> {
+async fn run_async(options: &Options, scratch: &Path) -> Result<Report> {
     let began = Instant::now();
     let settings = Settings::of(options);
     let root = apps::workspace_root();
-    let scratch = root.join("target").join("bench").join(match options.mode {
-        Mode::Smoke => "smoke",
-        Mode::Full => "full",
-    });
-    fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    fs::create_dir_all(scratch).with_context(|| format!("creating {}", scratch.display()))?;
     let load_before = report::load_average();
     eprintln!("fiskgen-bench: {}", settings.describe());
 
@@ -381,221 +391,6 @@ async fn run_async(options: &Options) -> Result<Report> {
     })
 }
 
-/// `cargo build --release -p fiskgen`; the path of the binary.
-fn build_fiskgen(root: &Path) -> Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    eprintln!("fiskgen-bench: cargo build --release -p fiskgen");
-    let status = std::process::Command::new(cargo)
-        .args(["build", "--release", "-p", "fiskgen", "--bin", "fiskgen"])
-        .current_dir(root)
-        .status()
-        .context("running cargo")?;
-    if !status.success() {
-        bail!("cargo build --release -p fiskgen failed ({status})");
-    }
-    Ok(root.join("target/release/fiskgen"))
-}
-
-fn fiskgen_build(
-    fiskgen: &Path,
-    config: &Path,
-    app: &Path,
-    output: &Path,
-    target: &Path,
-    crate_dir: &Path,
-    log: &Path,
-) -> Result<Duration> {
-    let log_file = fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
-    let started = Instant::now();
-    let status = std::process::Command::new(fiskgen)
-        .arg("build")
-        .arg(config)
-        .arg("-o")
-        .arg(output)
-        .arg("--target-dir")
-        .arg(target)
-        .arg("--crate-dir")
-        .arg(crate_dir)
-        .arg("--app")
-        .arg(app)
-        .stdin(Stdio::null())
-        .stdout(log_file.try_clone().context("log file")?)
-        .stderr(log_file)
-        .status()
-        .with_context(|| format!("running {}", fiskgen.display()))?;
-    let took = started.elapsed();
-    if !status.success() {
-        bail!(
-            "fiskgen build {} failed ({status}); see {}",
-            config.display(),
-            log.display()
-        );
-    }
-    Ok(took)
-}
-
-/// One app built by one fiskgen: its own target and crate directories below `dir`.
-struct BuildJob<'a> {
-    name: &'a str,
-    fiskgen: &'a Path,
-    config: &'a Path,
-    app: &'a Path,
-    output: &'a Path,
-    dir: PathBuf,
-}
-
-impl<'a> BuildJob<'a> {
-    fn new(
-        name: &'a str,
-        fiskgen: &'a Path,
-        config: &'a Path,
-        app: &'a Path,
-        output: &'a Path,
-        dir: &Path,
-    ) -> Self {
-        Self {
-            name,
-            fiskgen,
-            config,
-            app,
-            output,
-            dir: dir.to_path_buf(),
-        }
-    }
-
-    fn crate_dir(&self) -> PathBuf {
-        self.dir.join("crates").join(self.name)
-    }
-
-    fn build(&self, kind: &str) -> Result<f64> {
-        eprintln!(
-            "fiskgen-bench: {} build {} ({kind})",
-            self.fiskgen.display(),
-            self.config.display()
-        );
-        let took = fiskgen_build(
-            self.fiskgen,
-            self.config,
-            self.app,
-            self.output,
-            &self.dir.join("target"),
-            &self.crate_dir(),
-            &self.dir.join(format!("{kind}-{}.log", self.name)),
-        )?;
-        Ok(stats::ms(took) / 1000.0)
-    }
-}
-
-/// What [`time_builds`] measured for one job.
-struct Timed {
-    name: String,
-    first_s: f64,
-    warm_s: Vec<f64>,
-}
-
-impl Builds {
-    fn of(timed: &[Timed]) -> Builds {
-        Builds::Measured {
-            first_s: timed.iter().map(|t| (t.name.clone(), t.first_s)).collect(),
-            warm_s: timed
-                .iter()
-                .filter_map(|t| Some((t.name.clone(), Summary::of(&t.warm_s)?)))
-                .collect(),
-            recorded: None,
-        }
-    }
-}
-
-/// First builds (each job's directories fresh), then `regenerations` rounds of every job in
-/// turn, so a busy spell of the machine hits every job alike.
-fn time_builds(jobs: &[BuildJob<'_>], regenerations: usize) -> Result<Vec<Timed>> {
-    for job in jobs {
-        for dir in [job.dir.join("target"), job.dir.join("crates")] {
-            if dir.exists() {
-                fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
-            }
-        }
-        fs::create_dir_all(&job.dir).with_context(|| format!("creating {}", job.dir.display()))?;
-    }
-    let mut timed = Vec::new();
-    for job in jobs {
-        timed.push(Timed {
-            name: job.name.to_string(),
-            first_s: job.build("first")?,
-            warm_s: Vec::new(),
-        });
-    }
-    for _ in 0..regenerations {
-        for (job, timed) in jobs.iter().zip(&mut timed) {
-            // A regeneration: the crate is written afresh (new mtimes), so cargo rebuilds it,
-            // and only it, in the warm target directory.
-            let crate_dir = job.crate_dir();
-            fs::remove_dir_all(&crate_dir)
-                .with_context(|| format!("removing {}", crate_dir.display()))?;
-            timed.warm_s.push(job.build("regen")?);
-        }
-    }
-    Ok(timed)
-}
-
-/// Records our build figures, so a later `--skip-builds` run (measurements only) can report
-/// them.
-fn record_builds(bench_dir: &Path, timed: &[Timed]) -> Result<()> {
-    let mut record = String::new();
-    for t in timed {
-        record.push_str(&format!("first\t{}\t{}\n", t.name, t.first_s));
-    }
-    for t in timed {
-        let joined: Vec<String> = t.warm_s.iter().map(f64::to_string).collect();
-        record.push_str(&format!("warm\t{}\t{}\n", t.name, joined.join(",")));
-    }
-    let record_path = bench_dir.join(BUILD_RECORD);
-    fs::write(&record_path, record).with_context(|| format!("writing {}", record_path.display()))
-}
-
-/// Where the build figures are recorded, in `target/bench`.
-const BUILD_RECORD: &str = "builds.tsv";
-
-/// The build figures an earlier full run recorded, if any.
-fn recorded_builds(bench_dir: &Path) -> Option<Builds> {
-    let path = bench_dir.join(BUILD_RECORD);
-    let text = fs::read_to_string(&path).ok()?;
-    let mut first_s = Vec::new();
-    let mut warm_s = Vec::new();
-    for line in text.lines() {
-        let mut fields = line.split('\t');
-        let (kind, name, value) = (fields.next()?, fields.next()?, fields.next()?);
-        match kind {
-            "first" => first_s.push((name.to_string(), value.parse().ok()?)),
-            "warm" => {
-                let samples: Vec<f64> = value.split(',').filter_map(|v| v.parse().ok()).collect();
-                warm_s.push((name.to_string(), Summary::of(&samples)?));
-            }
-            _ => return None,
-        }
-    }
-    let when = fs::metadata(&path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or("time unknown".to_string(), |d| {
-            format!("{}, Unix time {}", relative_record(&path), d.as_secs())
-        });
-    Some(Builds::Measured {
-        first_s,
-        warm_s,
-        recorded: Some(when),
-    })
-}
-
-fn relative_record(path: &Path) -> String {
-    let root = apps::workspace_root();
-    path.strip_prefix(&root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
-}
-
 /// A fresh working directory; the demo's gets a store with a few tasks.
 fn prepare_workdir(setup: &Setup) -> Result<()> {
     let dir = &setup.workdir;
@@ -618,374 +413,6 @@ fn prepare_workdir(setup: &Setup) -> Result<()> {
         }
     }
     Ok(())
-}
-
-async fn peer_absent_reason(options: &Options) -> String {
-    let mut reason = "no --peer-command was given".to_string();
-    if options.mode == Mode::Smoke {
-        return reason;
-    }
-    // One look-up with Go's own client: can the peer be fetched here at all?
-    let probe = tokio::time::timeout(
-        Duration::from_secs(60),
-        tokio::process::Command::new("go")
-            .args(["list", "-m", "-json", &options.peer_module])
-            .env("GOWORK", "off")
-            .current_dir(std::env::temp_dir())
-            .stdin(Stdio::null())
-            .output(),
-    )
-    .await;
-    let evidence = match probe {
-        Err(_) => "timed out after 60 s".to_string(),
-        Ok(Err(error)) => format!("cannot run go: {error}"),
-        Ok(Ok(output)) if output.status.success() => format!(
-            "it resolves ({}); build it and pass --peer-command",
-            String::from_utf8_lossy(&output.stdout)
-                .lines()
-                .find(|l| l.contains("\"Version\""))
-                .unwrap_or("")
-                .trim()
-        ),
-        // Go's message quotes the proxy's URL; keep only what it answered.
-        Ok(Ok(output)) => String::from_utf8_lossy(&output.stderr)
-            .split_whitespace()
-            .filter(|word| !word.contains("://"))
-            .collect::<Vec<_>>()
-            .join(" "),
-    };
-    reason.push_str(&format!(
-        "; `go list -m -json {}` on this machine: {evidence}",
-        options.peer_module
-    ));
-    reason
-}
-
-/// A running server with a connected client.
-struct Running {
-    client: Client,
-    pid: u32,
-    child: Option<tokio::process::Child>,
-}
-
-impl Running {
-    async fn stop(self) {
-        self.client.close().await;
-        if let Some(mut child) = self.child {
-            let _ = child.kill().await;
-        }
-    }
-}
-
-fn path_with_apps() -> Result<std::ffi::OsString> {
-    let mut paths = vec![apps::bin_dir()?];
-    if let Some(path) = std::env::var_os("PATH") {
-        paths.extend(std::env::split_paths(&path));
-    }
-    std::env::join_paths(paths).context("building PATH")
-}
-
-fn free_port() -> Result<u16> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
-    Ok(listener.local_addr().context("finding a free port")?.port())
-}
-
-fn stderr_log(setup: &Setup, server: Server) -> Result<Stdio> {
-    let path = setup.workdir.join(format!("{}.log", server.slug()));
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("opening {}", path.display()))?;
-    Ok(Stdio::from(file))
-}
-
-fn server_command(
-    setup: &Setup,
-    server: Server,
-    port: Option<u16>,
-) -> Result<tokio::process::Command> {
-    let mut command = match server {
-        Server::Ours(transport) => {
-            let mut command = tokio::process::Command::new(&setup.server);
-            command
-                .arg("--application-path")
-                .arg(&setup.app)
-                .arg("--max-concurrent-tools")
-                .arg(TOOL_SLOTS.to_string());
-            match (transport, port) {
-                (Transport::Stdio, _) => {
-                    command.arg("--stdio");
-                }
-                (_, Some(port)) => {
-                    command.args(["--address", "127.0.0.1", "--port", &port.to_string()]);
-                }
-                (_, None) => bail!("an HTTP server needs a port"),
-            }
-            command
-        }
-        Server::Peer => bail!("the peer is started by peer_command"),
-    };
-    command
-        .current_dir(&setup.workdir)
-        .env("PATH", path_with_apps()?)
-        .env_remove("RUST_LOG")
-        .stderr(stderr_log(setup, server)?)
-        .kill_on_drop(true);
-    Ok(command)
-}
-
-fn peer_command(
-    options: &Options,
-    setup: &Setup,
-    port: u16,
-) -> Result<(tokio::process::Command, String)> {
-    let template = options.peer_command.as_deref().context("no peer command")?;
-    let fill = |text: &str| {
-        text.replace("{config}", &setup.config.display().to_string())
-            .replace("{port}", &port.to_string())
-            .replace("{app}", &setup.app.display().to_string())
-    };
-    let mut command = tokio::process::Command::new("sh");
-    command
-        .arg("-c")
-        .arg(format!("exec {}", fill(template)))
-        .current_dir(&setup.workdir)
-        .env("PATH", path_with_apps()?)
-        .env("FISK_AI_MCP_PORT", port.to_string())
-        .env("FISK_AI_MCP_ADDRESS", "127.0.0.1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(stderr_log(setup, Server::Peer)?)
-        .kill_on_drop(true);
-    Ok((command, fill(&options.peer_url)))
-}
-
-/// Starts `server` and waits for its first successful `tools/list`: the server, the time from
-/// spawn to that answer, and the number of tools.
-async fn start(
-    options: &Options,
-    setup: &Setup,
-    server: Server,
-) -> Result<(Running, Duration, usize)> {
-    if server == Server::Ours(Transport::Stdio) {
-        let command = server_command(setup, server, None)?;
-        let stderr = stderr_log(setup, server)?;
-        let began = Instant::now();
-        let (client, pid) = Client::stdio(command, stderr).await?;
-        let tools = client::list_tools(&client.peer()).await?;
-        let took = began.elapsed();
-        return Ok((
-            Running {
-                client,
-                pid,
-                child: None,
-            },
-            took,
-            tools,
-        ));
-    }
-    let port = free_port()?;
-    let (mut command, url, transport) = match server {
-        Server::Ours(transport) => (
-            server_command(setup, server, Some(port))?,
-            format!("http://127.0.0.1:{port}/mcp"),
-            transport,
-        ),
-        Server::Peer => {
-            let (command, url) = peer_command(options, setup, port)?;
-            (command, url, Transport::Legacy)
-        }
-    };
-    command.stdin(Stdio::null()).stdout(Stdio::null());
-    let began = Instant::now();
-    let mut child = command
-        .spawn()
-        .with_context(|| format!("starting {}", server.label()))?;
-    let pid = child.id().context("the server has no pid")?;
-    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    wait_until_listening(&mut child, address, began, server, setup).await?;
-    let client = Client::http(&url, transport).await?;
-    let tools = client::list_tools(&client.peer()).await?;
-    let took = began.elapsed();
-    Ok((
-        Running {
-            client,
-            pid,
-            child: Some(child),
-        },
-        took,
-        tools,
-    ))
-}
-
-/// Polls `address` every 0.2 ms until the server spawned at `began` accepts a connection; an
-/// error when it exits first or has not listened after 30 s.
-async fn wait_until_listening(
-    child: &mut tokio::process::Child,
-    address: std::net::SocketAddr,
-    began: Instant,
-    server: Server,
-    setup: &Setup,
-) -> Result<()> {
-    loop {
-        if tokio::net::TcpStream::connect(address).await.is_ok() {
-            return Ok(());
-        }
-        if let Some(status) = child.try_wait().context("waiting for the server")? {
-            bail!(
-                "{} exited before listening ({status}); see {}",
-                server.label(),
-                setup.workdir.display()
-            );
-        }
-        if began.elapsed() > Duration::from_secs(30) {
-            bail!("{} did not listen on {address} within 30 s", server.label());
-        }
-        std::thread::sleep(Duration::from_micros(200));
-    }
-}
-
-/// Starts `server` and times spawn to the end of its first `tools/list` answer with the raw
-/// client ([`raw`]); the server is stopped after.
-async fn raw_start(options: &Options, setup: &Setup, server: Server) -> Result<Duration> {
-    if server == Server::Ours(Transport::Stdio) {
-        let command = server_command(setup, server, None)?.into_std();
-        return raw::stdio(command);
-    }
-    let port = free_port()?;
-    let (mut command, transport) = match server {
-        Server::Ours(transport) => (server_command(setup, server, Some(port))?, transport),
-        Server::Peer => (peer_command(options, setup, port)?.0, Transport::Legacy),
-    };
-    command.stdin(Stdio::null()).stdout(Stdio::null());
-    let began = Instant::now();
-    let mut child = command
-        .spawn()
-        .with_context(|| format!("starting {}", server.label()))?;
-    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    let took = match wait_until_listening(&mut child, address, began, server, setup).await {
-        Ok(()) => raw::http(address, transport, began)
-            .with_context(|| format!("{}: the raw client's start", server.label())),
-        Err(error) => Err(error),
-    };
-    let _ = child.kill().await;
-    took
-}
-
-/// VmRSS and VmHWM of `pid`, in KiB.
-fn memory_kib(pid: u32) -> Result<(f64, f64)> {
-    let status = fs::read_to_string(format!("/proc/{pid}/status"))
-        .with_context(|| format!("reading /proc/{pid}/status"))?;
-    let field = |name: &str| -> Result<f64> {
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix(name))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|kib| kib.parse::<f64>().ok())
-            .with_context(|| format!("no {name} in /proc/{pid}/status"))
-    };
-    Ok((field("VmRSS:")?, field("VmHWM:")?))
-}
-
-#[derive(Debug, Clone)]
-enum Op {
-    List,
-    Call(String),
-    Direct {
-        app: PathBuf,
-        argv: Vec<String>,
-        dir: PathBuf,
-    },
-}
-
-async fn once(peer: Option<&Peer<RoleClient>>, op: &Op) -> Result<()> {
-    match (op, peer) {
-        (Op::List, Some(peer)) => client::list_tools(peer).await.map(drop),
-        (Op::Call(tool), Some(peer)) => client::call_tool(peer, tool).await.map(drop),
-        (Op::Direct { app, argv, dir }, _) => {
-            let output = tokio::process::Command::new(app)
-                .args(argv)
-                .current_dir(dir)
-                .env("LLMFORMAT", "1")
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .process_group(0)
-                .output()
-                .await
-                .with_context(|| format!("running {}", app.display()))?;
-            if !output.status.success() {
-                bail!("{} {argv:?} failed ({})", app.display(), output.status);
-            }
-            Ok(())
-        }
-        (_, None) => bail!("no client"),
-    }
-}
-
-/// User + system CPU time of a process so far, ms (`/proc/<pid>/stat`, 100 ticks a second).
-fn cpu_ms(pid: Option<u32>) -> Option<f64> {
-    let path = match pid {
-        Some(pid) => format!("/proc/{pid}/stat"),
-        None => "/proc/self/stat".to_string(),
-    };
-    let stat = fs::read_to_string(path).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) * 10.0)
-}
-
-/// `concurrency` workers issue `op` back to back until the budget is spent; `server` is the
-/// server's pid, for its CPU time.
-async fn load(
-    peer: Option<&Peer<RoleClient>>,
-    server: Option<u32>,
-    op: &Op,
-    concurrency: usize,
-    budget: Budget,
-) -> Result<Run> {
-    let issued = Arc::new(AtomicUsize::new(0));
-    let server_cpu = server.and_then(|pid| cpu_ms(Some(pid)));
-    let client_cpu = cpu_ms(None);
-    let began = Instant::now();
-    let mut workers = Vec::new();
-    for _ in 0..concurrency {
-        let peer = peer.cloned();
-        let op = op.clone();
-        let issued = Arc::clone(&issued);
-        workers.push(tokio::spawn(async move {
-            let mut latencies = Vec::new();
-            loop {
-                let more = match budget {
-                    Budget::Count(n) => issued.fetch_add(1, Ordering::Relaxed) < n,
-                    Budget::Time(d) => began.elapsed() < d,
-                };
-                if !more {
-                    return Ok::<_, anyhow::Error>(latencies);
-                }
-                let sent = Instant::now();
-                once(peer.as_ref(), &op).await?;
-                latencies.push(stats::ms(sent.elapsed()));
-            }
-        }));
-    }
-    let mut run = Run::default();
-    for worker in workers {
-        run.latencies_ms
-            .extend(worker.await.context("a load worker panicked")??);
-    }
-    run.wall = began.elapsed();
-    run.server_cpu_ms = server
-        .and_then(|pid| cpu_ms(Some(pid)))
-        .zip(server_cpu)
-        .map(|(after, before)| after - before);
-    run.client_cpu_ms = cpu_ms(None)
-        .zip(client_cpu)
-        .map(|(after, before)| after - before);
-    Ok(run)
 }
 
 #[derive(Default)]
@@ -1201,53 +628,4 @@ async fn bench_app(
         servers: reports,
         direct: levels(&direct, &CALL_LEVELS),
     })
-}
-
-/// The lines of a generated crate's `src/`: Rust code, and the data files it includes (schemas,
-/// help, fingerprints, the `tools/list` answer).
-fn crate_lines(dir: &Path) -> Option<CrateLines> {
-    fn walk(dir: &Path, lines: &mut CrateLines) -> Option<()> {
-        for entry in fs::read_dir(dir).ok()? {
-            let path = entry.ok()?.path();
-            if path.is_dir() {
-                walk(&path, lines)?;
-                continue;
-            }
-            let count = || fs::read_to_string(&path).ok().map(|t| t.lines().count());
-            match path.extension().and_then(|e| e.to_str()) {
-                Some("rs") => lines.rust += count()?,
-                Some("json" | "md") => lines.data += count()?,
-                _ => {}
-            }
-        }
-        Some(())
-    }
-    let mut lines = CrateLines::default();
-    walk(&dir.join("src"), &mut lines)?;
-    (lines.rust > 0).then_some(lines)
-}
-
-/// The size of a stripped copy of `binary` (`strip`, else `objcopy --strip-all`).
-fn stripped_size(binary: &Path, scratch: &Path) -> Option<u64> {
-    let copy = scratch.join("stripped");
-    for (tool, args) in [("strip", vec!["-o"]), ("objcopy", vec!["--strip-all"])] {
-        let mut command = std::process::Command::new(tool);
-        command.args(&args);
-        if tool == "strip" {
-            command.arg(&copy).arg(binary);
-        } else {
-            command.arg(binary).arg(&copy);
-        }
-        let ok = command
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            let size = fs::metadata(&copy).ok().map(|m| m.len());
-            let _ = fs::remove_file(&copy);
-            return size;
-        }
-    }
-    None
 }

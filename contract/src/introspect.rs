@@ -353,8 +353,34 @@ fn introspect_command(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    die_with_parent(&mut command);
     command
 }
+
+/// The application never outlives the process that asked for its model: on Linux the kernel
+/// kills it when the thread that spawned it ends, which is the thread that waits for it here.
+/// A server killed with SIGKILL (no shutdown runs) thus leaves no introspection behind.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn die_with_parent(command: &mut Command) {
+    let parent = nix::unistd::getpid();
+    // SAFETY: the closure runs in the forked child before exec and calls only prctl(2) and
+    // getppid(2), both async-signal-safe; it allocates nothing and takes no lock.
+    unsafe {
+        command.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+            // The parent may have died between fork and prctl: then no signal would come.
+            if nix::unistd::getppid() != parent {
+                return Err(io::Error::other("the process that started it is gone"));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Elsewhere the application's process group is killed on shutdown only.
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_command: &mut Command) {}
 
 /// Turns a failure to start the application into the most specific error.
 fn spawn_error(app: &Path, error: io::Error) -> IntrospectError {

@@ -205,7 +205,36 @@ pub fn render_access(server: &ir::Server, width: usize) -> String {
         let _ = writeln!(out, "{}", wrap(&line, width, "  ", "    "));
     }
     out.push_str("  --tools REGEX / --exclude-tools REGEX select by tool name\n");
+    let headers = mirrored_headers(server);
+    if !headers.is_empty() {
+        let heading = "Parameters a 2026-07-28 client mirrors in HTTP headers (param_headers; a \
+                       request whose header is missing or differs is refused):";
+        let _ = writeln!(out, "\n{}", wrap(heading, width, "", ""));
+        for (tool, param, header) in headers {
+            let line = format!("{tool}.{param}: Mcp-Param-{header}");
+            let _ = writeln!(out, "{}", wrap(&line, width, "  ", "    "));
+        }
+    }
     out
+}
+
+/// `expose.agent.mcp.param_headers` as lowered: (tool, parameter, header name), in serving
+/// order.
+fn mirrored_headers(server: &ir::Server) -> Vec<(&str, &str, &str)> {
+    server
+        .tools
+        .iter()
+        .filter_map(|tool| match &tool.kind {
+            ir::ToolKind::Command(command) => Some((tool, command)),
+            ir::ToolKind::Builtin { .. } => None,
+        })
+        .flat_map(|(tool, command)| {
+            command.params.iter().filter_map(|param| {
+                let header = param.header.as_deref()?;
+                Some((tool.name.as_str(), param.name.as_str(), header))
+            })
+        })
+        .collect()
 }
 
 /// [`render_json`] followed by the keys of [`access_json`], keeping the document's key order.
@@ -223,7 +252,8 @@ pub fn render_json_with_access(server: &ir::Server) -> Result<String, serde_json
 }
 
 /// [`render_access`] for `info --json`: `{"access": [lines], "narrowing": {"read_only":
-/// [names], "tags": [tags]}}`, merged into the document's top level.
+/// [names], "tags": [tags]}, "param_headers": {tool: {parameter: header}}}`, merged into the
+/// document's top level.
 pub fn access_json(server: &ir::Server) -> serde_json::Value {
     let read_only: Vec<&str> = server
         .tools
@@ -238,9 +268,19 @@ pub fn access_json(server: &ir::Server) -> serde_json::Value {
         .collect();
     tags.sort_unstable();
     tags.dedup();
+    let mut headers = serde_json::Map::new();
+    for (tool, param, header) in mirrored_headers(server) {
+        let entry = headers
+            .entry(tool)
+            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+        if let serde_json::Value::Object(params) = entry {
+            params.insert(param.into(), format!("Mcp-Param-{header}").into());
+        }
+    }
     serde_json::json!({
         "access": access_lines(server),
         "narrowing": {"read_only": read_only, "tags": tags},
+        "param_headers": headers,
     })
 }
 

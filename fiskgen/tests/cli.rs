@@ -655,3 +655,25 @@ fn info_shows_the_task_required_tools_and_that_a_non_zero_exit_is_a_tool_error()
         "{demo}"
     );
 }
+
+#[test]
+fn info_names_the_headers_a_client_mirrors_parameters_in() {
+    apps::path(App::Conformance).expect("conformance app builds");
+    let config = example("tests/fixtures/conformance.yaml");
+    let text = ok(&["info", &config]);
+    assert!(
+        text.contains("test_prompt_with_embedded_resource.resourceUri: Mcp-Param-Resource-Uri"),
+        "{text}"
+    );
+    let info = info_json(&[&config]);
+    assert_eq!(
+        info["param_headers"],
+        serde_json::json!({
+            "test_prompt_with_embedded_resource": {"resourceUri": "Mcp-Param-Resource-Uri"}
+        })
+    );
+    // Without param_headers the key is there, empty, and the text says nothing.
+    let demo = example("examples/demo/demo.yaml");
+    assert_eq!(info_json(&[&demo])["param_headers"], serde_json::json!({}));
+    assert!(!ok(&["info", &demo]).contains("Mcp-Param-"));
+}

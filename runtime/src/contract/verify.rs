@@ -7,8 +7,8 @@
 //!
 //! The background check is cheap: it digests what the application printed and stops there
 //! when the digest is the one compiled in; only on a mismatch is the output parsed and
-//! compared, and nothing is kept afterwards. It starts once the first request has been
-//! answered (or after [`START_DELAY`]), runs the application at a lower priority, and the
+//! compared, and nothing is kept afterwards. It starts [`SETTLE`] after the first request has
+//! been answered (or after [`START_DELAY`]), runs the application at a lower priority, and the
 //! application's process group joins the server's, so shutdown kills it.
 
 use std::path::{Path, PathBuf};
@@ -27,6 +27,11 @@ use crate::process::exec::ProcessGroups;
 /// How long the background check waits for the first answered request before it starts
 /// anyway.
 pub(crate) const START_DELAY: Duration = Duration::from_secs(2);
+
+/// How long after the first answered request the check waits before it runs the application:
+/// the requests a client sends as it starts (its `initialize`, then `tools/list` and the other
+/// lists, a few milliseconds apart) are answered before the server forks.
+pub(crate) const SETTLE: Duration = Duration::from_millis(250);
 
 /// Why the application on disk could not be judged, or why `--strict-app` stops the start.
 #[derive(Debug, thiserror::Error)]
@@ -233,7 +238,9 @@ pub(crate) fn in_background(
     let spawned = std::thread::Builder::new()
         .name("app-check".into())
         .spawn(move || {
-            state.first_answer.wait(START_DELAY);
+            if state.first_answer.wait(START_DELAY) {
+                std::thread::sleep(SETTLE);
+            }
             if state.shutdown.is_cancelled() {
                 return;
             }
@@ -369,11 +376,11 @@ mod tests {
         let waiter = std::thread::spawn(move || waiting.wait(Duration::from_secs(30)));
         std::thread::sleep(Duration::from_millis(50));
         first.mark();
-        waiter.join().expect("waiter");
+        assert!(waiter.join().expect("waiter"), "an answer was recorded");
         assert!(started.elapsed() < Duration::from_secs(10));
         // Without an answer it gives up after the delay.
         let started = Instant::now();
-        FirstAnswer::default().wait(Duration::from_millis(50));
+        assert!(!FirstAnswer::default().wait(Duration::from_millis(50)));
         assert!(started.elapsed() >= Duration::from_millis(50));
     }
 }

@@ -283,11 +283,13 @@ impl FirstAnswer {
         }
     }
 
-    /// Waits until a request was answered or `limit` passed.
-    pub(crate) fn wait(&self, limit: Duration) {
+    /// Waits until a request was answered or `limit` passed; whether one was.
+    pub(crate) fn wait(&self, limit: Duration) -> bool {
         let answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
-        let _ = self
+        let (answered, _) = self
             .signal
-            .wait_timeout_while(answered, limit, |answered| !*answered);
+            .wait_timeout_while(answered, limit, |answered| !*answered)
+            .unwrap_or_else(PoisonError::into_inner);
+        *answered
     }
 }

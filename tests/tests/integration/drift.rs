@@ -203,16 +203,13 @@ fn the_startup_check_never_delays_serving() -> Result<()> {
     Ok(())
 }
 
-#[test]
-fn stopping_the_server_kills_a_hanging_background_check() -> Result<()> {
-    // The application's introspection hangs; the check starts once tools/list was answered,
-    // at a lower priority, and the server's shutdown kills it instead of leaving it to its
-    // 30 s timeout.
-    let dir = tempfile::tempdir()?;
+/// A server over stdio whose application's introspection hangs, with its first `tools/list`
+/// answered and the background check running: the server and the check's pid.
+fn server_with_a_hanging_check(dir: &Path) -> Result<(Session, i32)> {
     let demo = apps::path(App::Demo)?;
-    let pid_file = dir.path().join("introspect.pid");
+    let pid_file = dir.join("introspect.pid");
     let hanging = write_script(
-        dir.path(),
+        dir,
         "hanging-tasks",
         &format!(
             "if [ \"$1\" = --fisk-introspect ]; then echo $$ > '{}'; exec sleep 60; fi\nexec '{}' \"$@\"",
@@ -220,25 +217,18 @@ fn stopping_the_server_kills_a_hanging_background_check() -> Result<()> {
             demo.display()
         ),
     )?;
-    let mut session = Session::start(&hanging, dir.path())?;
+    let mut session = Session::start(&hanging, dir)?;
     list_tools(&mut session)?;
     let pid = wait_for_pid(&pid_file, Duration::from_secs(20))?;
-    if Path::new("/usr/bin/nice").exists() || Path::new("/bin/nice").exists() {
-        let own = niceness(i32::try_from(std::process::id())?)?;
-        assert_eq!(
-            niceness(pid)?,
-            (own + 10).min(19),
-            "the check runs at a lower priority"
-        );
-    }
+    Ok((session, pid))
+}
 
-    // Closing stdin stops a stdio server.
-    drop(session.child.stdin.take());
-    let stopped = std::time::Instant::now();
-    let deadline = stopped + Duration::from_secs(15);
+/// Waits until the server has exited and then until `pid` is gone too.
+fn wait_until_both_are_gone(session: &mut Session, pid: i32) -> Result<()> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
     while session.child.try_wait()?.is_none() {
         if std::time::Instant::now() > deadline {
-            bail!("the server did not stop within 15 s of stdin closing");
+            bail!("the server did not stop within 15 s");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -250,6 +240,36 @@ fn stopping_the_server_kills_a_hanging_background_check() -> Result<()> {
         std::thread::sleep(Duration::from_millis(50));
     }
     Ok(())
+}
+
+#[test]
+fn stopping_the_server_kills_a_hanging_background_check() -> Result<()> {
+    // The application's introspection hangs; the check starts once tools/list was answered,
+    // at a lower priority, and the server's shutdown kills it instead of leaving it to its
+    // 30 s timeout.
+    let dir = tempfile::tempdir()?;
+    let (mut session, pid) = server_with_a_hanging_check(dir.path())?;
+    if Path::new("/usr/bin/nice").exists() || Path::new("/bin/nice").exists() {
+        let own = niceness(i32::try_from(std::process::id())?)?;
+        assert_eq!(
+            niceness(pid)?,
+            (own + 10).min(19),
+            "the check runs at a lower priority"
+        );
+    }
+    // Closing stdin stops a stdio server.
+    drop(session.child.stdin.take());
+    wait_until_both_are_gone(&mut session, pid)
+}
+
+#[test]
+fn a_server_killed_outright_takes_its_background_check_with_it() -> Result<()> {
+    // SIGKILL runs no shutdown: the kernel ends the check's child with the server (its
+    // parent-death signal), so no introspection is left running behind a killed server.
+    let dir = tempfile::tempdir()?;
+    let (mut session, pid) = server_with_a_hanging_check(dir.path())?;
+    session.child.kill()?;
+    wait_until_both_are_gone(&mut session, pid)
 }
 
 /// The pid a script wrote, waiting at most `limit` for it.

@@ -116,3 +116,40 @@ fn precomputed_tools_list_equals_rmcp_answer_and_narrowing_keeps_the_built_entri
     .has_line("narrowed (2026-07-28): 2 entries, byte-identical")?;
     Ok(())
 }
+
+#[test]
+fn the_stdio_server_grows_its_stdout_pipe_so_a_large_answer_goes_out_in_one_write() -> Result<()> {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let dir = tempfile::tempdir().context("creating the server's directory")?;
+    let mut child = Command::new(clients::demo_server()?)
+        .arg("--stdio")
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting the demo server")?;
+    let mut stdin = child.stdin.take().context("stdin")?;
+    let stdout = child.stdout.take().context("stdout")?;
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"pipe-test","version":"1"}}}}}}"#
+    )?;
+    stdin.flush()?;
+    let mut reader = BufReader::new(stdout);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    assert!(line.contains(r#""id":1"#), "{line}");
+    // The pipe is the same object at both ends: its capacity as the server set it.
+    let size = nix::fcntl::fcntl(reader.get_ref(), nix::fcntl::FcntlArg::F_GETPIPE_SZ)?;
+    let _ = child.kill();
+    let _ = child.wait();
+    let most = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .ok()
+        .and_then(|text| text.trim().parse::<i32>().ok())
+        .unwrap_or(1 << 20);
+    assert_eq!(size, most.min(1 << 20), "the stdout pipe holds 1 MiB");
+    Ok(())
+}
