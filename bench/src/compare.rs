@@ -80,7 +80,7 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
     // One row per transport for each of these: its heading (the transport goes after it) and
     // the figure.
     type Figure = fn(&ServerReport) -> Option<Summary>;
-    let per_transport: [(&str, &str, Figure); 5] = [
+    let per_transport: [(&str, &str, Figure); 6] = [
         ("idle RSS", "MiB", |s| s.idle_rss_mb),
         ("peak RSS under load", "MiB", |s| s.peak_rss_mb),
         ("start → first `tools/list`, rmcp's client", "ms", |s| {
@@ -91,6 +91,9 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
             "ms",
             |s| s.raw_start_ms,
         ),
+        ("server CPU per `tools/list`, c=1", "ms", |s| {
+            s.list_at(1).and_then(|l| l.server_cpu)
+        }),
         ("server CPU per `tools/list`, c=8", "ms", |s| {
             s.list_at(8).and_then(|l| l.server_cpu)
         }),
@@ -276,16 +279,20 @@ fn targets(app: &AppReport, builds: &Builds) -> Vec<(String, Option<f64>, f64)> 
             limit,
         ));
     }
-    for transport in TRANSPORTS {
-        let s = server(app, transport);
-        targets.push((
-            format!(
-                "server CPU per `tools/list` at most 0.1 ms, {} (ms)",
-                transport.label()
-            ),
-            median(s.and_then(|s| s.list_at(8)).and_then(|l| l.server_cpu)),
-            0.1,
-        ));
+    // One client's requests one at a time (the cost of an answer), and eight at once (which
+    // adds the partial writes of a slow reader: rmcp's client parses each answer).
+    for c in [1, 8] {
+        for transport in TRANSPORTS {
+            let s = server(app, transport);
+            targets.push((
+                format!(
+                    "server CPU per `tools/list` at most 0.1 ms, c={c}, {} (ms)",
+                    transport.label()
+                ),
+                median(s.and_then(|s| s.list_at(c)).and_then(|l| l.server_cpu)),
+                0.1,
+            ));
+        }
     }
     targets.push((
         "`tools/list` answer at most the input schemas plus 15% (%)".to_string(),

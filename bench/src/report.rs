@@ -338,11 +338,13 @@ fn rows() -> Vec<(String, Getter, bool)> {
             true,
         ));
     }
-    rows.push((
-        "server CPU per `tools/list`, c=8 (ms)".to_string(),
-        Box::new(|s: &ServerReport| s.list_at(8).and_then(|l| l.server_cpu)),
-        true,
-    ));
+    for c in [1, 8] {
+        rows.push((
+            format!("server CPU per `tools/list`, c={c} (ms)"),
+            Box::new(move |s: &ServerReport| s.list_at(c).and_then(|l| l.server_cpu)),
+            true,
+        ));
+    }
     for c in CALL_LEVELS {
         rows.push((
             format!("server CPU per `tools/call`, c={c} (ms)"),

@@ -62,6 +62,9 @@ pub struct Entry<'a> {
     /// `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`: only hints that
     /// are on are sent.
     pub hints: [bool; 4],
+    /// The tool runs only as a task (`tasks.required`): `"execution":{"taskSupport":"required"}`
+    /// after the annotations.
+    pub task_required: bool,
 }
 
 /// Why an entry cannot be listed.
@@ -101,7 +104,8 @@ impl Entry<'_> {
     }
 
     /// The entry's JSON text, keys in rmcp's order (`name`, `title`, `description`,
-    /// `inputSchema`, `outputSchema`, `annotations`), on one line when the schema passes
+    /// `inputSchema`, `outputSchema`, `annotations`, then `execution`, which rmcp's `Tool` does
+    /// not have), on one line when the schema passes
     /// [`Entry::check`].
     pub fn to_json(&self) -> String {
         let text = |value: &str| Value::String(value.to_string()).to_string();
@@ -127,7 +131,11 @@ impl Entry<'_> {
                 out.push_str("\":true");
             }
         }
-        out.push_str("}}");
+        out.push('}');
+        if self.task_required {
+            out.push_str(",\"execution\":{\"taskSupport\":\"required\"}");
+        }
+        out.push('}');
         out
     }
 }
@@ -225,6 +233,7 @@ mod tests {
             input_schema: r#"{"type":"object","properties":{}}"#,
             output_schema: name != "b",
             hints: [true, false, false, name == "c"],
+            task_required: name == "c",
         }
         .to_json()
     }
@@ -248,6 +257,9 @@ mod tests {
         assert!(
             serde_json::from_str::<Value>(&entry("b")).expect("JSON")["outputSchema"].is_null()
         );
+        assert!(value.get("execution").is_none(), "{text}");
+        let required: Value = serde_json::from_str(&entry("c")).expect("JSON");
+        assert_eq!(required["execution"]["taskSupport"], "required");
     }
 
     #[test]
@@ -264,6 +276,7 @@ mod tests {
                 input_schema: schema,
                 output_schema: false,
                 hints: [false; 4],
+                task_required: false,
             }
             .check()
             .expect_err(schema);

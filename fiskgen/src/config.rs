@@ -386,6 +386,23 @@ pub struct McpConfig {
     /// fiskgen: items per page of every list (`tools/list`, `resources/list`,
     /// `resources/templates/list`, `prompts/list`; default 256).
     pub page_size: usize,
+    /// fiskgen: a command that exits non-zero (or is killed by a signal) answers
+    /// `isError: true` (default off: the exit status is part of a normal result).
+    pub exit_code_is_error: bool,
+    /// fiskgen: `tasks.required`, the tools that run only as tasks, each where it is written
+    /// (checked against the served tools when the application is known).
+    pub task_required: Vec<Located>,
+}
+
+/// A string of the config with where it is written, for errors found after parsing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The string.
+    pub text: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
 }
 
 /// `expose.agent.mcp.tasks`: when a call becomes a task, and how many are kept for how long.
@@ -433,6 +450,8 @@ impl Default for McpConfig {
             list_page_size: None,
             structured_output: true,
             page_size: fiskgen_contract::listing::DEFAULT_PAGE_SIZE,
+            exit_code_is_error: false,
+            task_required: Vec::new(),
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::ir::{self, HintName};
 mod questions;
 mod tasks;
 pub use questions::render_questions;
-pub use tasks::render_tasks;
+pub use tasks::{render_results, render_tasks};
 
 /// Terminal width used when `COLUMNS` is not set.
 pub const DEFAULT_WIDTH: usize = 80;

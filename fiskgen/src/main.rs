@@ -47,6 +47,7 @@ fn run(command: Command) -> Result<ExitCode> {
                 text.push_str(&info::render_confirmation(&plan.server, width));
                 text.push_str(&info::render_questions(&plan.server, width));
                 text.push_str(&info::render_tasks(&plan.server, width));
+                text.push_str(&info::render_results(&plan.server, width));
                 text
             };
             write_stdout(&text)?;

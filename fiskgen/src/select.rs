@@ -80,6 +80,9 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .unwrap_or_default();
         let names: Vec<&str> = served.iter().map(|c| c.tool.name.as_str()).collect();
         selection.check_param_headers(&param_headers, &names);
+        if let Some(mcp) = &config.mcp {
+            selection.check_task_required(&config.source, mcp, &names);
+        }
         let ask = config
             .mcp
             .as_ref()
@@ -94,6 +97,14 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             version: app.model.version.clone(),
         });
         selection.check_tag_settings(config, app.model);
+    } else if let Some(mcp) = config
+        .mcp
+        .as_ref()
+        .filter(|mcp| !mcp.task_required.is_empty())
+    {
+        // Without an application nothing can be task-required (built-ins answer on their
+        // request): every name is unknown.
+        selection.check_task_required(&config.source, mcp, &[]);
     } else if !(config.include.is_empty() && config.exclude.is_empty()) {
         selection.warnings.push(
             "include/exclude have no effect on commands without application_path; \
@@ -129,6 +140,12 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .tools
             .iter()
             .filter(|tool| matches!(tool.kind, ir::ToolKind::Command(_)))
+            .map(|tool| tool.name.clone())
+            .collect(),
+        required: selection
+            .tools
+            .iter()
+            .filter(|tool| mcp.task_required.iter().any(|name| name.text == tool.name))
             .map(|tool| tool.name.clone())
             .collect(),
     });
@@ -368,6 +385,31 @@ impl Selection {
                 self.problems.push(format!(
                     "expose.agent.mcp.ask names tool {tool:?}, which is not a served command \
                      (only a command's parameters can be asked){hint}"
+                ));
+            }
+        }
+    }
+
+    /// Every tool `tasks.required` names is a served command (one of `served`); the error is
+    /// located at the name.
+    fn check_task_required(
+        &mut self,
+        source: &std::path::Path,
+        mcp: &crate::config::McpConfig,
+        served: &[&str],
+    ) {
+        for name in &mcp.task_required {
+            if !served.contains(&name.text.as_str()) {
+                let hint = nearest(&name.text, served.iter().copied())
+                    .map(|near| format!("; did you mean {near:?}?"))
+                    .unwrap_or_default();
+                self.problems.push(format!(
+                    "{}:{}:{}: expose.agent.mcp.tasks.required names tool {:?}, which is not a \
+                     served command (built-in tools always answer on their request){hint}",
+                    source.display(),
+                    name.line,
+                    name.column,
+                    name.text
                 ));
             }
         }
@@ -696,6 +738,40 @@ mod tests {
             "string"
         );
         assert_eq!(ls.info().questions[0].params, ["region"]);
+    }
+
+    #[test]
+    fn tasks_required_names_served_commands_and_an_unknown_one_is_a_located_error() {
+        let with = |yaml: &str| {
+            select(
+                &config(yaml),
+                Some(App {
+                    path: Path::new("/bin/app"),
+                    model: &tree(),
+                }),
+            )
+        };
+        let yaml = "expose:\n  agent:\n    mcp:\n      tasks:\n        required: [auth_add, lss]\n";
+        let error = with(yaml).expect_err("an unknown tool");
+        assert_eq!(
+            error.to_string(),
+            "test.yaml:5:30: expose.agent.mcp.tasks.required names tool \"lss\", which is not a \
+             served command (built-in tools always answer on their request); did you mean \"ls\"?"
+        );
+        let server = with("expose: {agent: {mcp: {tasks: {required: [' auth_add', ls, ls]}}}}")
+            .expect("served commands");
+        let tasks = server.tasks.expect("tasks are on");
+        assert_eq!(
+            tasks.required,
+            ["ls", "auth_add"],
+            "in serving order, once each"
+        );
+        assert!(
+            with("expose: {agent: {mcp: {}}}")
+                .expect("defaults")
+                .tasks
+                .is_some_and(|tasks| tasks.required.is_empty())
+        );
     }
 
     #[test]

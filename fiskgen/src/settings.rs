@@ -45,6 +45,7 @@ pub(crate) fn resolve(config: &Config) -> ir::Settings {
         serving: serving_rules(config),
         page_size: mcp.page_size,
         structured_output: mcp.structured_output,
+        exit_code_is_error: mcp.exit_code_is_error,
     }
 }
 

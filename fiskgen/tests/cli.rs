@@ -687,6 +687,32 @@ fn info_shows_each_tools_questions_and_leaves_the_asked_parameters_out_of_its_sc
 }
 
 #[test]
+fn info_shows_the_task_required_tools_and_that_a_non_zero_exit_is_a_tool_error() {
+    apps::path(App::Conformance).expect("conformance app builds");
+    let text = ok(&["info", &example("tests/fixtures/conformance.yaml")]);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for expected in [
+        "Task-required (tasks.required): failing_job, test_tool_with_task. A call by a client \
+         that declares the tasks extension is a task at once; any other client is refused with \
+         -32021",
+        "Results (exit_code_is_error): a command that exits non-zero or is killed by a signal \
+         answers isError: true",
+    ] {
+        assert!(flat.contains(expected), "{expected:?} missing:\n{text}");
+    }
+    let info = info_json(&[&example("tests/fixtures/conformance.yaml")]);
+    assert_eq!(
+        info["tasks"]["required"],
+        serde_json::json!(["failing_job", "test_tool_with_task"])
+    );
+    let demo = ok(&["info", &example("examples/demo/demo.yaml")]);
+    assert!(
+        !demo.contains("Task-required") && !demo.contains("exit_code_is_error"),
+        "{demo}"
+    );
+}
+
+#[test]
 fn info_names_the_headers_a_client_mirrors_parameters_in() {
     apps::path(App::Conformance).expect("conformance app builds");
     let config = example("tests/fixtures/conformance.yaml");

@@ -52,6 +52,7 @@ static DEMO: fiskgen_runtime::__private::AppSpec = fiskgen_runtime::__private::A
         stateless: false,
         scrub_env: &[],
         tasks: None,
+        exit_code_is_error: false,
     },
 };
 

@@ -144,6 +144,7 @@ fn main() -> ExitCode {
             stateless: false,
             scrub_env: &[],
             tasks: None,
+            exit_code_is_error: false,
         },
     }));
     // What fiskgen prints for an enabled built-in it does not serve.

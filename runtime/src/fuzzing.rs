@@ -42,7 +42,7 @@ struct Http {
 }
 
 fn state(app: &'static AppSpec, shutdown: &CancellationToken) -> Arc<ServerState> {
-    let catalog = Catalog::new(app).unwrap_or_else(|error| panic!("the fuzz app: {error}"));
+    let catalog = Catalog::new(app, &[]).unwrap_or_else(|error| panic!("the fuzz app: {error}"));
     let (builtins, _) =
         Builtins::start(app).unwrap_or_else(|error| panic!("the fuzz app's built-ins: {error}"));
     let states = RequestStates::new(app.identity, Some(FUZZ_KEY.to_vec()))
@@ -58,6 +58,7 @@ fn state(app: &'static AppSpec, shutdown: &CancellationToken) -> Arc<ServerState
             max_concurrent: 4,
             tool_timeout: Duration::from_secs(5),
             tasks: None,
+            exit_code_is_error: false,
         },
         Confirmer {
             mode: ConfirmMode::Auto,

@@ -261,6 +261,9 @@ static MCP: Section<Draft> = Section::new(&[
     Field::value("structured_output", |r, v, d| {
         d.mcp().structured_output = r.bool(v).unwrap_or(true)
     }),
+    Field::value("exit_code_is_error", |r, v, d| {
+        d.mcp().exit_code_is_error = r.bool(v).unwrap_or(false)
+    }),
     Field::value("page_size", |r, v, d| {
         d.mcp().page_size = read_page_size(r, v).unwrap_or(DEFAULT_PAGE_SIZE);
     }),
@@ -296,7 +299,7 @@ fn read_tasks(r: &mut Reader, v: Value<'_>, d: &mut Draft) {
             r.invalid(
                 v,
                 format!(
-                    "{} must be false (no tasks), true or a mapping of keys (after, ttl, max), \
+                    "{} must be false (no tasks), true or a mapping of keys (after, ttl, max, required), \
                      found {}",
                     v.path,
                     v.node.describe()
@@ -322,6 +325,22 @@ static TASKS: Section<Draft> = Section::new(&[
         if let Some(max) = read_task_max(r, v) {
             d.task().max = max;
         }
+    }),
+    Field::value("required", |r, v, d| {
+        // Normalised (trimmed, blanks and repeats dropped), each kept with its position: the
+        // names are checked against the served tools once the application is known.
+        let mut names: Vec<crate::config::Located> = Vec::new();
+        for name in r.strings(v) {
+            let text = name.text.trim();
+            if !text.is_empty() && !names.iter().any(|seen| seen.text == text) {
+                names.push(crate::config::Located {
+                    text: text.to_string(),
+                    line: name.pos.line,
+                    column: name.pos.column,
+                });
+            }
+        }
+        d.mcp().task_required = names;
     }),
 ]);
 

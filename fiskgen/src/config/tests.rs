@@ -142,6 +142,8 @@ fn the_full_example_reads_into_every_field() {
             list_page_size: None,
             structured_output: true,
             page_size: 256,
+            exit_code_is_error: false,
+            task_required: Vec::new(),
         }
     );
     assert_eq!(
@@ -1437,7 +1439,7 @@ fn bad_task_settings_are_named_where_they_are() {
         at("yes"),
         [
             "4:14: expose.agent.mcp.tasks must be false (no tasks), true or a mapping of keys \
-          (after, ttl, max), found \"yes\""
+          (after, ttl, max, required), found \"yes\""
         ]
     );
     assert_eq!(
@@ -1577,4 +1579,28 @@ fn ask_names_questions_of_parameters_each_asked_once() {
     );
     let p = problem("expose: {agent: {mcp: {ask: {greet: [name]}}}}\n");
     assert_eq!(p.path, "expose.agent.mcp.ask.greet");
+}
+
+#[test]
+fn exit_code_is_error_and_tasks_required_are_read_with_positions_and_bad_types_refused() {
+    let config = ok(
+        "expose:\n  agent:\n    mcp:\n      exit_code_is_error: true\n      tasks:\n        \
+         required: [a, ' b ', a, '']\n",
+    );
+    assert!(mcp(&config).exit_code_is_error);
+    let required: Vec<(&str, usize, usize)> = mcp(&config)
+        .task_required
+        .iter()
+        .map(|name| (name.text.as_str(), name.line, name.column))
+        .collect();
+    assert_eq!(required, [("a", 6, 20), ("b", 6, 23)]);
+    assert!(!mcp(&ok("expose:\n  agent:\n    mcp: {}\n")).exit_code_is_error);
+    assert_eq!(
+        located("expose:\n  agent:\n    mcp:\n      exit_code_is_error: 1\n"),
+        ["4:27: expose.agent.mcp.exit_code_is_error must be true or false, found \"1\""]
+    );
+    assert_eq!(
+        located("expose:\n  agent:\n    mcp:\n      tasks: {required: x}\n"),
+        ["4:25: expose.agent.mcp.tasks.required must be a list of strings, found \"x\""]
+    );
 }

@@ -178,15 +178,25 @@ fn settings(mcp: &ir::Settings, tasks: Option<&ir::Tasks>) -> TokenStream {
                 Duration::from_millis(tasks.after_ms),
                 Duration::from_millis(tasks.ttl_ms),
                 tasks.max,
-            ) == default_tasks => {}
+            ) == default_tasks
+                && tasks.required.is_empty() => {}
         Some(tasks) => {
             let after = duration(Duration::from_millis(tasks.after_ms));
             let ttl = duration(Duration::from_millis(tasks.ttl_ms));
             let max = Literal::u32_unsuffixed(tasks.max);
+            let required = &tasks.required;
             fields.push(quote! {
-                tasks: Some(rt::TaskSettings { after: #after, ttl: #ttl, max: #max }),
+                tasks: Some(rt::TaskSettings {
+                    after: #after,
+                    ttl: #ttl,
+                    max: #max,
+                    required: &[#(#required),*],
+                }),
             });
         }
+    }
+    if mcp.exit_code_is_error {
+        fields.push(quote! { exit_code_is_error: true, });
     }
     if fields.is_empty() {
         return quote! { rt::Settings::DEFAULT };

@@ -17,10 +17,12 @@ use crate::ir::{self, HintName, ToolKind};
 pub(super) const JSON_FILE: &str = "src/listing.json";
 
 /// `src/listing.rs`'s tokens and `src/listing.json`'s text, for `tools` in serving order, each
-/// with its advertised input schema as compact JSON, paged and shaped by `settings`.
+/// with its advertised input schema as compact JSON, paged and shaped by `settings`; the tools
+/// named in `task_required` (`tasks.required`) declare `execution.taskSupport: "required"`.
 pub(super) fn files(
     tools: &[(&ir::Tool, String)],
     settings: &ir::Settings,
+    task_required: &[String],
 ) -> Result<(TokenStream, String), GenerateError> {
     let structured_output = settings.structured_output;
     let mut entries = Vec::with_capacity(tools.len());
@@ -38,6 +40,7 @@ pub(super) fn files(
                 has(Hint::Idempotent),
                 has(Hint::OpenWorld),
             ],
+            task_required: task_required.contains(&tool.name),
         };
         entry.check().map_err(|error| GenerateError::Drift {
             tool: tool.name.clone(),

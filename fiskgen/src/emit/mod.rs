@@ -206,7 +206,11 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         .iter()
         .map(|tool| (tool, schema_text(&tool.input_schema)))
         .collect();
-    let (listing_rs, listing_json) = listing::files(&listed, &server.settings)?;
+    let required: &[String] = server
+        .tasks
+        .as_ref()
+        .map_or(&[], |tasks| tasks.required.as_slice());
+    let (listing_rs, listing_json) = listing::files(&listed, &server.settings, required)?;
     files.insert(
         "src/listing.rs".into(),
         rust_file("src/listing.rs", &listing_rs)?,

@@ -52,5 +52,30 @@ pub fn render_tasks(server: &ir::Server, width: usize) -> String {
         )
     };
     let _ = writeln!(out, "{}", super::wrap(&which, width, "  ", "  "));
+    if !tasks.required.is_empty() {
+        let required = format!(
+            "Task-required (tasks.required): {}. A call by a client that declares the tasks \
+             extension is a task at once; any other client is refused with -32021 (the missing \
+             client capability), and nothing runs.",
+            tasks.required.join(", ")
+        );
+        let _ = writeln!(out, "{}", super::wrap(&required, width, "  ", "  "));
+    }
     out
+}
+
+/// The results section: a line when a non-zero exit is a tool error (`exit_code_is_error`),
+/// else nothing (the default, Fisk AI's: the exit status is part of a normal result).
+pub fn render_results(server: &ir::Server, width: usize) -> String {
+    if !server.settings.exit_code_is_error
+        || !server
+            .tools
+            .iter()
+            .any(|tool| matches!(tool.kind, ir::ToolKind::Command(_)))
+    {
+        return String::new();
+    }
+    let text = "Results (exit_code_is_error): a command that exits non-zero or is killed by a \
+                signal answers isError: true, with the same content as any other result.";
+    format!("\n{}\n", super::wrap(text, width, "", ""))
 }

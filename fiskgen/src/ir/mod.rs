@@ -92,6 +92,8 @@ pub struct Settings {
     /// `structured_output`: command tools declare an `outputSchema` and return
     /// `structuredContent`.
     pub structured_output: bool,
+    /// `exit_code_is_error`: a non-zero exit (or a signal) answers `isError: true`.
+    pub exit_code_is_error: bool,
 }
 
 /// When calls become tasks of the tasks extension, and which tools' calls may.
@@ -106,6 +108,9 @@ pub struct Tasks {
     /// The tools whose calls may become tasks: the application's commands (built-in tools
     /// always answer on the request).
     pub tools: Vec<String>,
+    /// The tools that run only as tasks (`tasks.required`), in serving order: a task at once
+    /// for a client that declares the extension, -32021 for one that does not.
+    pub required: Vec<String>,
 }
 
 /// The wrapped application as introspected.

@@ -209,7 +209,7 @@ pub(crate) fn tasks_note(tasks: Option<TaskSettings>) -> String {
                 own request"
             .into();
     };
-    format!(
+    let mut note = format!(
         "note: a call still running after {} becomes a task for clients that declare the tasks \
          extension (io.modelcontextprotocol/tasks); at most {} task{} at once, each running and \
          then keeping its result for at most {} (tasks.after, tasks.max, tasks.ttl; --task-after, \
@@ -218,7 +218,25 @@ pub(crate) fn tasks_note(tasks: Option<TaskSettings>) -> String {
         tasks.max,
         if tasks.max == 1 { "" } else { "s" },
         duration::format(tasks.ttl)
-    )
+    );
+    if !tasks.required.is_empty() {
+        let _ = write!(
+            note,
+            "\nnote: task-required (tasks.required; a task at once, refused with -32021 to \
+             clients that do not declare the extension): {}",
+            tasks.required.join(", ")
+        );
+    }
+    note
+}
+
+/// `note: ...` when a non-zero exit is a tool error (`exit_code_is_error`), else nothing.
+pub(crate) fn exit_code_note(exit_code_is_error: bool) -> Option<String> {
+    exit_code_is_error.then(|| {
+        "note: a command that exits non-zero or is killed by a signal answers isError: true \
+         with its result (exit_code_is_error)"
+            .to_string()
+    })
 }
 
 /// A mode as written in the config and on the command line.
@@ -244,6 +262,7 @@ mod tests {
             after: std::time::Duration::from_secs(2),
             ttl: std::time::Duration::from_secs(3600),
             max: 64,
+            required: &[],
         };
         assert_eq!(
             tasks_note(Some(tasks)),
@@ -254,6 +273,19 @@ mod tests {
         );
         let one = tasks_note(Some(TaskSettings { max: 1, ..tasks }));
         assert!(one.contains("at most 1 task at once"), "{one}");
+        let required = tasks_note(Some(TaskSettings {
+            required: &["failing_job", "slow"],
+            ..tasks
+        }));
+        assert!(
+            required.ends_with(
+                "\nnote: task-required (tasks.required; a task at once, refused with -32021 to \
+                 clients that do not declare the extension): failing_job, slow"
+            ),
+            "{required}"
+        );
+        assert_eq!(exit_code_note(false), None);
+        assert!(exit_code_note(true).is_some_and(|note| note.contains("isError: true")));
         assert_eq!(
             tasks_note(None),
             "note: tasks are off (tasks: false or --no-tasks): every call is answered on its own \

@@ -226,6 +226,7 @@ mod tests {
             stateless: false,
             scrub_env: &[],
             tasks: None,
+            exit_code_is_error: false,
         },
     };
 

@@ -41,7 +41,6 @@ pub(super) fn serve(
     if app.tools.is_empty() && cli.narrow.is_set() {
         return Err(ServeError::NothingLeft);
     }
-    let catalog = Catalog::new(app)?;
     let (builtins, mut notes) = Builtins::start(app)?;
     notes.splice(0..0, generator_notes);
     let confirm = cli.confirm.unwrap_or(settings.confirm);
@@ -61,7 +60,20 @@ pub(super) fn serve(
         ),
     );
     let tasks = cli.tasks.settings(settings.tasks);
+    let catalog = Catalog::new(app, tasks.map_or(&[][..], |tasks| tasks.required))?;
     notes.push(banner::tasks_note(tasks));
+    if tasks.is_none()
+        && settings
+            .tasks
+            .is_some_and(|built| !built.required.is_empty())
+    {
+        notes.push(
+            "note: with tasks off, the task-required tools (tasks.required) answer on their own \
+             request like every other tool"
+                .into(),
+        );
+    }
+    notes.extend(banner::exit_code_note(settings.exit_code_is_error));
     notes.extend(banner::questions_note(app));
     let program = resolve_program(app, cli.application_path.as_deref());
     // `--strict-app` awaits the check and a changed application stops the start; otherwise it
@@ -94,6 +106,7 @@ pub(super) fn serve(
             max_concurrent,
             tool_timeout,
             tasks,
+            exit_code_is_error: settings.exit_code_is_error,
         },
         Confirmer {
             mode: confirm,

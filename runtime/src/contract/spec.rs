@@ -192,6 +192,9 @@ pub struct Settings {
     pub scrub_env: &'static [&'static str],
     /// Long calls as tasks (`expose.agent.mcp.tasks`); `None`: off.
     pub tasks: Option<TaskSettings>,
+    /// A command that exits non-zero or is killed by a signal answers `isError: true`, with
+    /// the same content (`expose.agent.mcp.exit_code_is_error`; docs/runtime.md, "Results").
+    pub exit_code_is_error: bool,
 }
 
 /// `expose.agent.mcp.tasks`: when a call becomes a task of the tasks extension (SEP-2663), and
@@ -204,6 +207,10 @@ pub struct TaskSettings {
     pub ttl: Duration,
     /// Tasks held at once, running or keeping a result.
     pub max: u32,
+    /// The tools that run only as tasks (`tasks.required`): listed with
+    /// `execution.taskSupport: "required"`, refused with -32021 to a client that did not
+    /// declare the extension, and a task at once for one that did.
+    pub required: &'static [&'static str],
 }
 
 impl Settings {
@@ -224,7 +231,9 @@ impl Settings {
             after: defaults::TASK_AFTER,
             ttl: defaults::TASK_TTL,
             max: defaults::TASK_MAX,
+            required: &[],
         }),
+        exit_code_is_error: false,
     };
 }
 

@@ -96,6 +96,8 @@ impl Asking {
             &self.client,
             self.started,
             merged(&self.arguments, answers),
+            // A task sends no log notifications (the tasks extension has none).
+            false,
         )
     }
 

@@ -28,11 +28,13 @@ use crate::mcp::questions::{Asker, Gathered};
 use crate::mcp::state::{ServerState, client_name};
 use crate::process::cmdline::go_quote;
 
-/// Runs one call to the end.
+/// Runs one call to the end; `logs`: the client asked for `info` log messages, so a command's
+/// output lines are sent as log notifications while it runs on the request.
 pub(crate) async fn call(
     state: &Arc<ServerState>,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
+    logs: bool,
 ) -> Result<CallToolResponse, ErrorData> {
     let Some(spec) = state.catalog.get(&request.name) else {
         return Err(ErrorData::invalid_params(
@@ -48,6 +50,7 @@ pub(crate) async fn call(
         arguments: request.arguments.clone().unwrap_or_default(),
         request,
         context,
+        logs,
     };
     match spec.run {
         Run::Command(ref spec) => command(&call, spec).await,
@@ -64,6 +67,8 @@ struct Ctx<'a> {
     arguments: JsonObject,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
+    /// The client asked for log messages.
+    logs: bool,
 }
 
 impl Ctx<'_> {
@@ -281,6 +286,19 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
 async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolResponse, ErrorData> {
     let state = call.state;
     let spec = call.spec;
+    let required = crate::mcp::tasks::required(state.tasks.as_ref(), spec.name);
+    if required && !crate::mcp::tasks::declared(&call.context) {
+        // A task-required tool (`tasks.required`) runs only as a task: a client that did not
+        // declare the extension is refused before anything else (SEP-2663, -32021).
+        tracing::info!(
+            tool = spec.name,
+            client = call.client,
+            outcome = "refused",
+            "Not run: the tool runs only as a task and the client did not declare the tasks \
+             extension"
+        );
+        return Err(crate::mcp::tasks::missing_extension(spec.name));
+    }
     let asker = Asker {
         identity: state.confirmer.identity,
         tool: spec,
@@ -302,8 +320,12 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
         .filter(|_| crate::mcp::tasks::declared(&call.context));
     let asks = !spec.questions.is_empty()
         || (spec.confirm.is_some() && state.confirmer.asks_in_task(&call.context));
+    // A task-only tool asks its questions on the request (MRTR) and becomes a task once they
+    // are answered (SEP-2663: the MRTR rounds come before the task is created).
+    let questions_first = required && !spec.questions.is_empty();
     if let Some(store) = tasks
         && asks
+        && !questions_first
         && call.request.request_state.is_none()
         && reach(&call.context) == Reach::Form
     {
@@ -346,7 +368,18 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
         }
     }
     let arguments = crate::mcp::questions::merged(&call.arguments, &answers);
-    let job = match Job::prepare(state, spec, command, &call.client, call.started, arguments) {
+    // A task sends no log notifications (the tasks extension has none), so neither does a call
+    // that is a task from the start.
+    let logs = call.logs && !required;
+    let job = match Job::prepare(
+        state,
+        spec,
+        command,
+        &call.client,
+        call.started,
+        arguments,
+        logs,
+    ) {
         Ok(job) => job,
         Err(text) => return Ok(error_result(text)),
     };
@@ -355,7 +388,13 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
         return Ok(response);
     }
     let quoted = job.quoted.clone();
-    Ok(crate::mcp::tasks::wait(job.start(), tasks, spec.name, &quoted, &call.context).await)
+    let wait = crate::mcp::tasks::Wait {
+        tasks,
+        at_once: required,
+        tool: spec.name,
+        quoted: &quoted,
+    };
+    Ok(crate::mcp::tasks::wait(job.start(), wait, &call.context).await)
 }
 
 /// A tool error with `text`.

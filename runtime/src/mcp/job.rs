@@ -36,11 +36,14 @@ pub(super) struct Job {
     pub(super) line: String,
     /// `line`, Go-quoted, for error texts.
     pub(super) quoted: String,
+    /// Its output lines go to the client as log notifications (`tasks::log`).
+    pub(super) logs: bool,
 }
 
 impl Job {
     /// The job of one call of `command` with `arguments` (the client's, with the answers to the
-    /// tool's questions joined in), or the text of the tool error that refuses them.
+    /// tool's questions joined in), sending its output lines as log notifications when `logs`,
+    /// or the text of the tool error that refuses them.
     pub(super) fn prepare(
         state: &Arc<ServerState>,
         spec: &'static ToolSpec,
@@ -48,6 +51,7 @@ impl Job {
         client: &str,
         started: Instant,
         arguments: JsonObject,
+        logs: bool,
     ) -> Result<Self, String> {
         let argv = match crate::contract::arguments::command_argv(command, arguments) {
             Ok(argv) => argv.into_vec(),
@@ -87,13 +91,18 @@ impl Job {
             full_line,
             line,
             quoted,
+            logs,
         })
     }
 
     /// Starts the job.
     pub(super) fn start(self) -> Running {
         let stop = Arc::new(Stop::default());
-        let live = Arc::new(Live::default());
+        let live = Arc::new(if self.logs {
+            Live::with_lines()
+        } else {
+            Live::default()
+        });
         let started = self.started;
         let handle = tokio::spawn(self.run(Arc::clone(&stop), Arc::clone(&live)));
         Running {
@@ -172,7 +181,9 @@ impl Job {
     }
 
     /// The result of a run, logged; `structured`: as `structuredContent` (else the same JSON as
-    /// text, `expose.agent.mcp.structured_output: false`).
+    /// text, `expose.agent.mcp.structured_output: false`). A command that ran answers
+    /// `isError: false` whatever its exit status, unless `exit_code_is_error` makes a non-zero
+    /// exit or a signal a tool error with the same content.
     fn result(&self, outcome: Outcome, structured: bool) -> Ran {
         let (line, quoted) = (&self.line, &self.quoted);
         let ended = |result| Ran {
@@ -209,13 +220,17 @@ impl Job {
                         duration::elapsed(elapsed)
                     ),
                 );
-                if structured {
-                    ended(CallToolResult::structured(object))
-                } else {
-                    ended(CallToolResult::success(vec![ContentBlock::text(
-                        object.to_string(),
-                    )]))
-                }
+                let failed = self.state.exit_code_is_error && (exit_code != 0 || signal.is_some());
+                ended(match (structured, failed) {
+                    (true, false) => CallToolResult::structured(object),
+                    (true, true) => CallToolResult::structured_error(object),
+                    (false, false) => {
+                        CallToolResult::success(vec![ContentBlock::text(object.to_string())])
+                    }
+                    (false, true) => {
+                        CallToolResult::error(vec![ContentBlock::text(object.to_string())])
+                    }
+                })
             }
             Outcome::SpawnFailed(error) => {
                 self.log_end(

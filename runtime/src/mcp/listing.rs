@@ -56,11 +56,26 @@ struct Page {
 impl Listing {
     /// The listing of `app`: the compiled-in one when `app` serves every tool it was built
     /// with, else the kept tools' entries joined once now.
-    pub(crate) fn new(app: &AppSpec) -> Result<Listing, CatalogError> {
+    /// `task_required` names the tools that run only as tasks in this run: the built-in
+    /// `tasks.required`, or none when tasks are off (`--no-tasks`), which also rejoins.
+    pub(crate) fn new(app: &AppSpec, task_required: &[&str]) -> Result<Listing, CatalogError> {
+        let built_required = app.settings.tasks.map_or(&[][..], |tasks| tasks.required);
         match app.listing {
-            Some(spec) if spec.tools == app.tools.len() => Self::compiled(spec),
-            Some(spec) => Ok(Self::joined(app, spec.structured_output, spec.page_size)),
-            None => Ok(Self::joined(app, true, contract::DEFAULT_PAGE_SIZE)),
+            Some(spec) if spec.tools == app.tools.len() && task_required == built_required => {
+                Self::compiled(spec)
+            }
+            Some(spec) => Ok(Self::joined(
+                app,
+                spec.structured_output,
+                spec.page_size,
+                task_required,
+            )),
+            None => Ok(Self::joined(
+                app,
+                true,
+                contract::DEFAULT_PAGE_SIZE,
+                task_required,
+            )),
         }
     }
 
@@ -104,7 +119,12 @@ impl Listing {
 
     /// Joins the entries of `app`'s tools. The text lives as long as the process (it is the
     /// answer from now on), so it is leaked once rather than reference-counted per request.
-    fn joined(app: &AppSpec, structured_output: bool, page_size: usize) -> Listing {
+    fn joined(
+        app: &AppSpec,
+        structured_output: bool,
+        page_size: usize,
+        task_required: &[&str],
+    ) -> Listing {
         // The compiled-in schemas are pretty JSON files; an entry carries them compact, with
         // sorted keys, exactly as fiskgen wrote the precomputed answer.
         let schemas: Vec<String> = app
@@ -134,6 +154,7 @@ impl Listing {
                         spec.hints.idempotent,
                         spec.hints.open_world,
                     ],
+                    task_required: task_required.contains(&spec.name),
                 }
                 .to_json()
             })

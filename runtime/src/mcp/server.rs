@@ -21,6 +21,7 @@ use crate::logging::label;
 use crate::mcp::confirm::{self, Reach};
 use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
+use crate::mcp::tasks::log::SessionLevel;
 
 /// The cursor of a list request.
 fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
@@ -31,12 +32,22 @@ fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
 #[derive(Debug, Clone)]
 pub(crate) struct Handler {
     state: Arc<ServerState>,
+    /// The level `logging/setLevel` set in this session (legacy clients).
+    log_level: SessionLevel,
 }
 
 impl Handler {
     /// A handler over `state`.
     pub(crate) fn new(state: Arc<ServerState>) -> Self {
-        Self { state }
+        Self {
+            state,
+            log_level: SessionLevel::default(),
+        }
+    }
+
+    /// A handler for a new session: the same state, a log level of its own.
+    pub(crate) fn for_session(&self) -> Self {
+        Self::new(Arc::clone(&self.state))
     }
 
     /// What it shares with the transports' `tools/list` fast paths.
@@ -92,7 +103,12 @@ impl ServerHandler for Handler {
     ) -> Result<CallToolResponse, ErrorData> {
         self.state.note_modern_client(&context);
         let tool = request.name.to_string();
-        let outcome = answered(&tool, crate::mcp::call::call(&self.state, request, context)).await;
+        let logs = self.log_level.wants_info(&context);
+        let outcome = answered(
+            &tool,
+            crate::mcp::call::call(&self.state, request, context, logs),
+        )
+        .await;
         self.state.first_answer.mark();
         outcome
     }
@@ -143,14 +159,16 @@ impl ServerHandler for Handler {
     )]
     async fn set_level(
         &self,
-        _request: rmcp::model::SetLevelRequestParams,
+        request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        // Legacy clients may set a level; no log notifications are sent at any level, so
-        // there is nothing to change. The 2026-07-28 protocol removed the method.
+        // At `info` or below, the session's later calls send their command's output lines as
+        // log notifications (docs/runtime.md, "Log notifications"). The 2026-07-28 protocol
+        // removed the method: a request's `_meta` log level says it instead.
         if confirm::is_modern(&context) {
             return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
         }
+        self.log_level.set(request.level);
         Ok(())
     }
 

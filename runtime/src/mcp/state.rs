@@ -64,6 +64,8 @@ pub(crate) struct ServerState {
     pub(crate) info: ServerConfig,
     /// The resources, prompts and completions made from the application's help.
     pub(crate) docs: Docs,
+    /// A non-zero exit (or a kill by a signal) is `isError: true` (`exit_code_is_error`).
+    pub(crate) exit_code_is_error: bool,
     /// 2026-era clients already logged.
     noted: Mutex<HashSet<String>>,
 }
@@ -77,6 +79,8 @@ pub(crate) struct Limits {
     pub(crate) tool_timeout: Duration,
     /// Tasks, when on.
     pub(crate) tasks: Option<TaskSettings>,
+    /// `exit_code_is_error`.
+    pub(crate) exit_code_is_error: bool,
 }
 
 impl ServerState {
@@ -98,10 +102,10 @@ impl ServerState {
         let docs = Docs::new(app);
         // Prompts and resources are declared even when there are none, so generic clients (and
         // the conformance suite) get empty lists and spec-shaped "not found" errors rather than
-        // -32601 (docs/resources.md). `logging` is declared for legacy clients, which may send
-        // `logging/setLevel`; the server sends no log notifications (it logs to stderr), and
-        // `discover` leaves it out for 2026-07-28 clients, where logging is deprecated and
-        // setLevel removed.
+        // -32601 (docs/resources.md). `logging` is declared for legacy clients, whose
+        // `logging/setLevel` turns on log notifications of a command's output (docs/runtime.md,
+        // "Log notifications"); `discover` leaves it out for 2026-07-28 clients, where logging
+        // is deprecated, setLevel removed and a request's `_meta` log level asks instead.
         #[expect(
             deprecated,
             reason = "logging is deprecated (SEP-2577) but legacy clients use it"
@@ -145,6 +149,7 @@ impl ServerState {
             first_answer: FirstAnswer::default(),
             info,
             docs,
+            exit_code_is_error: limits.exit_code_is_error,
             noted: Mutex::new(HashSet::new()),
         }
     }

@@ -31,7 +31,8 @@ pub(crate) struct Catalog {
 impl Catalog {
     /// Builds the catalog; fails when a tool name is served twice or the compiled-in listing
     /// does not fit (a generator bug, reported at start rather than on the first request).
-    pub(crate) fn new(app: &'static AppSpec) -> Result<Self, CatalogError> {
+    /// `task_required`: the tools that run only as tasks in this run (none when tasks are off).
+    pub(crate) fn new(app: &'static AppSpec, task_required: &[&str]) -> Result<Self, CatalogError> {
         let mut by_name = HashMap::with_capacity(app.tools.len());
         for (index, spec) in app.tools.iter().enumerate() {
             if by_name.insert(spec.name, index).is_some() {
@@ -39,7 +40,7 @@ impl Catalog {
             }
         }
         Ok(Self {
-            listing: Listing::new(app)?,
+            listing: Listing::new(app, task_required)?,
             specs: app.tools,
             by_name,
             tools: app.tools.iter().map(|_| OnceLock::new()).collect(),

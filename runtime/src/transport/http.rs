@@ -116,7 +116,7 @@ fn mcp_routes<M: SessionManager>(
 ) -> Router {
     let service = StreamableHttpService::new(
         // Called per session and per stateless request: a cheap clone of shared state.
-        move || Ok(handler.clone()),
+        move || Ok(handler.for_session()),
         sessions,
         config,
     );

@@ -7,7 +7,7 @@
 // tests/clients/conformance-expected-failures.yml.
 //
 // Every command prints plain text on stdout; failing_job and test_error_handling exit
-// with status 1.
+// with status 1 (a tool error: exit_code_is_error is on in tests/fixtures/conformance.yaml).
 package main
 
 import (
@@ -61,8 +61,20 @@ func build() *fisk.Application {
 		return nil
 	})
 
-	app.Command("test_logging_tool", "Print a few log lines (to stdout; the server sends no log notifications)").Action(func(*fisk.ParseContext) error {
+	// The server sends each line a command prints as a log notification to a client that asked
+	// for logs (logging/setLevel, or _meta logLevel in 2026-07-28), and none to one that did not.
+	app.Command("test_logging_tool", "Print a few log lines").Action(func(*fisk.ParseContext) error {
 		for _, line := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+			fmt.Println(line)
+		}
+		return nil
+	})
+
+	app.Command("test_tool_with_logging", "Print three log lines about 50ms apart").Action(func(*fisk.ParseContext) error {
+		for i, line := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+			if i > 0 {
+				time.Sleep(50 * time.Millisecond)
+			}
 			fmt.Println(line)
 		}
 		return nil
@@ -130,10 +142,11 @@ func build() *fisk.Application {
 		return nil
 	})
 
-	withTask := app.Command("test_tool_with_task", "Ask for a name, then work for a second and greet")
+	// test_tool_with_task runs only as a task (tasks.required in tests/fixtures/conformance.yaml):
+	// its question is asked on the request, and the call that answers it is a task at once.
+	withTask := app.Command("test_tool_with_task", "Ask for a name, then greet, as a task")
 	withTaskName := withTask.Flag("name", "Your name").Required().String()
 	withTask.Action(func(*fisk.ParseContext) error {
-		time.Sleep(time.Second)
 		fmt.Printf("Hello, %s!\n", *withTaskName)
 		return nil
 	})

@@ -31,6 +31,7 @@ TOOLS = [
     "test_error_handling",
     "test_tool_with_progress",
     "test_logging_tool",
+    "test_tool_with_logging",
     "test_elicitation",
     "test_streaming_elicitation",
     "test_input_required_result_request_state",

@@ -42,6 +42,9 @@ mod questions;
 mod readme;
 /// Stateless replicas: one approval runs a command once on the whole deployment.
 mod replicas;
+/// A non-zero exit as a tool error, task-required tools and command output as log
+/// notifications, with the Python SDK.
+mod results;
 /// Every selection rule, applied to the real fixture application's introspection.
 mod select;
 /// The fault soak's smoke mode: every call ends right, nothing is left behind.

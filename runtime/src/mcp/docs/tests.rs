@@ -99,6 +99,7 @@ static APP: AppSpec = AppSpec {
         stateless: false,
         scrub_env: &[],
         tasks: None,
+        exit_code_is_error: false,
     },
 };
 

@@ -42,6 +42,7 @@ impl TaskArgs {
                 after: fiskgen_contract::defaults::TASK_AFTER,
                 ttl: fiskgen_contract::defaults::TASK_TTL,
                 max: fiskgen_contract::defaults::TASK_MAX,
+                required: &[],
             },
             None => return None,
         };
@@ -49,6 +50,7 @@ impl TaskArgs {
             after: self.task_after.unwrap_or(base.after),
             ttl: self.task_ttl.unwrap_or(base.ttl),
             max: self.max_tasks.unwrap_or(base.max),
+            required: base.required,
         })
     }
 }

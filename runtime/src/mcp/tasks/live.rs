@@ -1,5 +1,6 @@
 //! What a running command has printed so far, readable while it runs: the source of progress
-//! messages (its latest line) and of a task's output in `tasks/get` (docs/runtime.md, "Tasks").
+//! messages (its latest line), of log notifications (its lines, `log.rs`) and of a task's output
+//! in `tasks/get` (docs/runtime.md, "Tasks").
 //!
 //! The command's result keeps its own bounded capture (`output.rs`); this is a second, smaller
 //! view of the same bytes: the last [`TAIL`] bytes and a count, so a task that is polled costs
@@ -7,6 +8,10 @@
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
+
+use tokio::sync::Notify;
+
+use super::log::Lines;
 
 /// Bytes of the latest output kept for `tasks/get`.
 pub(crate) const TAIL: usize = 16 * 1024;
@@ -18,6 +23,8 @@ const LINE: usize = 200;
 #[derive(Debug, Default)]
 pub(crate) struct Live {
     inner: Mutex<Inner>,
+    /// Woken when a line is ready to be sent as a log notification.
+    line_ready: Notify,
 }
 
 #[derive(Debug, Default)]
@@ -26,6 +33,8 @@ struct Inner {
     tail: VecDeque<u8>,
     /// Every byte seen.
     total: u64,
+    /// The lines for log notifications, when the client asked for them (`log.rs`).
+    lines: Option<Lines>,
 }
 
 /// A copy of [`Live`] at one moment.
@@ -40,6 +49,13 @@ pub(crate) struct Snapshot {
 }
 
 impl Live {
+    /// A view that also collects the output's lines for log notifications.
+    pub(crate) fn with_lines() -> Self {
+        let live = Self::default();
+        live.lock().lines = Some(Lines::default());
+        live
+    }
+
     /// Adds bytes in arrival order.
     pub(crate) fn push(&self, bytes: &[u8]) {
         let mut inner = self.lock();
@@ -48,6 +64,49 @@ impl Live {
         let overflow = (inner.tail.len() + keep.len()).saturating_sub(TAIL);
         inner.tail.drain(..overflow);
         inner.tail.extend(keep);
+        let ready = inner.lines.as_mut().is_some_and(|lines| lines.feed(bytes));
+        drop(inner);
+        if ready {
+            self.line_ready.notify_one();
+        }
+    }
+
+    /// Whether this view collects lines for log notifications.
+    pub(crate) fn collects_lines(&self) -> bool {
+        self.lock().lines.is_some()
+    }
+
+    /// Resolves when a line is ready (at once when one became ready since the last wait).
+    pub(crate) async fn line_ready(&self) {
+        self.line_ready.notified().await;
+    }
+
+    /// The lines ready to be sent, in order.
+    pub(crate) fn take_lines(&self) -> Vec<String> {
+        self.lock()
+            .lines
+            .as_mut()
+            .map(Lines::take)
+            .unwrap_or_default()
+    }
+
+    /// The command ended: its unterminated last line is ready too.
+    pub(crate) fn finish_lines(&self) {
+        if let Some(lines) = self.lock().lines.as_mut() {
+            lines.finish();
+        }
+    }
+
+    /// How many lines a limit kept from being sent.
+    pub(crate) fn lines_not_sent(&self) -> u64 {
+        self.lock().lines.as_ref().map_or(0, Lines::not_sent)
+    }
+
+    /// Collects no more lines (the call became a task).
+    pub(crate) fn close_lines(&self) {
+        if let Some(lines) = self.lock().lines.as_mut() {
+            lines.close();
+        }
     }
 
     /// The output so far (its last [`TAIL`] bytes).
@@ -108,7 +167,7 @@ impl Live {
 }
 
 /// `text` cut to at most `max` bytes at a character boundary, with `…` when cut.
-fn cut(text: &str, max: usize) -> String {
+pub(crate) fn cut(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }

@@ -9,19 +9,25 @@
 //! the command keeps every other limit of a plain call (its slot, its timeout, its output
 //! caps), `tasks/cancel` kills its process group, and its TTL bounds the whole task. A gated
 //! call, or one with questions, by such a client becomes a task at once, which asks through
-//! `input_required` and `tasks/update` (docs/runtime.md, "Tasks").
+//! `input_required` and `tasks/update`; so does a task-required tool's (`tasks.required`), which
+//! a client without the extension is refused with -32021 (docs/runtime.md, "Tasks"). While it
+//! waits the handler also sends the command's lines as log notifications, when the client asked
+//! for them ([`log`]; docs/runtime.md, "Log notifications").
 
 mod flags;
 pub(crate) mod live;
+pub(crate) mod log;
 mod progress;
 mod store;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use rmcp::ErrorData;
 use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, InputRequests, TaskPayload,
+    CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock, CreateTaskResult,
+    InputRequests, TASKS_EXTENSION_ID, TaskPayload,
 };
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
@@ -33,6 +39,7 @@ use crate::duration;
 use crate::process::exec::CancelReason;
 pub(crate) use flags::TaskArgs;
 use live::Live;
+use log::Log;
 use progress::Progress;
 use store::Stage;
 pub(crate) use store::Store;
@@ -119,6 +126,26 @@ pub(crate) fn declared(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|caps| caps.supports_tasks())
 }
 
+/// Whether `tool` runs only as a task (`tasks.required`), with tasks on.
+pub(crate) fn required(tasks: Option<&Arc<Store>>, tool: &str) -> bool {
+    tasks.is_some_and(|store| store.settings().required.contains(&tool))
+}
+
+/// The refusal of a task-required tool to a client that did not declare the extension:
+/// -32021 with `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]` (rmcp
+/// answers it with HTTP 400).
+pub(crate) fn missing_extension(tool: &str) -> ErrorData {
+    let mut error = ErrorData::missing_required_client_capability(
+        ClientCapabilities::builder().enable_tasks().build(),
+    );
+    error.message = format!(
+        "{tool:?} runs only as a task (tasks.required): declare the tasks extension \
+         ({TASKS_EXTENSION_ID}) in the client's capabilities to call it"
+    )
+    .into();
+    error
+}
+
 /// Stops the job if the handler is dropped before it is answered or handed over.
 struct StopOnDrop(Option<Arc<Stop>>);
 
@@ -130,16 +157,32 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// How a request waits for its command's job.
+pub(crate) struct Wait<'a> {
+    /// The store, when this request may get a task.
+    pub(crate) tasks: Option<&'a Arc<Store>>,
+    /// A task at once (a task-required tool), rather than after `tasks.after`.
+    pub(crate) at_once: bool,
+    /// The tool.
+    pub(crate) tool: &'static str,
+    /// The command line for error texts.
+    pub(crate) quoted: &'a str,
+}
+
 /// Waits for a command's job on the request: progress while it runs, the request's
-/// cancellation stops it, and with `tasks` (the store, when this request may get a task) it
-/// becomes a task once it has run `tasks.after`. `quoted` is the command line for error texts.
+/// cancellation stops it, and with `tasks` it becomes a task once it has run `tasks.after` (at
+/// once with `at_once`).
 pub(crate) async fn wait(
     running: Running,
-    tasks: Option<&Arc<Store>>,
-    tool: &'static str,
-    quoted: &str,
+    how: Wait<'_>,
     context: &RequestContext<RoleServer>,
 ) -> CallToolResponse {
+    let Wait {
+        tasks,
+        at_once,
+        tool,
+        quoted,
+    } = how;
     let Running {
         mut handle,
         stop,
@@ -148,10 +191,15 @@ pub(crate) async fn wait(
     } = running;
     let mut guard = StopOnDrop(Some(Arc::clone(&stop)));
     let started = tokio::time::Instant::now();
-    let after = tasks.map_or(NEVER, |store| store.settings().after);
+    let after = match tasks {
+        None => NEVER,
+        Some(_) if at_once => std::time::Duration::ZERO,
+        Some(store) => store.settings().after,
+    };
     let become_task = tokio::time::sleep(after);
     tokio::pin!(become_task);
     let mut progress = Progress::of(context, arrived);
+    let log = Log::of(context, tool, &live);
     let mut ticks = tokio::time::interval_at(started + progress::PERIOD, progress::PERIOD);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut cancelled = false;
@@ -160,6 +208,9 @@ pub(crate) async fn wait(
             biased;
             ran = &mut handle => {
                 guard.0 = None;
+                if let Some(log) = &log {
+                    log.finish(&live).await;
+                }
                 return finished(ran).into();
             }
             () = context.ct.cancelled(), if !cancelled => {
@@ -168,6 +219,9 @@ pub(crate) async fn wait(
             }
             () = &mut become_task, if tasks.is_some() && !cancelled => {
                 let Some(store) = tasks else { continue };
+                if let Some(log) = &log {
+                    log.hand_over(&live).await;
+                }
                 let message = "running".to_string();
                 let stage = Stage::Running { stop: Arc::clone(&stop), live };
                 match store.create(tool, arrived, stage, message) {
@@ -193,6 +247,11 @@ pub(crate) async fn wait(
                         tracing::warn!(tool, "Stopped: {}", full.explain(store.settings().ttl));
                         return CallToolResult::error(vec![ContentBlock::text(text)]).into();
                     }
+                }
+            }
+            () = live.line_ready(), if log.is_some() => {
+                if let Some(log) = &log {
+                    log.send_ready(&live).await;
                 }
             }
             _ = ticks.tick(), if progress.is_some() => {

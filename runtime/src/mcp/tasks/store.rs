@@ -415,6 +415,7 @@ mod tests {
             after: Duration::from_millis(10),
             ttl: Duration::from_secs(60),
             max,
+            required: &[],
         })
     }
 

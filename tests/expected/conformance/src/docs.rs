@@ -39,8 +39,14 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
         rt::HelpSpec {
             tool: "test_logging_tool",
             title: "test_logging_tool",
-            summary: "Print a few log lines (to stdout; the server sends no log notifications)",
+            summary: "Print a few log lines",
             markdown: include_str!("help/test_logging_tool.md"),
+        },
+        rt::HelpSpec {
+            tool: "test_tool_with_logging",
+            title: "test_tool_with_logging",
+            summary: "Print three log lines about 50ms apart",
+            markdown: include_str!("help/test_tool_with_logging.md"),
         },
         rt::HelpSpec {
             tool: "test_elicitation",
@@ -93,7 +99,7 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
         rt::HelpSpec {
             tool: "test_tool_with_task",
             title: "test_tool_with_task",
-            summary: "Ask for a name, then work for a second and greet",
+            summary: "Ask for a name, then greet, as a task",
             markdown: include_str!("help/test_tool_with_task.md"),
         },
         rt::HelpSpec {

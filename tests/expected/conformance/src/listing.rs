@@ -7,17 +7,17 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// `tools/list`: 20 tool(s) in 1 page(s) of at most 256.
+/// `tools/list`: 21 tool(s) in 1 page(s) of at most 256.
 pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
-    tools: 20,
+    tools: 21,
     page_size: 256,
     structured_output: true,
-    cursor_tag: "0ccca0634400",
+    cursor_tag: "9f3bdb708a27",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
-            end: 10832,
+            end: 11344,
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },

@@ -24,9 +24,9 @@ static APP: rt::AppSpec = rt::AppSpec {
         path: "conformance",
         name: "conformance",
         version: Some("0.1.0"),
-        fingerprint: "cc42e615d2e84ec121f182586e3d3fb26032ea48aabefba7e3bb6096f3a2191b",
+        fingerprint: "c06ff781cf36d16883f62bbd1405512e4ee7f9e94883cf804ade2f1475d05946",
         output_digest: Some(
-            "16020833820aa1dc46e153cfe4f37933e29647f6b3510d71241f994290944431",
+            "b7c3cec24f33aa0e25f412ce415d576b4536bff5786c73bf19fb869ce5f8e970",
         ),
         serving: SERVING,
         commands: include_str!("commands.json"),
@@ -42,7 +42,9 @@ static APP: rt::AppSpec = rt::AppSpec {
             after: Duration::from_millis(500),
             ttl: Duration::from_secs(3600),
             max: 64,
+            required: &["test_tool_with_task", "failing_job"],
         }),
+        exit_code_is_error: true,
         ..rt::Settings::DEFAULT
     },
 };

@@ -22,6 +22,7 @@ mod test_prompt_with_embedded_resource;
 mod test_reconnection;
 mod test_simple_text;
 mod test_streaming_elicitation;
+mod test_tool_with_logging;
 mod test_tool_with_progress;
 mod test_tool_with_task;
 
@@ -34,6 +35,7 @@ pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &test_error_handling::TEST_ERROR_HANDLING,
     &test_tool_with_progress::TEST_TOOL_WITH_PROGRESS,
     &test_logging_tool::TEST_LOGGING_TOOL,
+    &test_tool_with_logging::TEST_TOOL_WITH_LOGGING,
     &test_elicitation::TEST_ELICITATION,
     &test_streaming_elicitation::TEST_STREAMING_ELICITATION,
     &test_input_required_result_request_state::TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE,

@@ -6,12 +6,11 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// `test_logging_tool`: Print a few log lines (to stdout; the server sends no log
-/// notifications)
+/// `test_logging_tool`: Print a few log lines
 pub(crate) static TEST_LOGGING_TOOL: rt::ToolSpec = rt::ToolSpec {
     name: "test_logging_tool",
     title: "test_logging_tool",
-    description: "Print a few log lines (to stdout; the server sends no log notifications)",
+    description: "Print a few log lines",
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,

@@ -6,11 +6,11 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// `test_tool_with_task`: Ask for a name, then work for a second and greet
+/// `test_tool_with_task`: Ask for a name, then greet, as a task
 pub(crate) static TEST_TOOL_WITH_TASK: rt::ToolSpec = rt::ToolSpec {
     name: "test_tool_with_task",
     title: "test_tool_with_task",
-    description: "Ask for a name, then work for a second and greet",
+    description: "Ask for a name, then greet, as a task",
     tags: &[],
     hints: rt::Hints::NONE,
     confirm: None,
