@@ -142,15 +142,6 @@ func build() *fisk.Application {
 		return nil
 	})
 
-	// test_tool_with_task runs only as a task (tasks.required in tests/fixtures/conformance.yaml):
-	// its question is asked on the request, and the call that answers it is a task at once.
-	withTask := app.Command("test_tool_with_task", "Ask for a name, then greet, as a task")
-	withTaskName := withTask.Flag("name", "Your name").Required().String()
-	withTask.Action(func(*fisk.ParseContext) error {
-		fmt.Printf("Hello, %s!\n", *withTaskName)
-		return nil
-	})
-
 	// Asked and gated: the server asks for the name first, then for approval of the command
 	// line that carries it.
 	greeting := app.Command("confirm_greeting", "Greet the user by name, after they approve").Tag("ai:confirm")
@@ -194,6 +185,15 @@ func build() *fisk.Application {
 		time.Sleep(time.Second)
 		fmt.Fprintln(os.Stderr, "failing_job: the job failed, as it always does")
 		os.Exit(1)
+		return nil
+	})
+
+	// test_tool_with_task runs only as a task (tasks.required in tests/fixtures/conformance.yaml):
+	// its question is asked on the request, and the call that answers it is a task at once.
+	withTask := app.Command("test_tool_with_task", "Ask for a name, then greet, as a task")
+	withTaskName := withTask.Flag("name", "Your name").Required().String()
+	withTask.Action(func(*fisk.ParseContext) error {
+		fmt.Printf("Hello, %s!\n", *withTaskName)
 		return nil
 	})
 

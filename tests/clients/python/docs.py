@@ -40,12 +40,12 @@ TOOLS = [
     "test_input_required_result_multi_round",
     "test_elicitation_sep1034_defaults",
     "multi_input",
-    "test_tool_with_task",
     "confirm_greeting",
     "test_prompt_with_embedded_resource",
     "slow_compute",
     "greet",
     "failing_job",
+    "test_tool_with_task",
     "confirm_delete",
 ]
 # Its cheats, by label (each a cheat sheet and a prompt).

@@ -111,12 +111,12 @@ const TOOLS: [&str; 21] = [
     "test_input_required_result_multi_round",
     "test_elicitation_sep1034_defaults",
     "multi_input",
-    "test_tool_with_task",
     "confirm_greeting",
     "test_prompt_with_embedded_resource",
     "slow_compute",
     "greet",
     "failing_job",
+    "test_tool_with_task",
     "confirm_delete",
 ];
 

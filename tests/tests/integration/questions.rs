@@ -108,7 +108,8 @@ fn the_banner_names_the_tools_that_ask_and_their_questions() -> Result<()> {
              (expose.agent.mcp.ask): test_input_required_result_elicitation (user_name), \
              test_input_required_result_multi_round (step1, step2)"
         ) && line.ends_with(
-            "confirm_greeting (who); clients that cannot be asked with a form are refused"
+            "confirm_greeting (who), test_tool_with_task (user_name); clients that cannot be \
+             asked with a form are refused"
         ),
         "banner line: {line}"
     );

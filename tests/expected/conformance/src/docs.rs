@@ -97,12 +97,6 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
             markdown: include_str!("help/multi_input.md"),
         },
         rt::HelpSpec {
-            tool: "test_tool_with_task",
-            title: "test_tool_with_task",
-            summary: "Ask for a name, then greet, as a task",
-            markdown: include_str!("help/test_tool_with_task.md"),
-        },
-        rt::HelpSpec {
             tool: "confirm_greeting",
             title: "confirm_greeting",
             summary: "Greet the user by name, after they approve",
@@ -131,6 +125,12 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
             title: "failing_job",
             summary: "A job that always fails",
             markdown: include_str!("help/failing_job.md"),
+        },
+        rt::HelpSpec {
+            tool: "test_tool_with_task",
+            title: "test_tool_with_task",
+            summary: "Ask for a name, then greet, as a task",
+            markdown: include_str!("help/test_tool_with_task.md"),
         },
         rt::HelpSpec {
             tool: "confirm_delete",

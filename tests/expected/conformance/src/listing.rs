@@ -12,7 +12,7 @@ pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     tools: 21,
     page_size: 256,
     structured_output: true,
-    cursor_tag: "9f3bdb708a27",
+    cursor_tag: "e2fdb10ed319",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {

@@ -24,9 +24,9 @@ static APP: rt::AppSpec = rt::AppSpec {
         path: "conformance",
         name: "conformance",
         version: Some("0.1.0"),
-        fingerprint: "c06ff781cf36d16883f62bbd1405512e4ee7f9e94883cf804ade2f1475d05946",
+        fingerprint: "687684000a3efca3ba90ab0ea6606c9df251d7400170d15a79130432662acc27",
         output_digest: Some(
-            "b7c3cec24f33aa0e25f412ce415d576b4536bff5786c73bf19fb869ce5f8e970",
+            "779dc6f9b1e3ba9263fc265bd69f57510a8f1d677be1b2ba98a45000060d484a",
         ),
         serving: SERVING,
         commands: include_str!("commands.json"),
@@ -42,7 +42,7 @@ static APP: rt::AppSpec = rt::AppSpec {
             after: Duration::from_millis(500),
             ttl: Duration::from_secs(3600),
             max: 64,
-            required: &["test_tool_with_task", "failing_job"],
+            required: &["failing_job", "test_tool_with_task"],
         }),
         exit_code_is_error: true,
         ..rt::Settings::DEFAULT

@@ -44,11 +44,11 @@ pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &test_input_required_result_multi_round::TEST_INPUT_REQUIRED_RESULT_MULTI_ROUND,
     &test_elicitation_sep1034_defaults::TEST_ELICITATION_SEP1034_DEFAULTS,
     &multi_input::MULTI_INPUT,
-    &test_tool_with_task::TEST_TOOL_WITH_TASK,
     &confirm_greeting::CONFIRM_GREETING,
     &test_prompt_with_embedded_resource::TEST_PROMPT_WITH_EMBEDDED_RESOURCE,
     &slow_compute::SLOW_COMPUTE,
     &greet::GREET,
     &failing_job::FAILING_JOB,
+    &test_tool_with_task::TEST_TOOL_WITH_TASK,
     &confirm_delete::CONFIRM_DELETE,
 ];
