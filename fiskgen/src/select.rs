@@ -19,6 +19,7 @@ pub use crate::settings::{filter_stages, serving_rules};
 use crate::suggest::nearest;
 use crate::{lower, model};
 
+mod named;
 mod shape;
 
 pub use shape::model_description;
@@ -354,65 +355,6 @@ impl Selection {
             }
         }
         tools
-    }
-
-    /// Every tool `param_headers` names is a served command (one of `served`).
-    fn check_param_headers(
-        &mut self,
-        param_headers: &BTreeMap<String, BTreeMap<String, String>>,
-        served: &[&str],
-    ) {
-        for tool in param_headers.keys() {
-            if !served.contains(&tool.as_str()) {
-                let hint = nearest(tool, served.iter().copied())
-                    .map(|near| format!("; did you mean {near:?}?"))
-                    .unwrap_or_default();
-                self.problems.push(format!(
-                    "expose.agent.mcp.param_headers names tool {tool:?}, which is not a served \
-                     command{hint}"
-                ));
-            }
-        }
-    }
-
-    /// Every tool `ask` names is a served command (one of `served`).
-    fn check_ask(&mut self, ask: &BTreeMap<String, Vec<crate::config::Question>>, served: &[&str]) {
-        for tool in ask.keys() {
-            if !served.contains(&tool.as_str()) {
-                let hint = nearest(tool, served.iter().copied())
-                    .map(|near| format!("; did you mean {near:?}?"))
-                    .unwrap_or_default();
-                self.problems.push(format!(
-                    "expose.agent.mcp.ask names tool {tool:?}, which is not a served command \
-                     (only a command's parameters can be asked){hint}"
-                ));
-            }
-        }
-    }
-
-    /// Every tool `tasks.required` names is a served command (one of `served`); the error is
-    /// located at the name.
-    fn check_task_required(
-        &mut self,
-        source: &std::path::Path,
-        mcp: &crate::config::McpConfig,
-        served: &[&str],
-    ) {
-        for name in &mcp.task_required {
-            if !served.contains(&name.text.as_str()) {
-                let hint = nearest(&name.text, served.iter().copied())
-                    .map(|near| format!("; did you mean {near:?}?"))
-                    .unwrap_or_default();
-                self.problems.push(format!(
-                    "{}:{}:{}: expose.agent.mcp.tasks.required names tool {:?}, which is not a \
-                     served command (built-in tools always answer on their request){hint}",
-                    source.display(),
-                    name.line,
-                    name.column,
-                    name.text
-                ));
-            }
-        }
     }
 
     /// `ai:deny` first, then the top-level filters, then the `expose.agent.tools` narrowing.

@@ -1,0 +1,65 @@
+//! The config keys that name served tools (`param_headers`, `ask`, `tasks.required`): each name
+//! must be a served command, else a problem naming it with the nearest served one.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::Selection;
+use crate::config::{McpConfig, Question};
+use crate::suggest::nearest;
+
+impl Selection {
+    /// Every tool `param_headers` names is a served command (one of `served`).
+    pub(super) fn check_param_headers(
+        &mut self,
+        param_headers: &BTreeMap<String, BTreeMap<String, String>>,
+        served: &[&str],
+    ) {
+        for tool in param_headers.keys() {
+            if !served.contains(&tool.as_str()) {
+                let hint = nearest(tool, served.iter().copied())
+                    .map(|near| format!("; did you mean {near:?}?"))
+                    .unwrap_or_default();
+                self.problems.push(format!(
+                    "expose.agent.mcp.param_headers names tool {tool:?}, which is not a served \
+                     command{hint}"
+                ));
+            }
+        }
+    }
+
+    /// Every tool `ask` names is a served command (one of `served`).
+    pub(super) fn check_ask(&mut self, ask: &BTreeMap<String, Vec<Question>>, served: &[&str]) {
+        for tool in ask.keys() {
+            if !served.contains(&tool.as_str()) {
+                let hint = nearest(tool, served.iter().copied())
+                    .map(|near| format!("; did you mean {near:?}?"))
+                    .unwrap_or_default();
+                self.problems.push(format!(
+                    "expose.agent.mcp.ask names tool {tool:?}, which is not a served command \
+                     (only a command's parameters can be asked){hint}"
+                ));
+            }
+        }
+    }
+
+    /// Every tool `tasks.required` names is a served command (one of `served`); the error is
+    /// located at the name.
+    pub(super) fn check_task_required(&mut self, source: &Path, mcp: &McpConfig, served: &[&str]) {
+        for name in &mcp.task_required {
+            if !served.contains(&name.text.as_str()) {
+                let hint = nearest(&name.text, served.iter().copied())
+                    .map(|near| format!("; did you mean {near:?}?"))
+                    .unwrap_or_default();
+                self.problems.push(format!(
+                    "{}:{}:{}: expose.agent.mcp.tasks.required names tool {:?}, which is not a \
+                     served command (built-in tools always answer on their request){hint}",
+                    source.display(),
+                    name.line,
+                    name.column,
+                    name.text
+                ));
+            }
+        }
+    }
+}
