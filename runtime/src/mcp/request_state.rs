@@ -145,8 +145,9 @@ impl RequestStates {
         }
     }
 
-    /// A new state for one confirmation of `tool` with `arguments`.
-    #[cfg(test)]
+    /// A new state for one confirmation of `tool` with `arguments` (the tests' and the fuzz
+    /// targets' shorthand).
+    #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn seal(&self, tool: &str, arguments: &JsonObject) -> Result<String, StateError> {
         self.seal_with(tool, arguments, Purpose::Approval, &JsonObject::new())
     }
