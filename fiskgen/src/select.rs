@@ -588,6 +588,17 @@ mod tests {
         server.tools.iter().map(|tool| tool.name.as_str()).collect()
     }
 
+    /// Selects from [`tree`] with the config `yaml`.
+    fn select_tree(yaml: &str) -> Result<ir::Server, SelectError> {
+        select(
+            &config(yaml),
+            Some(App {
+                path: Path::new("/bin/app"),
+                model: &tree(),
+            }),
+        )
+    }
+
     fn tree() -> model::Application {
         model(json!([
             leaf("ls", &["scope:user", "impact:ro"]),
@@ -603,23 +614,14 @@ mod tests {
 
     #[test]
     fn param_headers_must_name_a_served_command_and_one_of_its_parameters() {
-        let with = |yaml: &str| {
-            select(
-                &config(yaml),
-                Some(App {
-                    path: Path::new("/bin/app"),
-                    model: &tree(),
-                }),
-            )
-        };
-        let error = with("expose: {agent: {mcp: {param_headers: {lss: {x: X}}}}}")
+        let error = select_tree("expose: {agent: {mcp: {param_headers: {lss: {x: X}}}}}")
             .expect_err("an unknown tool");
         assert_eq!(
             error.to_string(),
             "expose.agent.mcp.param_headers names tool \"lss\", which is not a served command; \
              did you mean \"ls\"?"
         );
-        let error = with("expose: {agent: {mcp: {param_headers: {ls: {x: X}}}}}")
+        let error = select_tree("expose: {agent: {mcp: {param_headers: {ls: {x: X}}}}}")
             .expect_err("an unknown parameter");
         assert!(
             error.to_string().starts_with(
@@ -628,7 +630,7 @@ mod tests {
             ),
             "{error}"
         );
-        let server = with("expose: {agent: {mcp: {param_headers: {ls: {region: Region}}}}}")
+        let server = select_tree("expose: {agent: {mcp: {param_headers: {ls: {region: Region}}}}}")
             .expect("a global string flag can be mirrored");
         let ls = &server.tools[0];
         assert_eq!(
@@ -639,24 +641,15 @@ mod tests {
 
     #[test]
     fn ask_must_name_a_served_command_and_parameters_a_form_can_carry() {
-        let with = |yaml: &str| {
-            select(
-                &config(yaml),
-                Some(App {
-                    path: Path::new("/bin/app"),
-                    model: &tree(),
-                }),
-            )
-        };
-        let error =
-            with("expose: {agent: {mcp: {ask: {lss: {q: [x]}}}}}").expect_err("unknown tool");
+        let error = select_tree("expose: {agent: {mcp: {ask: {lss: {q: [x]}}}}}")
+            .expect_err("unknown tool");
         assert_eq!(
             error.to_string(),
             "expose.agent.mcp.ask names tool \"lss\", which is not a served command (only a \
              command's parameters can be asked); did you mean \"ls\"?"
         );
-        let error =
-            with("expose: {agent: {mcp: {ask: {ls: {q: [x]}}}}}").expect_err("unknown parameter");
+        let error = select_tree("expose: {agent: {mcp: {ask: {ls: {q: [x]}}}}}")
+            .expect_err("unknown parameter");
         assert!(
             error.to_string().starts_with(
                 "tool \"ls\": ask: question \"q\" names parameter \"x\", which the tool does \
@@ -664,7 +657,7 @@ mod tests {
             ),
             "{error}"
         );
-        let server = with("expose: {agent: {mcp: {ask: {ls: {where: [region]}}}}}")
+        let server = select_tree("expose: {agent: {mcp: {ask: {ls: {where: [region]}}}}}")
             .expect("a string flag can be asked");
         let ls = &server.tools[0];
         assert!(
@@ -684,24 +677,16 @@ mod tests {
 
     #[test]
     fn tasks_required_names_served_commands_and_an_unknown_one_is_a_located_error() {
-        let with = |yaml: &str| {
-            select(
-                &config(yaml),
-                Some(App {
-                    path: Path::new("/bin/app"),
-                    model: &tree(),
-                }),
-            )
-        };
         let yaml = "expose:\n  agent:\n    mcp:\n      tasks:\n        required: [auth_add, lss]\n";
-        let error = with(yaml).expect_err("an unknown tool");
+        let error = select_tree(yaml).expect_err("an unknown tool");
         assert_eq!(
             error.to_string(),
             "test.yaml:5:30: expose.agent.mcp.tasks.required names tool \"lss\", which is not a \
              served command (built-in tools always answer on their request); did you mean \"ls\"?"
         );
-        let server = with("expose: {agent: {mcp: {tasks: {required: [' auth_add', ls, ls]}}}}")
-            .expect("served commands");
+        let server =
+            select_tree("expose: {agent: {mcp: {tasks: {required: [' auth_add', ls, ls]}}}}")
+                .expect("served commands");
         let tasks = server.tasks.expect("tasks are on");
         assert_eq!(
             tasks.required,
@@ -709,7 +694,7 @@ mod tests {
             "in serving order, once each"
         );
         assert!(
-            with("expose: {agent: {mcp: {}}}")
+            select_tree("expose: {agent: {mcp: {}}}")
                 .expect("defaults")
                 .tasks
                 .is_some_and(|tasks| tasks.required.is_empty())

@@ -19,6 +19,17 @@ pub struct Param {
     pub header: Option<String>,
 }
 
+impl Param {
+    /// The names of `params` for an error that says what a tool has: `a, b, c`, or `none`.
+    pub fn names(params: &[Param]) -> String {
+        if params.is_empty() {
+            return "none".to_string();
+        }
+        let names: Vec<&str> = params.iter().map(|param| param.name.as_str()).collect();
+        names.join(", ")
+    }
+}
+
 /// The type of a parameter's value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParamType {

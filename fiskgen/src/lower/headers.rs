@@ -18,18 +18,14 @@ pub(super) fn annotate(
     headers: &BTreeMap<String, String>,
 ) -> Result<(), String> {
     for (name, header) in headers {
-        let Some(param) = params.iter_mut().find(|param| &param.name == name) else {
-            let known: Vec<&str> = params.iter().map(|param| param.name.as_str()).collect();
+        let Some(index) = params.iter().position(|param| &param.name == name) else {
             return Err(format!(
                 "param_headers names parameter \"{name}\", which the tool does not have (its \
                  parameters: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
+                Param::names(params)
             ));
         };
+        let param = &mut params[index];
         if let Some(kind) = unfit(&param.ty) {
             return Err(format!(
                 "param_headers: parameter \"{name}\" is {kind}; a header carries one string, \

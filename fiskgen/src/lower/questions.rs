@@ -26,16 +26,11 @@ pub(super) fn ask(
         let mut needed = Vec::new();
         for name in &question.params {
             let Some(param) = params.iter().find(|param| &param.name == name) else {
-                let known: Vec<&str> = params.iter().map(|param| param.name.as_str()).collect();
                 return Err(format!(
                     "ask: question \"{}\" names parameter \"{name}\", which the tool does not \
                      have (its parameters: {})",
                     question.name,
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
+                    Param::names(params)
                 ));
             };
             if let Some(kind) = unfit(&param.ty) {

@@ -95,6 +95,17 @@ impl Server {
         Server::spawn_app(binary, cwd, &app, &all, extra)
     }
 
+    /// `test-mcp`, the conformance fixture's server, over HTTP in `cwd` with `extra` flags.
+    pub(super) fn spawn_conformance(cwd: &Path, extra: &[&str]) -> Result<Server> {
+        Server::spawn_app(
+            &clients::conformance_server()?,
+            cwd,
+            &apps::path(App::Conformance)?,
+            &[],
+            extra,
+        )
+    }
+
     /// Starts `binary` with `--port 0`, running `app` with `env` added, and `extra` flags in
     /// `cwd`; waits (bounded) for the endpoint it announces.
     pub(super) fn spawn_app(

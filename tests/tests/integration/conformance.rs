@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use anyhow::{Result, bail, ensure};
-use fiskgen_tests::apps::{self, App};
 use fiskgen_tests::clients;
 use serde_json::Value;
 use tempfile::TempDir;
@@ -38,13 +37,7 @@ fn shared_server() -> Result<Arc<Shared>> {
         return Ok(server);
     }
     let dir = tempfile::tempdir()?;
-    let server = Server::spawn_app(
-        &clients::conformance_server()?,
-        dir.path(),
-        &apps::path(App::Conformance)?,
-        &[],
-        &[],
-    )?;
+    let server = Server::spawn_conformance(dir.path(), &[])?;
     let shared = Arc::new(Shared { server, _dir: dir });
     *slot = Arc::downgrade(&shared);
     Ok(shared)

@@ -14,13 +14,7 @@ use super::clients::{Server, python, strings};
 /// Runs `questions.py --case <case>` against a fresh HTTP server, in `mode`.
 fn over_http(mode: &str, case: &str) -> Result<()> {
     let dir = tempfile::tempdir()?;
-    let server = Server::spawn_app(
-        &clients::conformance_server()?,
-        dir.path(),
-        &apps::path(App::Conformance)?,
-        &[],
-        &[],
-    )?;
+    let server = Server::spawn_conformance(dir.path(), &[])?;
     python(
         "questions.py",
         &strings(&["--url", &server.url, "--mode", mode, "--case", case]),
@@ -94,13 +88,7 @@ fn mrtr_rounds_keep_earlier_answers_in_a_sealed_state_and_ask_only_what_is_missi
 #[test]
 fn the_banner_names_the_tools_that_ask_and_their_questions() -> Result<()> {
     let dir = tempfile::tempdir()?;
-    let server = Server::spawn_app(
-        &clients::conformance_server()?,
-        dir.path(),
-        &apps::path(App::Conformance)?,
-        &[],
-        &[],
-    )?;
+    let server = Server::spawn_conformance(dir.path(), &[])?;
     let line = server.wait_for_line(&["exposed tool(s) ask the user"])?;
     anyhow::ensure!(
         line.contains(

@@ -19,14 +19,7 @@ fn conformance_scenario(name: &str, mode: &str) -> Result<String> {
 /// [`conformance_scenario`] with a server started with `flags`.
 fn conformance_scenario_with(name: &str, mode: &str, flags: &[&str]) -> Result<String> {
     let dir = tempfile::tempdir()?;
-    let app = apps::path(App::Conformance)?;
-    let server = Server::spawn_app(
-        &clients::conformance_server()?,
-        dir.path(),
-        &app,
-        &[],
-        flags,
-    )?;
+    let server = Server::spawn_conformance(dir.path(), flags)?;
     let finished = python(
         "results.py",
         &strings(&["--url", &server.url, "--mode", mode, "--scenario", name]),
