@@ -9,6 +9,7 @@ use rmcp::model::{
     PaginatedRequestParams, ProtocolVersion,
 };
 use rmcp::service::{Peer, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientCacheConfig, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
@@ -48,10 +49,23 @@ fn config() -> ClientConfig {
     .with_protocol_version(ProtocolVersion::V_2025_11_25)
 }
 
+/// The HTTP client: one that keeps its connections open between requests, as the clients
+/// people use do (Node's fetch, Python's httpx). rmcp's default keeps none idle, so every
+/// request would pay for a new TCP connection on both sides (docs/benchmarks.md).
+fn pooled_http_client() -> Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .context("building the HTTP client")
+}
+
 impl Client {
     /// Connects over HTTP to `url` (the handshake included).
     pub(crate) async fn http(url: &str, transport: Transport) -> Result<Client> {
-        let http = StreamableHttpClientTransport::from_uri(url.to_string());
+        let http = StreamableHttpClientTransport::with_client(
+            pooled_http_client()?,
+            StreamableHttpClientTransportConfig::with_uri(url.to_string()),
+        );
         let service = match transport {
             Transport::Legacy => config().serve(http).await,
             Transport::Modern => {

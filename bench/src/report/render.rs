@@ -46,7 +46,8 @@ impl Report {
         let _ = writeln!(
             out,
             "- Client: one implementation for every server and transport, rmcp 3.11's client \
-             (reqwest for streamable HTTP, a child process for stdio), its response cache off. \
+             (reqwest for streamable HTTP, with its connections kept open between requests as \
+             the clients people use do; a child process for stdio), its response cache off. \
              Legacy HTTP and stdio use `initialize` (2025-11-25); 2026-07-28 uses \
              `server/discover` and stateless requests.",
         );

@@ -172,7 +172,12 @@ const WEIGHTS: [(Kind, u64); 10] = [
     (Kind::Disconnect, 8),
 ];
 
-/// The plan: `calls` calls, `floods` of them floods spread evenly.
+/// After how many answers the main server is restarted: at even fractions of the run.
+pub(crate) fn restart_points(calls: usize, restarts: usize) -> Vec<usize> {
+    (1..=restarts).map(|i| calls * i / (restarts + 1)).collect()
+}
+
+/// The plan: `calls` calls, `floods` of them floods spread evenly, away from the restarts.
 pub(crate) fn plan(
     run: &str,
     calls: usize,
@@ -199,7 +204,9 @@ pub(crate) fn plan(
     let flood_every = calls.checked_div(floods).unwrap_or(usize::MAX).max(1);
     (0..calls)
         .map(|id| {
-            let kind = if floods > 0 && id % flood_every == flood_every / 2 {
+            // A quarter into each stretch, never halfway: the restarts come at even fractions
+            // of the run, and a flood still running at a restart would end cut short by it.
+            let kind = if floods > 0 && id % flood_every == flood_every / 4 {
                 Kind::Flood
             } else if let Some((kind, _)) = forced(id) {
                 kind
@@ -259,4 +266,42 @@ pub(crate) fn plan(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::soak::SoakOptions;
+
+    /// A flood sent near a restart point is still running when the server stops, and the
+    /// smoke run has only one: it must fall a quarter of its stretch away from every restart.
+    #[test]
+    fn floods_fall_well_away_from_the_restart_points() {
+        for options in [SoakOptions::smoke(), SoakOptions::full()] {
+            let calls = plan(
+                "t",
+                options.calls,
+                options.floods,
+                1,
+                Path::new("/l"),
+                options.seed,
+            );
+            let floods: Vec<usize> = calls
+                .iter()
+                .filter(|call| call.kind == Kind::Flood)
+                .map(|call| call.id)
+                .collect();
+            assert_eq!(floods.len(), options.floods);
+            let margin = options.calls / options.floods.max(options.restarts + 1) / 4;
+            for point in restart_points(options.calls, options.restarts) {
+                for flood in &floods {
+                    assert!(
+                        flood.abs_diff(point) >= margin,
+                        "flood {flood} is {} calls from the restart at {point} (margin {margin})",
+                        flood.abs_diff(point)
+                    );
+                }
+            }
+        }
+    }
 }

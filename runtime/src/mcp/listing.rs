@@ -185,23 +185,25 @@ impl Listing {
         self.cursors.page(cursor).map_err(invalid_cursor)
     }
 
-    /// The whole JSON-RPC response to `tools/list` with `id` for page `index`, as chunks to
+    /// The whole JSON-RPC response to `tools/list` with `id` for page `index`, as parts to
     /// write in order (no newline).
-    pub(crate) fn response(&self, id: &RequestId, index: usize, era: Era) -> [Bytes; 4] {
+    pub(crate) fn response(&self, id: &RequestId, index: usize, era: Era) -> Answer {
         let page = &self.pages[index.min(self.pages.len() - 1)];
         let id = serde_json::to_string(id).unwrap_or_else(|_| "null".to_string());
         let tail = match era {
             Era::Legacy => page.legacy_tail,
             Era::Modern => page.modern_tail,
         };
-        [
-            Bytes::from(format!(
+        Answer {
+            head: Bytes::from(format!(
                 "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{PAGE_HEAD}"
             )),
-            Bytes::from_static(&self.body.as_bytes()[page.start..page.end]),
-            Bytes::from_static(tail.as_bytes()),
-            Bytes::from_static(b"}"),
-        ]
+            rest: [
+                &self.body.as_bytes()[page.start..page.end],
+                tail.as_bytes(),
+                b"}",
+            ],
+        }
     }
 
     /// Page `index` through rmcp's types, for the handler (requests the fast paths leave to
@@ -230,6 +232,27 @@ impl Listing {
                 .with_cache_scope(CacheScope::Public);
         }
         Ok(result)
+    }
+}
+
+/// A `tools/list` response in parts: the head, which names the request, then the page and its
+/// tail, which are the same for every request and never change while the server runs (the
+/// stdio writer hands them to the pipe by reference: crate::transport::stdout).
+pub(crate) struct Answer {
+    pub(crate) head: Bytes,
+    pub(crate) rest: [&'static [u8]; 3],
+}
+
+impl Answer {
+    /// Every part as `Bytes`, for an HTTP body.
+    pub(crate) fn into_chunks(self) -> [Bytes; 4] {
+        let [page, tail, end] = self.rest;
+        [
+            self.head,
+            Bytes::from_static(page),
+            Bytes::from_static(tail),
+            Bytes::from_static(end),
+        ]
     }
 }
 

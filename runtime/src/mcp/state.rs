@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use axum::body::Bytes;
 use rmcp::RoleServer;
 use rmcp::model::{
     Implementation, PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject,
@@ -24,7 +23,7 @@ use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::logging::label;
 use crate::mcp::confirm::{self, Confirmer, Reach};
 use crate::mcp::docs::Docs;
-use crate::mcp::listing::Era;
+use crate::mcp::listing::{Answer, Era};
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
 
@@ -186,7 +185,7 @@ impl ServerState {
         params: Option<&PaginatedRequestParams>,
         meta: &RequestMetaObject,
         era: Era,
-    ) -> Option<[Bytes; 4]> {
+    ) -> Option<Answer> {
         let listing = &self.catalog.listing;
         let page = listing
             .page(params.and_then(|params| params.cursor.as_deref()))

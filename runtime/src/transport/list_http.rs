@@ -60,7 +60,8 @@ pub(crate) async fn answer(State(fast): State<FastList>, request: Request, next:
         .state
         .list_bytes(&call.id, call.params.as_ref(), &call.meta, era)
     {
-        Some(chunks) => {
+        Some(answer) => {
+            let chunks = answer.into_chunks();
             let body = futures::stream::iter(chunks.map(Ok::<_, std::convert::Infallible>));
             let mut response = Response::new(Body::from_stream(body));
             response.headers_mut().insert(

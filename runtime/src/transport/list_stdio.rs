@@ -6,105 +6,21 @@
 //! 2026-07-28 request rmcp accepted) and the request is in that session's era with a cursor
 //! this server issued. Everything else goes to rmcp unchanged.
 //!
-//! Both rmcp's messages and these answers reach stdout through one writer task, a whole
-//! message at a time, so lines never interleave.
+//! Both rmcp's messages and these answers reach stdout through one writer task
+//! ([`crate::transport::stdout`]), a whole message at a time, so lines never interleave.
 
-use std::io;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, ready};
 
-use axum::body::Bytes;
 use rmcp::RoleServer;
 use rmcp::model::ProtocolVersion;
 use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta as _};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tokio_util::sync::PollSender;
 
 use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
-
-/// Messages waiting for stdout at most (rmcp's and the fast answers together).
-const QUEUE: usize = 64;
-
-/// One whole message for stdout, as chunks.
-type Frame = Vec<Bytes>;
-
-/// Creates the writer task over `stdout` and the queue that feeds it.
-pub(crate) fn writer<W>(stdout: W) -> (mpsc::Sender<Frame>, tokio::task::JoinHandle<()>)
-where
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    let (sender, receiver) = mpsc::channel(QUEUE);
-    let task = tokio::spawn(write_frames(stdout, receiver));
-    (sender, task)
-}
-
-async fn write_frames<W: AsyncWrite + Unpin>(mut stdout: W, mut frames: mpsc::Receiver<Frame>) {
-    while let Some(frame) = frames.recv().await {
-        for chunk in &frame {
-            if let Err(error) = stdout.write_all(chunk).await {
-                tracing::debug!(%error, "writing to stdout failed");
-                return;
-            }
-        }
-        if frames.is_empty()
-            && let Err(error) = stdout.flush().await
-        {
-            tracing::debug!(%error, "flushing stdout failed");
-            return;
-        }
-    }
-    let _ = stdout.flush().await;
-}
-
-/// The `AsyncWrite` rmcp's line transport writes to: it collects what one message writes and
-/// queues it as one frame when rmcp flushes (it flushes after every message).
-pub(crate) struct FrameWriter {
-    buffer: Vec<u8>,
-    queue: PollSender<Frame>,
-}
-
-impl FrameWriter {
-    /// A writer feeding `queue`.
-    pub(crate) fn new(queue: mpsc::Sender<Frame>) -> Self {
-        Self {
-            buffer: Vec::new(),
-            queue: PollSender::new(queue),
-        }
-    }
-}
-
-impl AsyncWrite for FrameWriter {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
-        data: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.buffer.extend_from_slice(data);
-        Poll::Ready(Ok(data.len()))
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        if self.buffer.is_empty() {
-            return Poll::Ready(Ok(()));
-        }
-        let closed = || io::Error::new(io::ErrorKind::BrokenPipe, "stdout writer stopped");
-        ready!(self.queue.poll_reserve(cx)).map_err(|_| closed())?;
-        let frame = vec![Bytes::from(std::mem::take(&mut self.buffer))];
-        self.queue.send_item(frame).map_err(|_| closed())?;
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(self.as_mut().poll_flush(cx))?;
-        self.queue.close();
-        Poll::Ready(Ok(()))
-    }
-}
+use crate::transport::stdout::{Chunk, Frame};
 
 /// rmcp's transport with `tools/list` answered on the way in.
 pub(crate) struct FastStdio<T> {
@@ -151,11 +67,12 @@ impl<T> FastStdio<T> {
             }
             _ => return None,
         };
-        let chunks = self
+        let answer = self
             .state
             .list_bytes(&request.id, list.params.as_ref(), meta, era)?;
-        let mut frame: Frame = chunks.into();
-        frame.push(Bytes::from_static(b"\n"));
+        let mut frame = vec![Chunk::Owned(answer.head)];
+        frame.extend(answer.rest.into_iter().map(Chunk::Fixed));
+        frame.push(Chunk::Fixed(b"\n"));
         Some(frame)
     }
 

@@ -10,16 +10,11 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::server::Handler;
-use crate::transport::list_stdio::{self, FastStdio, FrameWriter};
+use crate::transport::list_stdio::FastStdio;
+use crate::transport::stdout::{self, FrameWriter};
 
 /// How long the stdout writer may take to drain after the service ended.
 const DRAIN: Duration = Duration::from_secs(5);
-
-/// What the stdout pipe is grown to hold, at most (Linux's default is 64 KiB; an unprivileged
-/// process may not go above `/proc/sys/fs/pipe-max-size`, 1 MiB unless changed): a
-/// large application's whole `tools/list` answer then goes out in one write instead of
-/// several, each waiting for the client to read (docs/runtime.md, "Listing tools").
-const STDOUT_PIPE_BYTES: usize = 1 << 20;
 
 /// Why serving over stdio ended with an error.
 #[derive(Debug, thiserror::Error)]
@@ -34,13 +29,12 @@ pub(crate) enum StdioError {
 
 /// Serves one client over stdio until stdin closes or `shutdown`.
 pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Result<(), StdioError> {
-    grow_stdout_pipe();
     // Non-blocking when stdin/stdout are pipes (as clients start servers), so shutdown is not
-    // held up by a read parked on the blocking pool.
-    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    // held up by a read parked on the blocking pool. Stdout has a writer of its own.
+    let (stdin, _) = rmcp::transport::stdio_pipes();
     // rmcp's line transport, writing through the one stdout writer that `tools/list` answers
-    // share (crate::transport::list_stdio).
-    let (queue, writer) = list_stdio::writer(stdout);
+    // share (crate::transport::stdout).
+    let (queue, writer) = stdout::writer();
     let lines = AsyncRwTransport::new_server(stdin, FrameWriter::new(queue.clone()));
     let transport = FastStdio::new(lines, queue, handler.state().clone());
     let outcome = match handler
@@ -71,24 +65,3 @@ pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Resu
     }
     outcome
 }
-
-/// Grows the stdout pipe to [`STDOUT_PIPE_BYTES`] when stdout is a pipe. Pages are taken only
-/// while the client has not read them yet. Failing is harmless: stdout may be a file or a
-/// terminal, or the system may cap pipes lower; writes then take a few more rounds.
-#[cfg(target_os = "linux")]
-fn grow_stdout_pipe() {
-    use nix::fcntl::{FcntlArg, fcntl};
-    // An unprivileged process may not go above the system's cap.
-    let cap = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
-        .ok()
-        .and_then(|text| text.trim().parse::<usize>().ok())
-        .unwrap_or(STDOUT_PIPE_BYTES);
-    let size = i32::try_from(STDOUT_PIPE_BYTES.min(cap)).unwrap_or(i32::MAX);
-    match fcntl(std::io::stdout(), FcntlArg::F_SETPIPE_SZ(size)) {
-        Ok(size) => tracing::debug!(size, "stdout pipe grown"),
-        Err(errno) => tracing::debug!(%errno, "stdout pipe left as it is"),
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn grow_stdout_pipe() {}

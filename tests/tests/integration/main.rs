@@ -49,5 +49,8 @@ mod results;
 mod select;
 /// The fault soak's smoke mode: every call ends right, nothing is left behind.
 mod soak;
+/// The stdio server's stdout: a grown pipe, compiled-in answers spliced and whole when the
+/// client reads late, plain writes to a file.
+mod stdout;
 /// Long calls as tasks and progress notifications, with the Python SDK.
 mod tasks;
