@@ -118,47 +118,54 @@ impl Report {
                     }),
             });
         }
-        let peer_note = "no peer measured";
+        // A target against the peer: `ratio` is ours over the peer's in the sense the target
+        // reads, shown with `shown` and met when `holds`.
+        let mut against_peer =
+            |what: String, ratio: Option<f64>, shown: fn(f64) -> String, holds: fn(f64) -> bool| {
+                targets.push(Target {
+                    what,
+                    measured: ratio.map_or("no peer measured".into(), shown),
+                    holds: ratio.map(holds),
+                    evidence: String::new(),
+                });
+            };
         let ratio = |ours: Option<f64>, theirs: Option<f64>| ours.zip(theirs).map(|(o, t)| t / o);
-        let start = ratio(
-            legacy.and_then(|s| s.start_ms.map(|m| m.median)),
-            peer.and_then(|s| s.start_ms.map(|m| m.median)),
+        let times = |r: f64| format!("{}x", num(r));
+        against_peer(
+            format!("start to first `tools/list` at least 20x faster than the peer ({name})"),
+            ratio(
+                legacy.and_then(|s| s.start_ms.map(|m| m.median)),
+                peer.and_then(|s| s.start_ms.map(|m| m.median)),
+            ),
+            times,
+            |r| r >= 20.0,
         );
-        targets.push(Target {
-            what: format!("start to first `tools/list` at least 20x faster than the peer ({name})"),
-            measured: start.map_or(peer_note.into(), |r| format!("{}x", num(r))),
-            holds: start.map(|r| r >= 20.0),
-            evidence: String::new(),
-        });
         let list8 = |s: Option<&ServerReport>| s.and_then(|s| s.list_at(8).copied());
-        let tput = list8(legacy)
-            .zip(list8(peer))
-            .map(|(o, t)| o.throughput.median / t.throughput.median);
-        targets.push(Target {
-            what: format!("`tools/list` throughput at least 3x the peer's (c=8, {name})"),
-            measured: tput.map_or(peer_note.into(), |r| format!("{}x", num(r))),
-            holds: tput.map(|r| r >= 3.0),
-            evidence: String::new(),
-        });
-        let p99 = list8(legacy)
-            .zip(list8(peer))
-            .map(|(o, t)| o.p99.median / t.p99.median);
-        targets.push(Target {
-            what: format!("`tools/list` p99 at most a third of the peer's (c=8, {name})"),
-            measured: p99.map_or(peer_note.into(), |r| format!("{}x", num(r))),
-            holds: p99.map(|r| r <= 1.0 / 3.0),
-            evidence: String::new(),
-        });
-        let rss = ratio(
-            legacy.and_then(|s| s.idle_rss_mb.map(|m| m.median)),
-            peer.and_then(|s| s.idle_rss_mb.map(|m| m.median)),
+        against_peer(
+            format!("`tools/list` throughput at least 3x the peer's (c=8, {name})"),
+            list8(legacy)
+                .zip(list8(peer))
+                .map(|(o, t)| o.throughput.median / t.throughput.median),
+            times,
+            |r| r >= 3.0,
         );
-        targets.push(Target {
-            what: format!("idle RSS at most a third of the peer's ({name})"),
-            measured: rss.map_or(peer_note.into(), |r| format!("peer / ours = {}", num(r))),
-            holds: rss.map(|r| r >= 3.0),
-            evidence: String::new(),
-        });
+        against_peer(
+            format!("`tools/list` p99 at most a third of the peer's (c=8, {name})"),
+            list8(legacy)
+                .zip(list8(peer))
+                .map(|(o, t)| o.p99.median / t.p99.median),
+            times,
+            |r| r <= 1.0 / 3.0,
+        );
+        against_peer(
+            format!("idle RSS at most a third of the peer's ({name})"),
+            ratio(
+                legacy.and_then(|s| s.idle_rss_mb.map(|m| m.median)),
+                peer.and_then(|s| s.idle_rss_mb.map(|m| m.median)),
+            ),
+            |r| format!("peer / ours = {}", num(r)),
+            |r| r >= 3.0,
+        );
         targets
     }
 }

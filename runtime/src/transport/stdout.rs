@@ -90,6 +90,7 @@ mod pipe {
     use std::os::fd::AsRawFd;
 
     use nix::fcntl::{SpliceFFlags, vmsplice};
+    use nix::sys::uio::writev;
     use tokio::net::unix::pipe::{OpenOptions, Sender};
     use tokio::sync::mpsc;
 
@@ -103,36 +104,43 @@ mod pipe {
         OpenOptions::new().open_sender(path).ok()
     }
 
-    /// The writer for a pipe: each part once the pipe has room, spliced when it is fixed and
-    /// large, written otherwise. A system that refuses `vmsplice` (a sandbox's filter) gets
-    /// every part written from then on.
+    /// The writer for a pipe: each large fixed part spliced, every run of other parts between
+    /// them written with one `writev`, each once the pipe has room. A system that refuses
+    /// `vmsplice` (a sandbox's filter) gets every part written from then on.
     pub(super) async fn write_frames(pipe: Sender, mut frames: mpsc::Receiver<Frame>) {
         let mut splice = true;
         let mut spliced = false;
         while let Some(frame) = frames.recv().await {
+            let mut written: Vec<&[u8]> = Vec::new();
             for chunk in &frame {
-                let result = match chunk {
+                match chunk {
                     Chunk::Fixed(bytes) if splice && bytes.len() >= SPLICE_FROM => {
+                        // What comes before it goes first.
+                        if write(&pipe, &mut written).await.is_err() {
+                            return;
+                        }
                         match self::splice(&pipe, bytes).await {
-                            Err(Refused { at: 0, error }) => {
-                                tracing::debug!(%error, "vmsplice refused; writing instead");
-                                splice = false;
-                                write(&pipe, bytes).await
-                            }
                             Ok(()) if !spliced => {
                                 spliced = true;
                                 tracing::debug!(bytes = bytes.len(), "first answer spliced");
-                                Ok(())
                             }
-                            other => other,
+                            Ok(()) => {}
+                            Err(Refused { at: 0, error }) => {
+                                tracing::debug!(%error, "vmsplice refused; writing instead");
+                                splice = false;
+                                written.push(bytes);
+                            }
+                            Err(Refused { error, .. }) => {
+                                tracing::debug!(%error, "writing to stdout failed");
+                                return;
+                            }
                         }
                     }
-                    chunk => write(&pipe, chunk.bytes()).await,
-                };
-                if let Err(Refused { error, .. }) = result {
-                    tracing::debug!(%error, "writing to stdout failed");
-                    return;
+                    chunk => written.push(chunk.bytes()),
                 }
+            }
+            if write(&pipe, &mut written).await.is_err() {
+                return;
             }
         }
     }
@@ -152,28 +160,35 @@ mod pipe {
     /// Hands `bytes` to the pipe by reference. The client reads these very pages later, so
     /// they must stay as they are for as long as the process lives: hence `'static`.
     async fn splice(pipe: &Sender, bytes: &'static [u8]) -> Result<(), Refused> {
-        put(pipe, bytes, Mode::Splice).await
+        put(pipe, &mut [IoSlice::new(bytes)], Mode::Splice).await
     }
 
-    /// Copies `bytes` into the pipe.
-    async fn write(pipe: &Sender, bytes: &[u8]) -> Result<(), Refused> {
-        put(pipe, bytes, Mode::Write).await
+    /// Copies `parts` into the pipe in one `writev` when there is room for them, and empties
+    /// the list; a failure is logged.
+    async fn write(pipe: &Sender, parts: &mut Vec<&[u8]>) -> Result<(), ()> {
+        let mut slices: Vec<IoSlice<'_>> = parts
+            .drain(..)
+            .filter(|part| !part.is_empty())
+            .map(IoSlice::new)
+            .collect();
+        put(pipe, &mut slices, Mode::Write)
+            .await
+            .map_err(|Refused { error, .. }| {
+                tracing::debug!(%error, "writing to stdout failed");
+            })
     }
 
-    /// Puts all of `bytes` into the pipe, waiting for room as often as it takes.
-    async fn put(pipe: &Sender, bytes: &[u8], mode: Mode) -> Result<(), Refused> {
+    /// Puts all of `parts` into the pipe, waiting for room as often as it takes.
+    async fn put(pipe: &Sender, mut parts: &mut [IoSlice<'_>], mode: Mode) -> Result<(), Refused> {
         let mut at = 0;
-        while at < bytes.len() {
+        while !parts.is_empty() {
             pipe.writable()
                 .await
                 .map_err(|error| Refused { at, error })?;
-            let rest = &bytes[at..];
             let outcome = pipe.try_io(|| {
                 let sent = match mode {
-                    Mode::Splice => {
-                        vmsplice(pipe, &[IoSlice::new(rest)], SpliceFFlags::SPLICE_F_NONBLOCK)
-                    }
-                    Mode::Write => nix::unistd::write(pipe, rest),
+                    Mode::Splice => vmsplice(pipe, parts, SpliceFFlags::SPLICE_F_NONBLOCK),
+                    Mode::Write => writev(pipe, parts),
                 };
                 sent.map_err(io::Error::from)
             });
@@ -182,7 +197,10 @@ mod pipe {
                     let error = io::Error::new(io::ErrorKind::WriteZero, "stdout took nothing");
                     return Err(Refused { at, error });
                 }
-                Ok(sent) => at += sent,
+                Ok(sent) => {
+                    at += sent;
+                    IoSlice::advance_slices(&mut parts, sent);
+                }
                 // Not writable after all (tokio then waits for the next readiness), or a signal.
                 Err(error)
                     if matches!(
