@@ -66,13 +66,15 @@ impl SoakOptions {
 }
 
 impl SoakOptions {
-    /// A few hundred calls in seconds, for the default tests. The flood is 16 MiB (256 times
-    /// the output cap): larger, on a machine busy with the rest of the suite, it can outlast the
-    /// tool timeout and end as a timeout instead of a truncated result.
+    /// A few hundred calls in seconds, for the default tests. Two floods: each lane runs at
+    /// its own pace, so a call's place in the plan is no promise of when it runs, and one flood
+    /// may still be running at the restart; the other then ends as expected. They are 16 MiB
+    /// (256 times the output cap): larger, on a machine busy with the rest of the suite, one can
+    /// outlast the tool timeout and end as a timeout instead of a truncated result.
     pub fn smoke() -> Self {
         SoakOptions {
             calls: 300,
-            floods: 1,
+            floods: 2,
             flood_bytes: 16 << 20,
             restarts: 1,
             per_lane: 4,
