@@ -52,7 +52,7 @@ fn config() -> ClientConfig {
 /// The HTTP client: one that keeps its connections open between requests, as the clients
 /// people use do (Node's fetch, Python's httpx). rmcp's default keeps none idle, so every
 /// request would pay for a new TCP connection on both sides (docs/benchmarks.md).
-fn pooled_http_client() -> Result<reqwest::Client> {
+pub(crate) fn pooled_http_client() -> Result<reqwest::Client> {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()

@@ -80,7 +80,7 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
     // One row per transport for each of these: its heading (the transport goes after it) and
     // the figure.
     type Figure = fn(&ServerReport) -> Option<Summary>;
-    let per_transport: [(&str, &str, Figure); 6] = [
+    let per_transport: [(&str, &str, Figure); 7] = [
         ("idle RSS", "MiB", |s| s.idle_rss_mb),
         ("peak RSS under load", "MiB", |s| s.peak_rss_mb),
         ("start → first `tools/list`, rmcp's client", "ms", |s| {
@@ -91,12 +91,21 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
             "ms",
             |s| s.raw_start_ms,
         ),
-        ("server CPU per `tools/list`, c=1", "ms", |s| {
-            s.list_at(1).and_then(|l| l.server_cpu)
-        }),
-        ("server CPU per `tools/list`, c=8", "ms", |s| {
-            s.list_at(8).and_then(|l| l.server_cpu)
-        }),
+        (
+            "server CPU per `tools/list`, raw client back to back",
+            "ms",
+            |s| s.raw_list_cpu_ms,
+        ),
+        (
+            "server CPU per `tools/list`, rmcp's client, c=1",
+            "ms",
+            |s| s.list_at(1).and_then(|l| l.server_cpu),
+        ),
+        (
+            "server CPU per `tools/list`, rmcp's client, c=8",
+            "ms",
+            |s| s.list_at(8).and_then(|l| l.server_cpu),
+        ),
     ];
     for (what, unit, figure) in per_transport {
         for transport in TRANSPORTS {
@@ -279,14 +288,25 @@ fn targets(app: &AppReport, builds: &Builds) -> Vec<(String, Option<f64>, f64)> 
             limit,
         ));
     }
-    // One client's requests one at a time (the cost of an answer), and eight at once (which
-    // adds the partial writes of a slow reader: rmcp's client parses each answer).
+    // The server's own cost of an answer: the raw client's requests back to back.
+    for transport in TRANSPORTS {
+        targets.push((
+            format!(
+                "server CPU per `tools/list` at most 0.1 ms, raw client back to back, {} (ms)",
+                transport.label()
+            ),
+            median(server(app, transport).and_then(|s| s.raw_list_cpu_ms)),
+            0.1,
+        ));
+    }
+    // With rmcp's client, one request at a time and eight at once: the client parses each
+    // 254 KiB answer for milliseconds, and the server answers each from cold caches.
     for c in [1, 8] {
         for transport in TRANSPORTS {
             let s = server(app, transport);
             targets.push((
                 format!(
-                    "server CPU per `tools/list` at most 0.1 ms, c={c}, {} (ms)",
+                    "server CPU per `tools/list` at most 0.1 ms, rmcp's client, c={c}, {} (ms)",
                     transport.label()
                 ),
                 median(s.and_then(|s| s.list_at(c)).and_then(|l| l.server_cpu)),

@@ -39,7 +39,7 @@ use builds::{
     time_builds,
 };
 use load::{Budget, Op, load};
-use servers::{memory_kib, peer_absent_reason, raw_start, start};
+use servers::{memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start};
 use stats::{Rounds, Run};
 
 /// How much to measure.
@@ -419,6 +419,7 @@ fn prepare_workdir(setup: &Setup) -> Result<()> {
 struct Samples {
     start_ms: Vec<f64>,
     raw_start_ms: Vec<f64>,
+    raw_list_cpu_ms: Vec<f64>,
     ready_kib: Vec<f64>,
     idle_kib: Vec<f64>,
     peak_kib: Vec<f64>,
@@ -555,6 +556,11 @@ async fn bench_app(
             s.peak_kib.push(hwm);
             s.after_kib.push(rss);
             running.stop().await;
+            // The server's own cost of an answer: a fresh server, the raw client's lists back
+            // to back (one level's budget).
+            s.raw_list_cpu_ms.push(
+                raw_list_cpu(options, setup, server, settings.settle, settings.budget(1)).await?,
+            );
         }
         // Overhead: the server's call latency minus the direct run's, within the round.
         for (index, calls) in round_calls.iter().enumerate() {
@@ -595,6 +601,7 @@ async fn bench_app(
             server: *server,
             start_ms: Summary::of(&s.start_ms),
             raw_start_ms: Summary::of(&s.raw_start_ms),
+            raw_list_cpu_ms: Summary::of(&s.raw_list_cpu_ms),
             ready_rss_mb: kib_to_mb(&s.ready_kib),
             idle_rss_mb: kib_to_mb(&s.idle_kib),
             peak_rss_mb: kib_to_mb(&s.peak_kib),

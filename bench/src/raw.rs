@@ -1,18 +1,43 @@
-//! Start to the first `tools/list` as the server alone takes it: a raw client that writes the
-//! protocol's bytes itself and stops at the last byte of the answer, so the figure holds no
-//! client-side parsing (rmcp's client, which the other figures use, parses the whole answer into
-//! its types before it returns).
+//! The raw client: it writes the protocol's bytes itself and reads each answer as bytes, so its
+//! figures hold no client-side parsing (rmcp's client, which the other figures use, parses the
+//! whole 254 KiB natscli answer into its types before it returns). Two measurements use it:
+//!
+//! - start to the first `tools/list`: [`stdio`] and [`http`] stop at the answer's last byte;
+//! - the server's CPU per `tools/list` with requests back to back ([`ListSession`]), the
+//!   server's own cost, without the cold caches a slow client leaves it between requests.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
 
 use crate::client::Transport;
+use crate::load::{Budget, cpu_ms};
 
 const CLIENT_INFO: &str = r#"{"name":"fiskgen-bench-raw","version":"1"}"#;
+
+/// The legacy `initialize` request, id 1.
+fn initialize() -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{CLIENT_INFO}}}}}"#
+    )
+}
+
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// A `tools/list` request in `transport`'s era with the JSON-RPC id `id` (already JSON).
+fn list_request(transport: Transport, id: &str) -> String {
+    match transport {
+        Transport::Modern => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{CLIENT_INFO}}}}}}}"#
+        ),
+        Transport::Legacy | Transport::Stdio => {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{}}}}"#)
+        }
+    }
+}
 
 /// Spawns `command` (a server over stdio), sends `initialize`, `notifications/initialized`
 /// and `tools/list`, and returns the time from spawn to the end of the `tools/list` answer.
@@ -25,23 +50,20 @@ pub(crate) fn stdio(mut command: std::process::Command) -> Result<Duration> {
     let mut child = Killed(command.spawn().context("starting the server")?);
     let mut stdin = child.0.stdin.take().context("no stdin")?;
     let mut stdout = BufReader::new(child.0.stdout.take().context("no stdout")?);
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{CLIENT_INFO}}}}}"#
-    )?;
-    stdin.flush()?;
-    read_answer(&mut stdout, 1)?;
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-    )?;
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{}}}}"#
-    )?;
+    handshake(&mut stdin, &mut stdout)?;
+    writeln!(stdin, "{}", list_request(Transport::Stdio, "2"))?;
     stdin.flush()?;
     read_answer(&mut stdout, 2)?;
     Ok(began.elapsed())
+}
+
+/// The legacy handshake over stdio: `initialize`, its answer, `notifications/initialized`.
+fn handshake(stdin: &mut impl Write, stdout: &mut impl BufRead) -> Result<()> {
+    writeln!(stdin, "{}", initialize())?;
+    stdin.flush()?;
+    read_answer(stdout, 1)?;
+    writeln!(stdin, "{INITIALIZED}")?;
+    Ok(())
 }
 
 /// Reads lines until the answer to request `id`.
@@ -67,35 +89,22 @@ fn read_answer(stdout: &mut impl BufRead, id: u32) -> Result<()> {
 pub(crate) fn http(address: SocketAddr, transport: Transport, began: Instant) -> Result<Duration> {
     match transport {
         Transport::Legacy => {
-            let initialize = format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{CLIENT_INFO}}}}}"#
-            );
-            let (head, _) = post(address, &[], &initialize)?;
+            let (head, _) = post(address, &[], &initialize())?;
             let session = header(&head, "mcp-session-id")
                 .context("initialize answered without an Mcp-Session-Id")?;
             let headers = [
                 ("Mcp-Session-Id", session.as_str()),
                 ("MCP-Protocol-Version", "2025-11-25"),
             ];
-            post(
-                address,
-                &headers,
-                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            )?;
-            let (_, body) = post(
-                address,
-                &headers,
-                r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#,
-            )?;
+            post(address, &headers, INITIALIZED)?;
+            let (_, body) = post(address, &headers, &list_request(transport, "2"))?;
             ensure!(
                 body.contains(r#""tools""#),
                 "tools/list failed: {body:.200}"
             );
         }
         Transport::Modern => {
-            let list = format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{CLIENT_INFO}}}}}}}"#
-            );
+            let list = list_request(transport, "1");
             let headers = [
                 ("MCP-Protocol-Version", "2026-07-28"),
                 ("Mcp-Method", "tools/list"),
@@ -151,8 +160,219 @@ fn header(head: &str, name: &str) -> Option<String> {
     })
 }
 
+/// A session of the raw client that lists tools back to back: over stdio on a server it
+/// spawned, over HTTP on a server at `url` (one kept-alive connection).
+pub(crate) enum ListSession {
+    Stdio {
+        child: Killed,
+        stdin: ChildStdin,
+        stdout: BufReader<ChildStdout>,
+        line: Vec<u8>,
+    },
+    Http {
+        client: reqwest::Client,
+        url: String,
+        headers: reqwest::header::HeaderMap,
+        transport: Transport,
+    },
+}
+
+impl ListSession {
+    /// Spawns `command` (a server over stdio) and completes the handshake.
+    pub(crate) fn stdio(mut command: std::process::Command) -> Result<ListSession> {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = Killed(command.spawn().context("starting the server")?);
+        let mut stdin = child.0.stdin.take().context("no stdin")?;
+        let mut stdout = BufReader::new(child.0.stdout.take().context("no stdout")?);
+        handshake(&mut stdin, &mut stdout)?;
+        Ok(ListSession::Stdio {
+            child,
+            stdin,
+            stdout,
+            line: Vec::new(),
+        })
+    }
+
+    /// The server's pid, when this session spawned it.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        match self {
+            ListSession::Stdio { child, .. } => Some(child.0.id()),
+            ListSession::Http { .. } => None,
+        }
+    }
+
+    /// Connects to the server at `url` in `transport`'s era (a legacy session: `initialize`
+    /// and `notifications/initialized`).
+    pub(crate) async fn http(url: &str, transport: Transport) -> Result<ListSession> {
+        use reqwest::header::{HeaderMap, HeaderValue};
+        let client = crate::client::pooled_http_client()?;
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "accept",
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        match transport {
+            Transport::Legacy => {
+                let answer = client
+                    .post(url)
+                    .headers(headers.clone())
+                    .body(initialize())
+                    .send()
+                    .await
+                    .context("initialize")?
+                    .error_for_status()
+                    .context("initialize")?;
+                if let Some(session) = answer.headers().get("mcp-session-id").cloned() {
+                    headers.insert("mcp-session-id", session);
+                }
+                answer
+                    .bytes()
+                    .await
+                    .context("reading the initialize answer")?;
+                headers.insert(
+                    "mcp-protocol-version",
+                    HeaderValue::from_static("2025-11-25"),
+                );
+                client
+                    .post(url)
+                    .headers(headers.clone())
+                    .body(INITIALIZED)
+                    .send()
+                    .await
+                    .context("notifications/initialized")?
+                    .error_for_status()
+                    .context("notifications/initialized")?
+                    .bytes()
+                    .await?;
+            }
+            Transport::Modern => {
+                headers.insert(
+                    "mcp-protocol-version",
+                    HeaderValue::from_static("2026-07-28"),
+                );
+                headers.insert("mcp-method", HeaderValue::from_static("tools/list"));
+            }
+            Transport::Stdio => bail!("stdio is not an HTTP transport"),
+        }
+        Ok(ListSession::Http {
+            client,
+            url: url.to_string(),
+            headers,
+            transport,
+        })
+    }
+
+    /// One `tools/list` with the id `id` (JSON): the answer's bytes, as the server sent them.
+    async fn list(&mut self, id: &str) -> Result<Vec<u8>> {
+        match self {
+            ListSession::Stdio {
+                stdin,
+                stdout,
+                line,
+                ..
+            } => {
+                writeln!(stdin, "{}", list_request(Transport::Stdio, id))?;
+                stdin.flush()?;
+                line.clear();
+                ensure!(
+                    stdout.read_until(b'\n', line)? > 0,
+                    "the server closed stdout before answering"
+                );
+                Ok(std::mem::take(line))
+            }
+            ListSession::Http {
+                client,
+                url,
+                headers,
+                transport,
+            } => {
+                let answer = client
+                    .post(url.as_str())
+                    .headers(headers.clone())
+                    .body(list_request(*transport, id))
+                    .send()
+                    .await
+                    .context("tools/list")?
+                    .error_for_status()
+                    .context("tools/list")?;
+                Ok(answer.bytes().await.context("reading tools/list")?.to_vec())
+            }
+        }
+    }
+
+    /// The server's CPU per `tools/list`, ms: `warm` lists, a `settle` pause (the server's
+    /// background check of the application ends in it), then lists back to back until
+    /// `budget` is spent. `pid` is the server's. Every answer must be a list of tools, and
+    /// all are the same length: the ids are fixed-width strings, so a server that answers one
+    /// of them differently (an error, a partial answer) fails the measurement.
+    pub(crate) async fn cpu_per_list(
+        &mut self,
+        pid: u32,
+        warm: usize,
+        settle: Duration,
+        budget: Budget,
+    ) -> Result<f64> {
+        let first = self.list(&request_id(0)).await?;
+        let length = first.len();
+        let tools = first_json(&first)
+            .and_then(|answer| answer.pointer("/result/tools")?.as_array().map(Vec::len))
+            .with_context(|| {
+                format!(
+                    "the first tools/list answer is not a list of tools: {:.200}",
+                    String::from_utf8_lossy(&first)
+                )
+            })?;
+        ensure!(tools > 0, "the server lists no tools");
+        for i in 1..warm {
+            self.list(&request_id(i)).await?;
+        }
+        tokio::time::sleep(settle).await;
+        let before = cpu_ms(Some(pid)).context("reading the server's CPU time")?;
+        let began = Instant::now();
+        let mut count = 0usize;
+        loop {
+            let more = match budget {
+                Budget::Count(n) => count < n,
+                Budget::Time(d) => began.elapsed() < d,
+            };
+            if !more {
+                break;
+            }
+            let answer = self.list(&request_id(warm + count)).await?;
+            ensure!(
+                answer.len() == length,
+                "tools/list answer {} is {} bytes, the first was {length}: {:.200}",
+                count + 1,
+                answer.len(),
+                String::from_utf8_lossy(&answer)
+            );
+            count += 1;
+        }
+        let after = cpu_ms(Some(pid)).context("reading the server's CPU time")?;
+        ensure!(count > 0, "no tools/list in the budget");
+        Ok((after - before) / count as f64)
+    }
+}
+
+/// A JSON-RPC id of fixed width (so answers to different requests have the same length).
+fn request_id(n: usize) -> String {
+    format!(r#""raw-{n:09}""#)
+}
+
+/// The first JSON value in `bytes`: the message of a JSON answer or of a server-sent event.
+fn first_json(bytes: &[u8]) -> Option<serde_json::Value> {
+    let start = bytes.iter().position(|b| *b == b'{')?;
+    let mut values =
+        serde_json::Deserializer::from_slice(bytes.get(start..)?).into_iter::<serde_json::Value>();
+    values.next()?.ok()
+}
+
 /// A child that is killed when dropped.
-struct Killed(Child);
+pub(crate) struct Killed(Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {

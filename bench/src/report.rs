@@ -149,6 +149,8 @@ pub struct ServerReport {
     pub start_ms: Option<Summary>,
     /// Spawn to the last byte of the first `tools/list` answer with the raw client, ms.
     pub raw_start_ms: Option<Summary>,
+    /// Server CPU per `tools/list` with the raw client's requests back to back, ms.
+    pub raw_list_cpu_ms: Option<Summary>,
     /// RSS right after the first successful `tools/list`, MiB.
     pub ready_rss_mb: Option<Summary>,
     /// RSS after start, a warm-up and a settling pause, MiB.
@@ -338,9 +340,14 @@ fn rows() -> Vec<(String, Getter, bool)> {
             true,
         ));
     }
+    rows.push((
+        "server CPU per `tools/list`, raw client back to back (ms)".to_string(),
+        Box::new(|s: &ServerReport| s.raw_list_cpu_ms),
+        true,
+    ));
     for c in [1, 8] {
         rows.push((
-            format!("server CPU per `tools/list`, c={c} (ms)"),
+            format!("server CPU per `tools/list`, rmcp's client, c={c} (ms)"),
             Box::new(move |s: &ServerReport| s.list_at(c).and_then(|l| l.server_cpu)),
             true,
         ));

@@ -1,5 +1,6 @@
 //! Starting the servers under test (ours on each transport, or the peer), timing their first
-//! `tools/list` (with rmcp's client and with the raw client), and reading their memory.
+//! `tools/list` (with rmcp's client and with the raw client), the raw client's CPU per
+//! `tools/list`, and reading their memory.
 
 use std::fs;
 use std::process::Stdio;
@@ -9,6 +10,7 @@ use anyhow::{Context, Result, bail};
 use fiskgen_tests::apps;
 
 use crate::client::{self, Client, Transport};
+use crate::load::Budget;
 use crate::report::Server;
 use crate::{Mode, Options, Setup, TOOL_SLOTS, raw};
 
@@ -267,6 +269,54 @@ pub(crate) async fn raw_start(
     };
     let _ = child.kill().await;
     took
+}
+
+/// Starts `server` and measures its CPU per `tools/list` with the raw client's requests back
+/// to back ([`raw::ListSession::cpu_per_list`]); the server is stopped after.
+pub(crate) async fn raw_list_cpu(
+    options: &Options,
+    setup: &Setup,
+    server: Server,
+    settle: Duration,
+    budget: Budget,
+) -> Result<f64> {
+    const WARM: usize = 20;
+    let context = || format!("{}: the raw client's tools/list CPU", server.label());
+    if server == Server::Ours(Transport::Stdio) {
+        let command = server_command(setup, server, None)?.into_std();
+        let mut session = raw::ListSession::stdio(command).with_context(context)?;
+        let pid = session.pid().context("the server has no pid")?;
+        return session
+            .cpu_per_list(pid, WARM, settle, budget)
+            .await
+            .with_context(context);
+    }
+    let port = free_port()?;
+    let (mut command, url, transport) = match server {
+        Server::Ours(transport) => (
+            server_command(setup, server, Some(port))?,
+            format!("http://127.0.0.1:{port}/mcp"),
+            transport,
+        ),
+        Server::Peer => {
+            let (command, url) = peer_command(options, setup, port)?;
+            (command, url, Transport::Legacy)
+        }
+    };
+    command.stdin(Stdio::null()).stdout(Stdio::null());
+    let began = Instant::now();
+    let mut child = command.spawn().with_context(context)?;
+    let pid = child.id().context("the server has no pid")?;
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let measured = match wait_until_listening(&mut child, address, began, server, setup).await {
+        Ok(()) => match raw::ListSession::http(&url, transport).await {
+            Ok(mut session) => session.cpu_per_list(pid, WARM, settle, budget).await,
+            Err(error) => Err(error),
+        },
+        Err(error) => Err(error),
+    };
+    let _ = child.kill().await;
+    measured.with_context(context)
 }
 
 /// VmRSS and VmHWM of `pid`, in KiB.

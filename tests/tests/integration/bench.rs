@@ -43,6 +43,7 @@ fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
         "start → first `tools/list`, rmcp's client (ms)",
         "start → last byte of the first `tools/list`, raw client (ms)",
         "`tools/list` throughput, c=32 (req/s)",
+        "server CPU per `tools/list`, raw client back to back (ms)",
         "overhead over the direct run, p99, c=8 (ms)",
         "RSS peak during the load, VmHWM (MiB)",
         "MiB stripped",
@@ -96,6 +97,8 @@ fn the_smoke_benchmark_measures_a_text_only_peer() -> Result<()> {
         .find(|s| s.server == Server::Peer)
         .expect("the peer was measured");
     assert!(peer.start_ms.is_some() && !peer.call.is_empty(), "{peer:?}");
+    // The raw client's back-to-back lists work against a server that answers in events.
+    assert!(peer.raw_list_cpu_ms.is_some(), "{peer:?}");
     let missing = report.missing_figures();
     assert!(missing.is_empty(), "figures missing: {missing:#?}");
     let page = fs::read_to_string(dir.path().join("benchmarks.md"))?;
