@@ -68,6 +68,19 @@ impl Report {
         );
         let _ = writeln!(
             out,
+            "- Server CPU per `tools/list` (user + system, `/proc/<pid>/stat`), two ways. With \
+             rmcp's client, over each `tools/list` load level: the client parses each answer \
+             into its types before it sends the next request (about 9 ms for natscli's \
+             254 KiB), so the server answers from caches the client's work has cooled. With \
+             the raw client, once per round on a server of its own: 20 lists to warm up, the \
+             settling pause (the server's background check of the application ends in it), \
+             then lists back to back for one load level's time, each answer read as bytes \
+             (one kept-alive connection over HTTP); the ids are fixed-width strings, so every \
+             answer must be as long as the first, which must list tools. That is the server's \
+             own cost of an answer."
+        );
+        let _ = writeln!(
+            out,
             "- Overhead: per round, the server's `tools/call` p50 (p99) minus the p50 (p99) of \
              the same argv spawned directly by the benchmark (stdin closed, output piped, own \
              process group, `LLMFORMAT=1`), at the same concurrency. The difference of two noisy \

@@ -172,6 +172,9 @@ const WEIGHTS: [(Kind, u64); 10] = [
     (Kind::Disconnect, 8),
 ];
 
+/// The working lanes the restart does not reach (each has a server of its own).
+const UNRESTARTED: [Lane; 2] = [Lane::RmcpStdio, Lane::PythonStdio];
+
 /// After how many answers the main server is restarted: at even fractions of the run.
 pub(crate) fn restart_points(calls: usize, restarts: usize) -> Vec<usize> {
     (1..=restarts).map(|i| calls * i / (restarts + 1)).collect()
@@ -222,9 +225,20 @@ pub(crate) fn plan(
                 }
                 chosen
             };
+            // Each lane runs at its own pace, so nothing in the plan keeps a long call (a hang,
+            // a flood) away from the restart: the second forced call of every fault and every
+            // second flood go where the restart does not reach, so each fault ends its own way
+            // at least once whenever the restart comes.
+            let sheltered = || UNRESTARTED[id % UNRESTARTED.len()];
             let lane = if let (Some((_, j)), false) = (forced(id), kind == Kind::Missing) {
-                // Alternately an rmcp lane and a Python lane.
-                Lane::WORKING[(j * 7) % Lane::WORKING.len()]
+                if j >= required.len() {
+                    sheltered()
+                } else {
+                    // Alternately an rmcp lane and a Python lane.
+                    Lane::WORKING[(j * 7) % Lane::WORKING.len()]
+                }
+            } else if kind == Kind::Flood && (id / flood_every) % 2 == 1 {
+                sheltered()
             } else if kind == Kind::Missing {
                 if rng.below(2) == 0 {
                     Lane::RmcpMissing
@@ -302,6 +316,38 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A restart cuts short whatever is in flight on the main server, and a lane's pace, not
+    /// the plan, decides what that is: every fault, floods included, must also be planned on a
+    /// lane the restart does not reach, so that it ends its own way at least once.
+    #[test]
+    fn every_fault_is_planned_on_a_lane_the_restart_does_not_reach() {
+        for options in [SoakOptions::smoke(), SoakOptions::full()] {
+            let calls = plan(
+                "t",
+                options.calls,
+                options.floods,
+                1,
+                Path::new("/l"),
+                options.seed,
+            );
+            for (kind, _) in WEIGHTS {
+                assert!(
+                    calls
+                        .iter()
+                        .any(|call| call.kind == kind && !call.lane.restarted()),
+                    "no {} call on a lane the restart does not reach",
+                    kind.label()
+                );
+            }
+            assert!(
+                calls
+                    .iter()
+                    .any(|call| call.kind == Kind::Flood && !call.lane.restarted()),
+                "no flood on a lane the restart does not reach"
+            );
         }
     }
 }

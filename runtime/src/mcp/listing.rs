@@ -17,7 +17,13 @@ use axum::body::Bytes;
 use fiskgen_contract::cursor::Cursors;
 use fiskgen_contract::listing::{self as contract, Entry, PAGE_HEAD};
 use rmcp::ErrorData;
-use rmcp::model::{CacheScope, ListToolsResult, RequestId, Tool};
+use std::borrow::Cow;
+
+use rmcp::model::{
+    CacheScope, JsonRpcVersion2_0, ListToolsResult, PaginatedRequestParams, RequestId,
+    RequestMetaObject, Tool,
+};
+use serde::Deserialize;
 
 use crate::contract::listing::ListingSpec;
 use crate::contract::spec::{AppSpec, Run};
@@ -260,4 +266,97 @@ impl Answer {
 /// the specification asks, for every list.
 pub(crate) fn invalid_cursor(error: fiskgen_contract::cursor::InvalidCursor) -> ErrorData {
     ErrorData::invalid_params(error.to_string(), None)
+}
+
+/// A plain `tools/list` request, read from its bytes without rmcp's parse of a message (which
+/// costs more than the rest of the answer): see [`plain_request`].
+#[derive(Debug)]
+pub(crate) struct PlainList {
+    /// The JSON-RPC id.
+    pub(crate) id: RequestId,
+    /// Its params (the cursor), without `_meta`.
+    pub(crate) params: PaginatedRequestParams,
+    /// Its `_meta` (empty when it has none).
+    pub(crate) meta: RequestMetaObject,
+}
+
+/// `bytes` as a plain `tools/list` request: a JSON object with exactly the members of a
+/// JSON-RPC request (`jsonrpc` `"2.0"`, a number or string `id`, `method`, and `params`, when
+/// present, an object rmcp reads as a list's params). Anything else is `None` and goes to
+/// rmcp's parse; every request this accepts, rmcp reads as the same `tools/list`.
+pub(crate) fn plain_request(bytes: &[u8]) -> Option<PlainList> {
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+    }
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Request<'a> {
+        #[serde(rename = "jsonrpc")]
+        _jsonrpc: JsonRpcVersion2_0,
+        id: RequestId,
+        #[serde(borrow, rename = "method")]
+        _method: Cow<'a, str>,
+        // Not `Option`: a `null` params is rmcp's to judge.
+        #[serde(default)]
+        params: PaginatedRequestParams,
+    }
+    // The method first, skipping the rest: most messages are not lists.
+    let head: Head<'_> = serde_json::from_slice(bytes).ok()?;
+    if head.method.as_deref() != Some("tools/list") {
+        return None;
+    }
+    let request: Request<'_> = serde_json::from_slice(bytes).ok()?;
+    let mut params = request.params;
+    let meta = params.meta.take().unwrap_or_default();
+    Some(PlainList {
+        id: request.id,
+        params,
+        meta,
+    })
+}
+
+#[cfg(test)]
+mod plain_tests {
+    use super::plain_request;
+
+    #[test]
+    fn a_plain_list_is_read_with_its_cursor_and_meta() {
+        let list = plain_request(
+            br#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"cursor":"c","_meta":{"k":1}}}"#,
+        )
+        .expect("a plain list");
+        assert_eq!(list.id.to_string(), "a");
+        assert_eq!(list.params.cursor.as_deref(), Some("c"));
+        assert!(list.params.meta.is_none());
+        assert_eq!(list.meta.0.get("k"), Some(&serde_json::json!(1)));
+        assert!(plain_request(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#).is_some());
+    }
+
+    #[test]
+    fn anything_but_a_plain_list_is_left_to_rmcp() {
+        for bytes in [
+            // Another method, a notification, another version, a member JSON-RPC lacks.
+            &br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#[..],
+            br#"{"jsonrpc":"2.0","method":"tools/list"}"#,
+            br#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","x":1}"#,
+            // A null id or params, params that are not a list's, a repeated member.
+            br#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#,
+            // Not an object, not JSON, a batch.
+            br#""tools/list""#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list""#,
+            br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#,
+        ] {
+            assert!(
+                plain_request(bytes).is_none(),
+                "{}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
 }

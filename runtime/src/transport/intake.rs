@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::logging::label;
+use crate::mcp::listing::plain_request;
 
 /// The header rmcp and clients use for legacy sessions.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -190,7 +191,8 @@ fn log_connected(record: &Record) {
 }
 
 /// Reads a POST body (bounded) and checks it is a JSON-RPC message; other requests pass
-/// untouched. Returns the request with its body restored, and the message when there is one.
+/// untouched. Returns the request with its body restored, and the message when there is one
+/// (none for a plain `tools/list`, which is read on its own and left as a [`ListCall`]).
 async fn read_message(
     request: Request,
 ) -> Result<(Request, Option<ClientJsonRpcMessage>), Response> {
@@ -218,11 +220,21 @@ async fn read_message(
         }
         bytes.extend_from_slice(&chunk);
     }
+    let mut parts = parts;
+    // A plain `tools/list` is read without rmcp's parse of a message, which costs more than
+    // the rest of its answer; rmcp reads it the same way if it gets it.
+    if let Some(list) = plain_request(&bytes) {
+        parts.extensions.insert(ListCall {
+            id: list.id,
+            params: Some(list.params),
+            meta: list.meta,
+        });
+        return Ok((Request::from_parts(parts, Body::from(bytes)), None));
+    }
     let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
         Ok(message) => message,
         Err(error) => return Err(rejection(&bytes, &error)),
     };
-    let mut parts = parts;
     // `tools/list` may be answered as bytes before rmcp sees it (crate::transport::list_http).
     if let ClientJsonRpcMessage::Request(request) = &message
         && let ClientRequest::ListToolsRequest(list) = &request.request

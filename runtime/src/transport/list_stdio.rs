@@ -1,26 +1,69 @@
 //! `tools/list` over stdio as precomputed bytes (docs/runtime.md, "Listing tools").
 //!
-//! rmcp's own line transport reads and parses every message; this wrapper looks at each one
-//! before rmcp's service does and answers a `tools/list` itself, with the compiled-in page,
-//! once the session is past its handshake (a legacy `notifications/initialized`, or a first
-//! 2026-07-28 request rmcp accepted) and the request is in that session's era with a cursor
-//! this server issued. Everything else goes to rmcp unchanged.
+//! A `tools/list` is answered with the compiled-in page once the session is past its
+//! handshake (a legacy `notifications/initialized`, or a first 2026-07-28 request rmcp
+//! accepted) and the request is in that session's era with a cursor this server issued.
+//! Everything else goes to rmcp unchanged. Two places answer it:
+//!
+//! - [`ListTap`], on stdin's bytes before rmcp's line transport reads them: a line that is a
+//!   plain `tools/list` request is answered and taken out of the stream, so rmcp never parses
+//!   it (rmcp's parse of a message costs more than the rest of the answer);
+//! - [`FastStdio`], on rmcp's parsed messages before its service sees them: the lists the tap
+//!   left alone (a list with members JSON-RPC does not define, a line longer than the tap
+//!   judges). It also notes the handshake, for both.
 //!
 //! Both rmcp's messages and these answers reach stdout through one writer task
 //! ([`crate::transport::stdout`]), a whole message at a time, so lines never interleave.
 
-use std::sync::Arc;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll, ready};
 
 use rmcp::RoleServer;
-use rmcp::model::ProtocolVersion;
-use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta as _};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta as _, ProtocolVersion,
+    RequestMetaObject,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
+use tokio::io::{AsyncRead, ReadBuf};
 use tokio::sync::mpsc;
+use tokio_util::sync::PollSender;
 
-use crate::mcp::listing::Era;
+use crate::mcp::listing::{Answer, Era, plain_request};
 use crate::mcp::state::ServerState;
 use crate::transport::stdout::{Chunk, Frame};
+
+/// The era the session settled in, once its handshake is done: set by [`FastStdio`], read by
+/// both.
+pub(crate) type SessionEra = Arc<OnceLock<Era>>;
+
+/// The era a `tools/list` with `meta` is answered in, in a session settled in `session`; `None`
+/// when it is rmcp's to answer (a request of the other era, a 2026-07-28 one without its
+/// required keys).
+fn list_era(session: Era, meta: &RequestMetaObject) -> Option<Era> {
+    match (meta.protocol_version(), session) {
+        (None, Era::Legacy) => Some(Era::Legacy),
+        (Some(version), Era::Modern)
+            if version == ProtocolVersion::V_2026_07_28
+                && meta
+                    .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                    .is_empty() =>
+        {
+            Some(Era::Modern)
+        }
+        _ => None,
+    }
+}
+
+/// An answer as one stdout message.
+fn frame(answer: Answer) -> Frame {
+    let mut frame = vec![Chunk::Owned(answer.head)];
+    frame.extend(answer.rest.into_iter().map(Chunk::Fixed));
+    frame.push(Chunk::Fixed(b"\n"));
+    frame
+}
 
 /// rmcp's transport with `tools/list` answered on the way in.
 pub(crate) struct FastStdio<T> {
@@ -31,18 +74,23 @@ pub(crate) struct FastStdio<T> {
     /// nothing).
     pending: Option<Frame>,
     /// The era the session settled in, once its handshake is done.
-    era: Option<Era>,
+    era: SessionEra,
 }
 
 impl<T> FastStdio<T> {
-    /// Wraps `inner`; answers go to `queue`.
-    pub(crate) fn new(inner: T, queue: mpsc::Sender<Frame>, state: Arc<ServerState>) -> Self {
+    /// Wraps `inner`; answers go to `queue`; the handshake is noted in `era`.
+    pub(crate) fn new(
+        inner: T,
+        queue: mpsc::Sender<Frame>,
+        state: Arc<ServerState>,
+        era: SessionEra,
+    ) -> Self {
         Self {
             inner,
             queue,
             state,
             pending: None,
-            era: None,
+            era,
         }
     }
 
@@ -55,30 +103,16 @@ impl<T> FastStdio<T> {
             return None;
         };
         let meta = request.request.get_meta();
-        let era = match (meta.protocol_version(), self.era?) {
-            (None, Era::Legacy) => Era::Legacy,
-            (Some(version), Era::Modern)
-                if version == ProtocolVersion::V_2026_07_28
-                    && meta
-                        .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-                        .is_empty() =>
-            {
-                Era::Modern
-            }
-            _ => return None,
-        };
+        let era = list_era(*self.era.get()?, meta)?;
         let answer = self
             .state
             .list_bytes(&request.id, list.params.as_ref(), meta, era)?;
-        let mut frame = vec![Chunk::Owned(answer.head)];
-        frame.extend(answer.rest.into_iter().map(Chunk::Fixed));
-        frame.push(Chunk::Fixed(b"\n"));
-        Some(frame)
+        Some(frame(answer))
     }
 
     /// Notes the handshake as messages pass to rmcp.
     fn track(&mut self, message: &ClientJsonRpcMessage) {
-        if self.era.is_some() {
+        if self.era.get().is_some() {
             return;
         }
         match message {
@@ -88,7 +122,7 @@ impl<T> FastStdio<T> {
                     ClientNotification::InitializedNotification(_)
                 ) =>
             {
-                self.era = Some(Era::Legacy);
+                let _ = self.era.set(Era::Legacy);
             }
             // The first 2026-07-28 request other than `server/discover` starts the session
             // (rmcp serves it, and every later one, in that era).
@@ -104,7 +138,7 @@ impl<T> FastStdio<T> {
                         .missing_required_keys(&ProtocolVersion::V_2026_07_28)
                         .is_empty() =>
             {
-                self.era = Some(Era::Modern);
+                let _ = self.era.set(Era::Modern);
             }
             _ => {}
         }
@@ -145,5 +179,147 @@ where
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
+    }
+}
+
+/// Longest line the tap judges. A `tools/list` request is a few hundred bytes, its `_meta`
+/// included; longer lines go on to rmcp unjudged, as they come.
+const JUDGE_MAX: usize = 16 * 1024;
+
+/// Bytes read from stdin at a time.
+const READ_CHUNK: usize = 8 * 1024;
+
+/// Stdin as rmcp's line transport reads it, with the plain `tools/list` requests answered and
+/// taken out (see the module docs).
+///
+/// It hands rmcp one line per read and judges the next line only once rmcp has taken the last
+/// one: rmcp parses each line before it reads on, so [`FastStdio`] has noted a handshake
+/// before the tap judges the line after it. Every byte it does not answer reaches rmcp
+/// unchanged and in order; a read of stdin that fails goes to rmcp as it is.
+pub(crate) struct ListTap<R> {
+    inner: R,
+    /// Read, not yet judged or passed on: no newline among them.
+    held: Vec<u8>,
+    /// Passed on, not yet read by rmcp: `out[at..]`.
+    out: Vec<u8>,
+    at: usize,
+    /// Inside a line longer than [`JUDGE_MAX`]: passed on as it comes, up to its newline.
+    passing: bool,
+    /// Stdin has ended (or the writer has, and with it the session).
+    eof: bool,
+    queue: PollSender<Frame>,
+    /// An answer waiting for room in the queue.
+    pending: Option<Frame>,
+    state: Arc<ServerState>,
+    era: SessionEra,
+}
+
+impl<R> ListTap<R> {
+    /// Taps `inner`; answers go to `queue`, once `era` is known.
+    pub(crate) fn new(
+        inner: R,
+        queue: mpsc::Sender<Frame>,
+        state: Arc<ServerState>,
+        era: SessionEra,
+    ) -> Self {
+        Self {
+            inner,
+            held: Vec::new(),
+            out: Vec::new(),
+            at: 0,
+            passing: false,
+            eof: false,
+            queue: PollSender::new(queue),
+            pending: None,
+            state,
+            era,
+        }
+    }
+
+    /// The answer to `line` (with its newline), when it is a plain `tools/list` request
+    /// ([`plain_request`]) in the session's era.
+    fn answer(&self, line: &[u8]) -> Option<Frame> {
+        let session = *self.era.get()?;
+        let list = plain_request(line)?;
+        let era = list_era(session, &list.meta)?;
+        let answer = self
+            .state
+            .list_bytes(&list.id, Some(&list.params), &list.meta, era)?;
+        Some(frame(answer))
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for ListTap<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if let Some(frame) = this.pending.take() {
+                match this.queue.poll_reserve(cx) {
+                    Poll::Ready(Ok(())) => {
+                        // Fails only when the writer has just gone; then so has the session.
+                        let _ = this.queue.send_item(frame);
+                    }
+                    Poll::Ready(Err(_)) => {
+                        // The writer is gone (stdout closed): end the session, as rmcp does
+                        // when it cannot write.
+                        this.eof = true;
+                        this.held.clear();
+                        return Poll::Ready(Ok(()));
+                    }
+                    Poll::Pending => {
+                        this.pending = Some(frame);
+                        return Poll::Pending;
+                    }
+                }
+            }
+            if let Some(rest) = this.out.get(this.at..).filter(|rest| !rest.is_empty()) {
+                let n = rest.len().min(buf.remaining());
+                buf.put_slice(rest.get(..n).unwrap_or_default());
+                this.at += n;
+                if this.at == this.out.len() {
+                    this.out.clear();
+                    this.at = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if let Some(end) = this.held.iter().position(|byte| *byte == b'\n') {
+                let rest = this.held.split_off(end + 1);
+                let line = std::mem::replace(&mut this.held, rest);
+                if this.passing {
+                    this.passing = false;
+                    this.out = line;
+                } else {
+                    match this.answer(&line) {
+                        Some(frame) => {
+                            tracing::trace!("tools/list answered from stdin's line");
+                            this.pending = Some(frame);
+                        }
+                        None => this.out = line,
+                    }
+                }
+                continue;
+            }
+            if !this.held.is_empty() && (this.passing || this.eof || this.held.len() > JUDGE_MAX) {
+                // Part of a long line, or a last line without a newline: rmcp's, as it is.
+                this.passing = !this.eof;
+                this.out = std::mem::take(&mut this.held);
+                continue;
+            }
+            if this.eof {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0u8; READ_CHUNK];
+            let mut read = ReadBuf::new(&mut chunk);
+            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
+            if read.filled().is_empty() {
+                this.eof = true;
+            } else {
+                this.held.extend_from_slice(read.filled());
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::server::Handler;
-use crate::transport::list_stdio::FastStdio;
+use crate::transport::list_stdio::{FastStdio, ListTap, SessionEra};
 use crate::transport::stdout::{self, FrameWriter};
 
 /// How long the stdout writer may take to drain after the service ended.
@@ -35,8 +35,12 @@ pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Resu
     // rmcp's line transport, writing through the one stdout writer that `tools/list` answers
     // share (crate::transport::stdout).
     let (queue, writer) = stdout::writer();
+    // `tools/list` is answered on the way in (crate::transport::list_stdio): from stdin's
+    // bytes when the tap can tell, else from rmcp's parsed message.
+    let era = SessionEra::default();
+    let stdin = ListTap::new(stdin, queue.clone(), handler.state().clone(), era.clone());
     let lines = AsyncRwTransport::new_server(stdin, FrameWriter::new(queue.clone()));
-    let transport = FastStdio::new(lines, queue, handler.state().clone());
+    let transport = FastStdio::new(lines, queue, handler.state().clone(), era);
     let outcome = match handler
         .serve_with_ct(transport, shutdown.child_token())
         .await
