@@ -306,9 +306,9 @@ impl ListSession {
 
     /// The server's CPU per `tools/list`, ms: `warm` lists, a `settle` pause (the server's
     /// background check of the application ends in it), then lists back to back until
-    /// `budget` is spent. `pid` is the server's. Every answer must be a list of tools, and
-    /// all are the same length: the ids are fixed-width strings, so a server that answers one
-    /// of them differently (an error, a partial answer) fails the measurement.
+    /// `budget` is spent. `pid` is the server's. The first answer must be a list of tools, and
+    /// every message as long as its: the ids are fixed-width strings, so a server that answers
+    /// one of them differently (an error, a partial answer) fails the measurement.
     pub(crate) async fn cpu_per_list(
         &mut self,
         pid: u32,
@@ -317,7 +317,7 @@ impl ListSession {
         budget: Budget,
     ) -> Result<f64> {
         let first = self.list(&request_id(0)).await?;
-        let length = first.len();
+        let length = message_len(&first);
         let tools = first_json(&first)
             .and_then(|answer| answer.pointer("/result/tools")?.as_array().map(Vec::len))
             .with_context(|| {
@@ -344,10 +344,10 @@ impl ListSession {
             }
             let answer = self.list(&request_id(warm + count)).await?;
             ensure!(
-                answer.len() == length,
-                "tools/list answer {} is {} bytes, the first was {length}: {:.200}",
+                message_len(&answer) == length,
+                "tools/list answer {} is a message of {} bytes, the first's was {length}: {:.200}",
                 count + 1,
-                answer.len(),
+                message_len(&answer),
                 String::from_utf8_lossy(&answer)
             );
             count += 1;
@@ -361,6 +361,18 @@ impl ListSession {
 /// A JSON-RPC id of fixed width (so answers to different requests have the same length).
 fn request_id(n: usize) -> String {
     format!(r#""raw-{n:09}""#)
+}
+
+/// The length of the JSON-RPC message in an answer, from its first `{` to its last `}`: the
+/// whole of a JSON answer, the `data` of a server-sent event (whose framing, an event id
+/// among it, may grow from one answer to the next). Found without parsing the answer.
+fn message_len(bytes: &[u8]) -> usize {
+    let start = bytes.iter().position(|b| *b == b'{');
+    let end = bytes.iter().rposition(|b| *b == b'}');
+    match (start, end) {
+        (Some(start), Some(end)) if end >= start => end + 1 - start,
+        _ => 0,
+    }
 }
 
 /// The first JSON value in `bytes`: the message of a JSON answer or of a server-sent event.
@@ -378,5 +390,19 @@ impl Drop for Killed {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::message_len;
+
+    #[test]
+    fn a_message_is_measured_without_its_event_framing() {
+        let json = br#"{"jsonrpc":"2.0","id":"raw-000000001","result":{}}"#;
+        let event = b"id: 12\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"raw-000000001\",\"result\":{}}\n\n";
+        assert_eq!(message_len(json), json.len());
+        assert_eq!(message_len(event), json.len());
+        assert_eq!(message_len(b"event: ping\n\n"), 0);
     }
 }
