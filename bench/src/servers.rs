@@ -155,6 +155,26 @@ pub(crate) fn peer_command(
     Ok((command, fill(&options.peer_url)))
 }
 
+/// The command of an HTTP `server` on `port`, its MCP URL and the era to speak to it.
+fn http_command(
+    options: &Options,
+    setup: &Setup,
+    server: Server,
+    port: u16,
+) -> Result<(tokio::process::Command, String, Transport)> {
+    Ok(match server {
+        Server::Ours(transport) => (
+            server_command(setup, server, Some(port))?,
+            format!("http://127.0.0.1:{port}/mcp"),
+            transport,
+        ),
+        Server::Peer => {
+            let (command, url) = peer_command(options, setup, port)?;
+            (command, url, Transport::Legacy)
+        }
+    })
+}
+
 /// Starts `server` and waits for its first successful `tools/list`: the server, the time from
 /// spawn to that answer, and the number of tools.
 pub(crate) async fn start(
@@ -180,17 +200,7 @@ pub(crate) async fn start(
         ));
     }
     let port = free_port()?;
-    let (mut command, url, transport) = match server {
-        Server::Ours(transport) => (
-            server_command(setup, server, Some(port))?,
-            format!("http://127.0.0.1:{port}/mcp"),
-            transport,
-        ),
-        Server::Peer => {
-            let (command, url) = peer_command(options, setup, port)?;
-            (command, url, Transport::Legacy)
-        }
-    };
+    let (mut command, url, transport) = http_command(options, setup, server, port)?;
     command.stdin(Stdio::null()).stdout(Stdio::null());
     let began = Instant::now();
     let mut child = command
@@ -292,17 +302,7 @@ pub(crate) async fn raw_list_cpu(
             .with_context(context);
     }
     let port = free_port()?;
-    let (mut command, url, transport) = match server {
-        Server::Ours(transport) => (
-            server_command(setup, server, Some(port))?,
-            format!("http://127.0.0.1:{port}/mcp"),
-            transport,
-        ),
-        Server::Peer => {
-            let (command, url) = peer_command(options, setup, port)?;
-            (command, url, Transport::Legacy)
-        }
-    };
+    let (mut command, url, transport) = http_command(options, setup, server, port)?;
     command.stdin(Stdio::null()).stdout(Stdio::null());
     let began = Instant::now();
     let mut child = command.spawn().with_context(context)?;
