@@ -241,7 +241,59 @@ pub(crate) fn section(report: &Report) -> Option<String> {
         let _ = writeln!(out, "| {what} | {shown} | {met} |");
     }
     let _ = writeln!(out);
+    out.push_str(&floors(ours));
     Some(out)
+}
+
+/// What bounds the serving-path targets from below, from this run's figures: the HTTP floor of
+/// the CPU per answer and the parts of the answer every listing carries.
+fn floors(app: &AppReport) -> String {
+    let mut out = String::new();
+    let median = |s: Option<Summary>| s.map(|s| s.median);
+    if let Some(floor) = median(app.floor_list_cpu_ms) {
+        let mut added = Vec::new();
+        for transport in [Transport::Legacy, Transport::Modern] {
+            if let Some(ours) = median(server(app, transport).and_then(|s| s.raw_list_cpu_ms)) {
+                added.push(format!(
+                    "{} ms over {} ({} ms of its own)",
+                    num(ours),
+                    transport.label(),
+                    num(ours - floor)
+                ));
+            }
+        }
+        let _ = writeln!(
+            out,
+            "Server CPU per `tools/list` over HTTP: a bare HTTP/1.1 writer of the same answer \
+             (the floor, `bench/src/floor.rs`) costs {} ms per answer with the raw client, the \
+             kernel's copy and loopback TCP of {} KiB; ours costs {}.\n",
+            num(floor),
+            app.list_sizes
+                .map_or("—".to_string(), |s| num(kib(s.body_bytes))),
+            if added.is_empty() {
+                "—".to_string()
+            } else {
+                added.join(" and ")
+            }
+        );
+    }
+    if let Some(sizes) = app.list_sizes {
+        let text = share(sizes.text_bytes, sizes);
+        let output = share(sizes.output_schema_bytes, sizes);
+        if let (Some(text), Some(output)) = (text, output) {
+            let _ = writeln!(
+                out,
+                "The `tools/list` answer: the tools' names, titles and descriptions alone are \
+                 {}% of the input schemas, so an answer that carries them is \
+                 at least {}% of them; the output schemas add {}% (`structured_output: false` \
+                 leaves them out).\n",
+                num(text),
+                num(100.0 + text),
+                num(output)
+            );
+        }
+    }
+    out
 }
 
 /// Issue 11's targets: what, the measured median, the limit (lower is better).

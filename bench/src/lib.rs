@@ -11,6 +11,7 @@
 mod builds;
 mod client;
 mod compare;
+mod floor;
 mod load;
 mod raw;
 mod report;
@@ -39,7 +40,7 @@ use builds::{
     time_builds,
 };
 use load::{Budget, Op, load};
-use servers::{memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start};
+use servers::{floor_list_cpu, memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start};
 use stats::{Rounds, Run};
 
 /// How much to measure.
@@ -466,6 +467,7 @@ async fn bench_app(
         .map(|_| CALL_LEVELS.iter().map(|_| Vec::new()).collect())
         .collect();
     let mut overhead_p99 = overhead_p50.clone();
+    let mut floor_ms: Vec<f64> = Vec::new();
 
     // Starts, interleaved, the order rotating so no server always follows the same one.
     for i in 0..settings.starts {
@@ -562,6 +564,11 @@ async fn bench_app(
                 raw_list_cpu(options, setup, server, settings.settle, settings.budget(1)).await?,
             );
         }
+        // The floor of the raw client's HTTP figures: our answer from a bare writer.
+        if servers.contains(&Server::Ours(Transport::Modern)) {
+            floor_ms
+                .push(floor_list_cpu(options, setup, settings.settle, settings.budget(1)).await?);
+        }
         // Overhead: the server's call latency minus the direct run's, within the round.
         for (index, calls) in round_calls.iter().enumerate() {
             for (level, (call, plain)) in calls.iter().zip(&round_direct).enumerate() {
@@ -632,6 +639,7 @@ async fn bench_app(
         stripped_bytes: stripped_size(&setup.server, &setup.workdir),
         crate_lines: setup.crate_dir.as_deref().and_then(crate_lines),
         list_sizes: Some(list_sizes),
+        floor_list_cpu_ms: Summary::of(&floor_ms),
         servers: reports,
         direct: levels(&direct, &CALL_LEVELS),
     })

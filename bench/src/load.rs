@@ -2,7 +2,7 @@
 //! benchmark's own CPU time over the run.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -63,7 +63,12 @@ pub(crate) fn cpu_ms(pid: Option<u32>) -> Option<f64> {
         Some(pid) => format!("/proc/{pid}/stat"),
         None => "/proc/self/stat".to_string(),
     };
-    let stat = fs::read_to_string(path).ok()?;
+    cpu_ms_at(Path::new(&path))
+}
+
+/// The CPU time (user + system) in a `stat` file of /proc (a process's or a thread's), ms.
+pub(crate) fn cpu_ms_at(stat: &Path) -> Option<f64> {
+    let stat = fs::read_to_string(stat).ok()?;
     let (_, rest) = stat.rsplit_once(')')?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let utime: f64 = fields.get(11)?.parse().ok()?;

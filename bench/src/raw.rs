@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 
 use crate::client::Transport;
-use crate::load::{Budget, cpu_ms};
+use crate::load::Budget;
 
 const CLIENT_INFO: &str = r#"{"name":"fiskgen-bench-raw","version":"1"}"#;
 
@@ -266,6 +266,11 @@ impl ListSession {
         })
     }
 
+    /// One `tools/list` with the first id [`Self::cpu_per_list`] sends: the answer's body.
+    pub(crate) async fn first_answer(&mut self) -> Result<Vec<u8>> {
+        self.list(&request_id(0)).await
+    }
+
     /// One `tools/list` with the id `id` (JSON): the answer's bytes, as the server sent them.
     async fn list(&mut self, id: &str) -> Result<Vec<u8>> {
         match self {
@@ -306,12 +311,13 @@ impl ListSession {
 
     /// The server's CPU per `tools/list`, ms: `warm` lists, a `settle` pause (the server's
     /// background check of the application ends in it), then lists back to back until
-    /// `budget` is spent. `pid` is the server's. The first answer must be a list of tools, and
-    /// every message as long as its: the ids are fixed-width strings, so a server that answers
-    /// one of them differently (an error, a partial answer) fails the measurement.
+    /// `budget` is spent. `cpu` reads the server's CPU time so far, ms. The first answer must be
+    /// a list of tools, and every message as long as its: the ids are fixed-width strings, so a
+    /// server that answers one of them differently (an error, a partial answer) fails the
+    /// measurement.
     pub(crate) async fn cpu_per_list(
         &mut self,
-        pid: u32,
+        cpu: impl Fn() -> Option<f64>,
         warm: usize,
         settle: Duration,
         budget: Budget,
@@ -331,7 +337,7 @@ impl ListSession {
             self.list(&request_id(i)).await?;
         }
         tokio::time::sleep(settle).await;
-        let before = cpu_ms(Some(pid)).context("reading the server's CPU time")?;
+        let before = cpu().context("reading the server's CPU time")?;
         let began = Instant::now();
         let mut count = 0usize;
         loop {
@@ -352,7 +358,7 @@ impl ListSession {
             );
             count += 1;
         }
-        let after = cpu_ms(Some(pid)).context("reading the server's CPU time")?;
+        let after = cpu().context("reading the server's CPU time")?;
         ensure!(count > 0, "no tools/list in the budget");
         Ok((after - before) / count as f64)
     }

@@ -192,6 +192,9 @@ pub struct AppReport {
     pub crate_lines: Option<CrateLines>,
     /// The `tools/list` answer's size beside its input schemas'.
     pub list_sizes: Option<crate::ListSizes>,
+    /// CPU per `tools/list` of a bare HTTP/1.1 writer of our answer, with the raw client's
+    /// requests back to back (the floor of [`ServerReport::raw_list_cpu_ms`] over HTTP), ms.
+    pub floor_list_cpu_ms: Option<Summary>,
     /// Each server and transport.
     pub servers: Vec<ServerReport>,
     /// The direct runs at each of [`CALL_LEVELS`].
@@ -411,6 +414,9 @@ impl Report {
             }
             if app.servers.is_empty() {
                 missing.push(format!("{name}: no server measured"));
+            }
+            if app.floor_list_cpu_ms.is_none() {
+                missing.push(format!("{name}: the HTTP floor of the CPU per tools/list"));
             }
             for server in &app.servers {
                 let label = server.server.label();

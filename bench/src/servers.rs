@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use fiskgen_tests::apps;
 
 use crate::client::{self, Client, Transport};
-use crate::load::Budget;
+use crate::load::{Budget, cpu_ms};
 use crate::report::Server;
 use crate::{Mode, Options, Setup, TOOL_SLOTS, raw};
 
@@ -281,6 +281,9 @@ pub(crate) async fn raw_start(
     took
 }
 
+/// The lists before a CPU reading starts.
+const WARM_LISTS: usize = 20;
+
 /// Starts `server` and measures its CPU per `tools/list` with the raw client's requests back
 /// to back ([`raw::ListSession::cpu_per_list`]); the server is stopped after.
 pub(crate) async fn raw_list_cpu(
@@ -290,14 +293,13 @@ pub(crate) async fn raw_list_cpu(
     settle: Duration,
     budget: Budget,
 ) -> Result<f64> {
-    const WARM: usize = 20;
     let context = || format!("{}: the raw client's tools/list CPU", server.label());
     if server == Server::Ours(Transport::Stdio) {
         let command = server_command(setup, server, None)?.into_std();
         let mut session = raw::ListSession::stdio(command).with_context(context)?;
         let pid = session.pid().context("the server has no pid")?;
         return session
-            .cpu_per_list(pid, WARM, settle, budget)
+            .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
             .await
             .with_context(context);
     }
@@ -310,13 +312,51 @@ pub(crate) async fn raw_list_cpu(
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let measured = match wait_until_listening(&mut child, address, began, server, setup).await {
         Ok(()) => match raw::ListSession::http(&url, transport).await {
-            Ok(mut session) => session.cpu_per_list(pid, WARM, settle, budget).await,
+            Ok(mut session) => {
+                session
+                    .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
+                    .await
+            }
             Err(error) => Err(error),
         },
         Err(error) => Err(error),
     };
     let _ = child.kill().await;
     measured.with_context(context)
+}
+
+/// The floor of [`raw_list_cpu`] over HTTP ([`crate::floor`]): our 2026-07-28 server's
+/// answer, taken once, then served by the bare writer and measured the same way.
+pub(crate) async fn floor_list_cpu(
+    options: &Options,
+    setup: &Setup,
+    settle: Duration,
+    budget: Budget,
+) -> Result<f64> {
+    let server = Server::Ours(Transport::Modern);
+    let context = || format!("{}: the HTTP floor's tools/list CPU", setup.name);
+    let port = free_port()?;
+    let (mut command, url, transport) = http_command(options, setup, server, port)?;
+    command.stdin(Stdio::null()).stdout(Stdio::null());
+    let began = Instant::now();
+    let mut child = command.spawn().with_context(context)?;
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let answer = match wait_until_listening(&mut child, address, began, server, setup).await {
+        Ok(()) => match raw::ListSession::http(&url, transport).await {
+            Ok(mut session) => session.first_answer().await,
+            Err(error) => Err(error),
+        },
+        Err(error) => Err(error),
+    };
+    let _ = child.kill().await;
+    let floor = crate::floor::Floor::serve(&answer.with_context(context)?).with_context(context)?;
+    let mut session = raw::ListSession::http(&floor.url(), transport)
+        .await
+        .with_context(context)?;
+    session
+        .cpu_per_list(|| floor.cpu_ms(), WARM_LISTS, settle, budget)
+        .await
+        .with_context(context)
 }
 
 /// VmRSS and VmHWM of `pid`, in KiB.

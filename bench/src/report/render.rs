@@ -168,6 +168,18 @@ impl Report {
                 "\nRatios are \"how many times better fiskgen is\": peer ÷ fiskgen for times and \
                  memory, fiskgen ÷ peer for throughput.\n"
             );
+            if let Some(floor) = app.floor_list_cpu_ms {
+                let _ = writeln!(
+                    out,
+                    "The floor of server CPU per `tools/list` over HTTP: a bare HTTP/1.1 writer \
+                     of the same answer (one blocking thread that reads each request's head and \
+                     body and writes the precomputed response, `bench/src/floor.rs`), measured \
+                     like the servers with the raw client's requests back to back, costs {} ms \
+                     per answer. That is the kernel's share (the copy into the socket, loopback \
+                     TCP); the rest of a server's figure is its own layers.\n",
+                    cell(Some(floor))
+                );
+            }
             let _ = writeln!(out, "The same argv run directly by the benchmark:\n");
             let _ = writeln!(
                 out,
