@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::server::Handler;
 use crate::transport::auth::{self, Auth};
 use crate::transport::intake;
-use crate::transport::list_http::{self, FastList};
+use crate::transport::list_http::{self, AllowedHosts, FastList};
 use crate::transport::sessions::{self, CappedSessions};
 
 /// The time a client has to send a request's headers.
@@ -70,7 +70,7 @@ pub(crate) fn router(
         .with_cancellation_token(shutdown.child_token());
     let mut fast = FastList {
         state: handler.state().clone(),
-        allowed_hosts: options.allowed_hosts.clone().into(),
+        allowed_hosts: AllowedHosts::new(&options.allowed_hosts),
         sessions: None,
     };
     let router = if options.stateless {

@@ -29,15 +29,20 @@ use crate::transport::sessions::CappedSessions;
 pub(crate) struct FastList {
     /// The server.
     pub(crate) state: Arc<ServerState>,
-    /// rmcp's `Host` allowlist, as given to it.
-    pub(crate) allowed_hosts: Arc<[String]>,
+    /// rmcp's `Host` allowlist.
+    pub(crate) allowed_hosts: AllowedHosts,
     /// The legacy sessions, when the server keeps them (`None`: stateless).
     pub(crate) sessions: Option<Arc<CappedSessions>>,
 }
 
 /// The layer.
-pub(crate) async fn answer(State(fast): State<FastList>, request: Request, next: Next) -> Response {
-    let Some(call) = request.extensions().get::<ListCall>().cloned() else {
+pub(crate) async fn answer(
+    State(fast): State<FastList>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    // Taken, not cloned: nothing after this layer reads it.
+    let Some(call) = request.extensions_mut().remove::<ListCall>() else {
         return next.run(request).await;
     };
     let era = match fast.decide(&request, &call) {
@@ -152,8 +157,7 @@ impl FastList {
         }
     }
 
-    /// rmcp's `Host` rule: the host (and the port, when the allowed entry names one) of an
-    /// allowed authority; an empty allowlist allows any.
+    /// rmcp's `Host` rule ([`AllowedHosts`]) for `request`'s `Host` (or its URI's authority).
     fn host_allowed(&self, request: &Request) -> bool {
         let authority = match request.headers().get(header::HOST) {
             Some(value) => value
@@ -162,31 +166,51 @@ impl FastList {
                 .and_then(|text| http::uri::Authority::try_from(text).ok()),
             None => request.uri().authority().cloned(),
         };
-        let Some(authority) = authority else {
-            return false;
-        };
-        if self.allowed_hosts.is_empty() {
+        authority.is_some_and(|authority| self.allowed_hosts.allow(&authority))
+    }
+}
+
+/// rmcp's `Host` allowlist, parsed once: a request's host (and its port, when the entry names
+/// one) must match an entry's; an empty list allows any.
+#[derive(Debug, Clone)]
+pub(crate) struct AllowedHosts {
+    /// The list was empty.
+    any: bool,
+    /// Each non-blank entry's host (without brackets, lowercase) and port.
+    entries: Arc<[(String, Option<u16>)]>,
+}
+
+impl AllowedHosts {
+    /// The entries as given to rmcp.
+    pub(crate) fn new(allowed: &[String]) -> Self {
+        let entries = allowed
+            .iter()
+            .map(|entry| entry.trim())
+            .filter(|entry| !entry.is_empty())
+            .map(|entry| match http::uri::Authority::try_from(entry) {
+                Ok(authority) => (unbracketed(authority.host()), authority.port_u16()),
+                Err(_) => (unbracketed(entry), None),
+            })
+            .collect();
+        AllowedHosts {
+            any: allowed.is_empty(),
+            entries,
+        }
+    }
+
+    fn allow(&self, authority: &http::uri::Authority) -> bool {
+        if self.any {
             return true;
         }
-        let host = normalize(authority.host());
+        let host = authority.host().trim_matches('[').trim_matches(']');
         let port = authority.port_u16();
-        self.allowed_hosts.iter().any(|allowed| {
-            let allowed = allowed.trim();
-            if allowed.is_empty() {
-                return false;
-            }
-            match http::uri::Authority::try_from(allowed) {
-                Ok(entry) => {
-                    normalize(entry.host()) == host
-                        && entry.port_u16().is_none_or(|p| Some(p) == port)
-                }
-                Err(_) => normalize(allowed) == host,
-            }
+        self.entries.iter().any(|(allowed, allowed_port)| {
+            allowed.eq_ignore_ascii_case(host) && allowed_port.is_none_or(|p| Some(p) == port)
         })
     }
 }
 
-fn normalize(host: &str) -> String {
+fn unbracketed(host: &str) -> String {
     host.trim_matches('[')
         .trim_matches(']')
         .to_ascii_lowercase()
@@ -238,6 +262,36 @@ mod tests {
             HeaderValue::from_str(accept).expect("header"),
         );
         map
+    }
+
+    #[test]
+    fn a_host_is_allowed_as_rmcp_allows_it() {
+        let authority = |text: &str| http::uri::Authority::try_from(text).expect("authority");
+        let hosts = AllowedHosts::new(&[
+            " LocalHost ".to_string(),
+            "[::1]".to_string(),
+            "example.test:8080".to_string(),
+            String::new(),
+        ]);
+        for allowed in [
+            "localhost",
+            "LOCALHOST:9",
+            "[::1]:8080",
+            "example.test:8080",
+        ] {
+            assert!(hosts.allow(&authority(allowed)), "{allowed}");
+        }
+        for refused in [
+            "example.test",
+            "example.test:8081",
+            "127.0.0.1",
+            "localhost.evil",
+        ] {
+            assert!(!hosts.allow(&authority(refused)), "{refused}");
+        }
+        // An empty list allows any host; a list of blank entries allows none.
+        assert!(AllowedHosts::new(&[]).allow(&authority("anywhere:1")));
+        assert!(!AllowedHosts::new(&[" ".to_string()]).allow(&authority("anywhere")));
     }
 
     #[test]
