@@ -142,12 +142,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_request_is_its_head_and_content_length_bytes() {
+    fn a_request_is_its_head_and_content_length_bytes() -> io::Result<()> {
         let request = b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcPOST";
-        assert_eq!(request_length(request).unwrap(), Some(request.len() - 4));
-        assert_eq!(request_length(b"POST /mcp HTTP/1.1\r\nHost").unwrap(), None);
-        assert_eq!(request_length(b"GET / HTTP/1.1\r\n\r\n").unwrap(), Some(18));
+        assert_eq!(request_length(request)?, Some(request.len() - 4));
+        assert_eq!(request_length(b"POST /mcp HTTP/1.1\r\nHost")?, None);
+        assert_eq!(request_length(b"GET / HTTP/1.1\r\n\r\n")?, Some(18));
         assert!(request_length(b"POST / HTTP/1.1\r\ncontent-length: x\r\n\r\n").is_err());
+        Ok(())
     }
 
     #[test]
