@@ -421,6 +421,8 @@ struct Samples {
     start_ms: Vec<f64>,
     raw_start_ms: Vec<f64>,
     raw_list_cpu_ms: Vec<f64>,
+    raw_gzip_list_cpu_ms: Vec<f64>,
+    raw_gzip_answer_kib: Vec<f64>,
     ready_kib: Vec<f64>,
     idle_kib: Vec<f64>,
     peak_kib: Vec<f64>,
@@ -560,9 +562,31 @@ async fn bench_app(
             running.stop().await;
             // The server's own cost of an answer: a fresh server, the raw client's lists back
             // to back (one level's budget).
-            s.raw_list_cpu_ms.push(
-                raw_list_cpu(options, setup, server, settings.settle, settings.budget(1)).await?,
-            );
+            // Over HTTP also for a client that accepts gzip (as Node's fetch, httpx and Go do).
+            let codings: &[bool] = if server == Server::Ours(Transport::Stdio) {
+                &[false]
+            } else {
+                &[false, true]
+            };
+            for &gzip in codings {
+                let (cpu, wire) = raw_list_cpu(
+                    options,
+                    setup,
+                    server,
+                    gzip,
+                    settings.settle,
+                    settings.budget(1),
+                )
+                .await?;
+                if !gzip {
+                    s.raw_list_cpu_ms.push(cpu);
+                    continue;
+                }
+                s.raw_gzip_list_cpu_ms.push(cpu);
+                if let Some(wire) = wire {
+                    s.raw_gzip_answer_kib.push(wire as f64 / 1024.0);
+                }
+            }
         }
         // The floor of the raw client's HTTP figures: our answer from a bare writer.
         if servers.contains(&Server::Ours(Transport::Modern)) {
@@ -609,6 +633,8 @@ async fn bench_app(
             start_ms: Summary::of(&s.start_ms),
             raw_start_ms: Summary::of(&s.raw_start_ms),
             raw_list_cpu_ms: Summary::of(&s.raw_list_cpu_ms),
+            raw_gzip_list_cpu_ms: Summary::of(&s.raw_gzip_list_cpu_ms),
+            raw_gzip_answer_kib: Summary::of(&s.raw_gzip_answer_kib),
             ready_rss_mb: kib_to_mb(&s.ready_kib),
             idle_rss_mb: kib_to_mb(&s.idle_kib),
             peak_rss_mb: kib_to_mb(&s.peak_kib),

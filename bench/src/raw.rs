@@ -174,6 +174,8 @@ pub(crate) enum ListSession {
         url: String,
         headers: reqwest::header::HeaderMap,
         transport: Transport,
+        /// The length on the wire of the last answer's body (gzipped, when it came so).
+        wire: usize,
     },
 }
 
@@ -205,8 +207,9 @@ impl ListSession {
     }
 
     /// Connects to the server at `url` in `transport`'s era (a legacy session: `initialize`
-    /// and `notifications/initialized`).
-    pub(crate) async fn http(url: &str, transport: Transport) -> Result<ListSession> {
+    /// and `notifications/initialized`). With `gzip` it sends `Accept-Encoding: gzip` and
+    /// decodes the answers that come gzipped.
+    pub(crate) async fn http(url: &str, transport: Transport, gzip: bool) -> Result<ListSession> {
         use reqwest::header::{HeaderMap, HeaderValue};
         let client = crate::client::pooled_http_client()?;
         let mut headers = HeaderMap::new();
@@ -215,6 +218,9 @@ impl ListSession {
             HeaderValue::from_static("application/json, text/event-stream"),
         );
         headers.insert("content-type", HeaderValue::from_static("application/json"));
+        if gzip {
+            headers.insert("accept-encoding", HeaderValue::from_static("gzip"));
+        }
         match transport {
             Transport::Legacy => {
                 let answer = client
@@ -263,7 +269,17 @@ impl ListSession {
             url: url.to_string(),
             headers,
             transport,
+            wire: 0,
         })
+    }
+
+    /// The length on the wire of the last answer's body: the gzipped length when it came
+    /// gzipped (`None` over stdio).
+    pub(crate) fn wire_len(&self) -> Option<usize> {
+        match self {
+            ListSession::Stdio { .. } => None,
+            ListSession::Http { wire, .. } => Some(*wire),
+        }
     }
 
     /// One `tools/list` with the first id [`Self::cpu_per_list`] sends: the answer's body.
@@ -294,6 +310,7 @@ impl ListSession {
                 url,
                 headers,
                 transport,
+                wire,
             } => {
                 let answer = client
                     .post(url.as_str())
@@ -304,7 +321,20 @@ impl ListSession {
                     .context("tools/list")?
                     .error_for_status()
                     .context("tools/list")?;
-                Ok(answer.bytes().await.context("reading tools/list")?.to_vec())
+                let gzipped = answer
+                    .headers()
+                    .get("content-encoding")
+                    .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"gzip"));
+                let bytes = answer.bytes().await.context("reading tools/list")?;
+                *wire = bytes.len();
+                if !gzipped {
+                    return Ok(bytes.to_vec());
+                }
+                let mut decoded = Vec::with_capacity(bytes.len() * 8);
+                flate2::read::GzDecoder::new(&bytes[..])
+                    .read_to_end(&mut decoded)
+                    .context("decoding a gzipped tools/list answer")?;
+                Ok(decoded)
             }
         }
     }

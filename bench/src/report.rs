@@ -151,6 +151,10 @@ pub struct ServerReport {
     pub raw_start_ms: Option<Summary>,
     /// Server CPU per `tools/list` with the raw client's requests back to back, ms.
     pub raw_list_cpu_ms: Option<Summary>,
+    /// The same with the raw client accepting gzip (HTTP only), ms.
+    pub raw_gzip_list_cpu_ms: Option<Summary>,
+    /// The first page's answer body on the wire when the client accepts gzip (HTTP only), KiB.
+    pub raw_gzip_answer_kib: Option<Summary>,
     /// RSS right after the first successful `tools/list`, MiB.
     pub ready_rss_mb: Option<Summary>,
     /// RSS after start, a warm-up and a settling pause, MiB.
@@ -420,6 +424,10 @@ impl Report {
             }
             for server in &app.servers {
                 let label = server.server.label();
+                let http = server.server != Server::Ours(Transport::Stdio);
+                if http && server.raw_gzip_list_cpu_ms.is_none() {
+                    missing.push(format!("{name}, {label}: the raw client's gzip CPU"));
+                }
                 for (row, get, _) in rows() {
                     if get(server).is_none() {
                         missing.push(format!("{name}, {label}: {row}"));

@@ -6,7 +6,7 @@ use std::fs;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 use fiskgen_tests::apps;
 
 use crate::client::{self, Client, Transport};
@@ -285,23 +285,30 @@ pub(crate) async fn raw_start(
 const WARM_LISTS: usize = 20;
 
 /// Starts `server` and measures its CPU per `tools/list` with the raw client's requests back
-/// to back ([`raw::ListSession::cpu_per_list`]); the server is stopped after.
+/// to back ([`raw::ListSession::cpu_per_list`]), asking for gzip when `gzip` (HTTP only); the
+/// server is stopped after. Also the length on the wire of the last answer's body (HTTP).
 pub(crate) async fn raw_list_cpu(
     options: &Options,
     setup: &Setup,
     server: Server,
+    gzip: bool,
     settle: Duration,
     budget: Budget,
-) -> Result<f64> {
-    let context = || format!("{}: the raw client's tools/list CPU", server.label());
+) -> Result<(f64, Option<usize>)> {
+    let context = || {
+        let gzip = if gzip { " (accepting gzip)" } else { "" };
+        format!("{}: the raw client's tools/list CPU{gzip}", server.label())
+    };
     if server == Server::Ours(Transport::Stdio) {
+        ensure!(!gzip, "stdio has no content coding");
         let command = server_command(setup, server, None)?.into_std();
         let mut session = raw::ListSession::stdio(command).with_context(context)?;
         let pid = session.pid().context("the server has no pid")?;
-        return session
+        let cpu = session
             .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
             .await
-            .with_context(context);
+            .with_context(context)?;
+        return Ok((cpu, None));
     }
     let port = free_port()?;
     let (mut command, url, transport) = http_command(options, setup, server, port)?;
@@ -311,12 +318,11 @@ pub(crate) async fn raw_list_cpu(
     let pid = child.id().context("the server has no pid")?;
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let measured = match wait_until_listening(&mut child, address, began, server, setup).await {
-        Ok(()) => match raw::ListSession::http(&url, transport).await {
-            Ok(mut session) => {
-                session
-                    .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
-                    .await
-            }
+        Ok(()) => match raw::ListSession::http(&url, transport, gzip).await {
+            Ok(mut session) => session
+                .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
+                .await
+                .map(|cpu| (cpu, session.wire_len())),
             Err(error) => Err(error),
         },
         Err(error) => Err(error),
@@ -342,7 +348,7 @@ pub(crate) async fn floor_list_cpu(
     let mut child = command.spawn().with_context(context)?;
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let answer = match wait_until_listening(&mut child, address, began, server, setup).await {
-        Ok(()) => match raw::ListSession::http(&url, transport).await {
+        Ok(()) => match raw::ListSession::http(&url, transport, false).await {
             Ok(mut session) => session.first_answer().await,
             Err(error) => Err(error),
         },
@@ -350,7 +356,7 @@ pub(crate) async fn floor_list_cpu(
     };
     let _ = child.kill().await;
     let floor = crate::floor::Floor::serve(&answer.with_context(context)?).with_context(context)?;
-    let mut session = raw::ListSession::http(&floor.url(), transport)
+    let mut session = raw::ListSession::http(&floor.url(), transport, false)
         .await
         .with_context(context)?;
     session

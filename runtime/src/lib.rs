@@ -13,6 +13,7 @@ mod cli;
 mod contract;
 #[cfg(feature = "fuzzing")]
 mod fuzzing;
+mod gzip;
 mod logging;
 mod mcp;
 mod process;

@@ -77,7 +77,9 @@ impl Report {
              then lists back to back for one load level's time, each answer read as bytes \
              (one kept-alive connection over HTTP); the ids are fixed-width strings, so every \
              answer must be as long as the first, which must list tools. That is the server's \
-             own cost of an answer."
+             own cost of an answer. Over HTTP it runs twice, on two fresh servers: as is, and \
+             asking for gzip (`Accept-Encoding: gzip`; a gzipped answer is decoded before it is \
+             checked, and its length on the wire kept)."
         );
         let _ = writeln!(
             out,

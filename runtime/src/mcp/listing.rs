@@ -27,6 +27,7 @@ use serde::Deserialize;
 
 use crate::contract::listing::ListingSpec;
 use crate::contract::spec::{AppSpec, Run};
+use crate::gzip::Gzipped;
 use crate::mcp::error::CatalogError;
 
 /// The protocol era of a request, which decides a page's tail.
@@ -47,6 +48,15 @@ pub(crate) struct Listing {
     pages: Vec<Page>,
     /// The pages' cursors (the codec of every list).
     cursors: Cursors,
+    /// Each page's fixed part gzipped, per era ([`Era`] as the index), the first time a client
+    /// that accepts gzip asks for it.
+    gzipped: &'static [[OnceLock<Gzipped>; 2]],
+}
+
+/// The empty gzip slots of `pages` pages (leaked once, as the body is: they are served from).
+fn gzip_slots(pages: usize) -> &'static [[OnceLock<Gzipped>; 2]] {
+    let slots: Vec<[OnceLock<Gzipped>; 2]> = (0..pages).map(|_| Default::default()).collect();
+    Box::leak(slots.into_boxed_slice())
 }
 
 #[derive(Debug)]
@@ -118,6 +128,7 @@ impl Listing {
         Ok(Listing {
             structured_output: spec.structured_output,
             body,
+            gzipped: gzip_slots(pages.len()),
             pages,
             cursors,
         })
@@ -167,7 +178,7 @@ impl Listing {
             .collect();
         let listing = contract::Listing::join(&entries, page_size);
         let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
-        let pages = listing
+        let pages: Vec<Page> = listing
             .pages
             .into_iter()
             .map(|page| Page {
@@ -181,6 +192,7 @@ impl Listing {
         Listing {
             structured_output,
             body: leak(listing.body),
+            gzipped: gzip_slots(pages.len()),
             pages,
             cursors: listing.cursors,
         }
@@ -194,7 +206,8 @@ impl Listing {
     /// The whole JSON-RPC response to `tools/list` with `id` for page `index`, as parts to
     /// write in order (no newline).
     pub(crate) fn response(&self, id: &RequestId, index: usize, era: Era) -> Answer {
-        let page = &self.pages[index.min(self.pages.len() - 1)];
+        let index = index.min(self.pages.len() - 1);
+        let page = &self.pages[index];
         let id = serde_json::to_string(id).unwrap_or_else(|_| "null".to_string());
         let tail = match era {
             Era::Legacy => page.legacy_tail,
@@ -209,6 +222,7 @@ impl Listing {
                 tail.as_bytes(),
                 b"}",
             ],
+            gzipped: &self.gzipped[index][era as usize],
         }
     }
 
@@ -247,9 +261,21 @@ impl Listing {
 pub(crate) struct Answer {
     pub(crate) head: Bytes,
     pub(crate) rest: [&'static [u8]; 3],
+    /// The rest gzipped, once made.
+    gzipped: &'static OnceLock<Gzipped>,
 }
 
 impl Answer {
+    /// The answer as a gzip stream, in parts, for a client that accepts gzip: the rest is
+    /// compressed the first time a client asks for this page in this era (natscli's 254 KiB
+    /// page: a few milliseconds, once). `None` when the head is too long for it (an id of
+    /// tens of KiB), and the answer goes out as it is.
+    pub(crate) fn gzip(&self) -> Option<[Bytes; 3]> {
+        self.gzipped
+            .get_or_init(|| Gzipped::of(&self.rest))
+            .after(&self.head)
+    }
+
     /// Every part as `Bytes`, for an HTTP body.
     pub(crate) fn into_chunks(self) -> [Bytes; 4] {
         let [page, tail, end] = self.rest;

@@ -2,7 +2,8 @@
 //!
 //! An axum layer inside the body check ([`crate::transport::intake`], which has parsed the message and
 //! left a [`ListCall`] in the request's extensions) answers a `tools/list` POST with the
-//! compiled-in page, as `application/json`, when the request is one rmcp would answer with
+//! compiled-in page, as `application/json` (gzipped when the client accepts gzip:
+//! [`crate::gzip`]), when the request is one rmcp would answer with
 //! that page: an allowed `Host`, no `Origin` (browsers' requests take rmcp's full check), an
 //! `Accept` that rmcp accepts, and the headers of its era — a live session for a legacy client
 //! of a server with sessions; `MCP-Protocol-Version` and `Mcp-Method` matching the request's
@@ -11,7 +12,7 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -19,6 +20,7 @@ use http::{HeaderMap, HeaderValue, Method, header};
 use rmcp::model::ProtocolVersion;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 
+use crate::gzip;
 use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
 use crate::transport::intake::ListCall;
@@ -66,17 +68,42 @@ pub(crate) async fn answer(
         .list_bytes(&call.id, call.params.as_ref(), &call.meta, era)
     {
         Some(answer) => {
-            let chunks = answer.into_chunks();
-            let body = futures::stream::iter(chunks.map(Ok::<_, std::convert::Infallible>));
-            let mut response = Response::new(Body::from_stream(body));
-            response.headers_mut().insert(
+            let gzipped = gzip::accepted(
+                request
+                    .headers()
+                    .get_all(header::ACCEPT_ENCODING)
+                    .iter()
+                    .filter_map(|value| value.to_str().ok()),
+            )
+            .then(|| answer.gzip())
+            .flatten();
+            let mut response = match gzipped {
+                Some(chunks) => {
+                    let mut response = Response::new(body(chunks));
+                    response
+                        .headers_mut()
+                        .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                    response
+                }
+                None => Response::new(body(answer.into_chunks())),
+            };
+            let headers = response.headers_mut();
+            headers.insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             );
+            headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
             response
         }
         None => next.run(request).await,
     }
+}
+
+/// A body of `chunks`, in order.
+fn body<const N: usize>(chunks: [Bytes; N]) -> Body {
+    Body::from_stream(futures::stream::iter(
+        chunks.map(Ok::<_, std::convert::Infallible>),
+    ))
 }
 
 /// What to do with a `tools/list` request.

@@ -4,7 +4,10 @@ entries are the full server's entries byte for byte.
 
 rmcp answers a request that carries an allowed `Origin` (the precomputed path leaves those to
 it, docs/runtime.md "Listing tools"), so sending the same request with and without
-`Origin: http://localhost:<port>` compares the two. Pages are followed by cursor. Prints `PASS`.
+`Origin: http://localhost:<port>` compares the two. Pages are followed by cursor. httpx asks
+for gzip (`Accept-Encoding: gzip, deflate`), so the precomputed answers come gzipped; each is
+also fetched with `Accept-Encoding: identity` and must be the same bytes once decoded. Prints
+`PASS`.
 """
 
 from __future__ import annotations
@@ -96,7 +99,9 @@ class Era:
                 headers["mcp-session-id"] = self.session
         return headers
 
-    async def list(self, cursor: str | None, origin: bool) -> httpx.Response:
+    async def list(
+        self, cursor: str | None, origin: bool, encoding: str | None = None
+    ) -> httpx.Response:
         params: dict[str, Any] = {}
         if cursor is not None:
             params["cursor"] = cursor
@@ -112,6 +117,8 @@ class Era:
         if origin:
             port = urlparse(self.url).port
             headers["origin"] = f"http://localhost:{port}"
+        if encoding is not None:
+            headers["accept-encoding"] = encoding
         return await self.http.post(self.url, json=request, headers=headers)
 
     async def pages(self, origin: bool) -> list[httpx.Response]:
@@ -146,7 +153,26 @@ async def main(args: argparse.Namespace) -> None:
                     ours["result"] == theirs["result"],
                     f"{name} page {number}: the bytes differ from rmcp's answer:\n{f.text[:400]}\n{s.text[:400]}",
                 )
-                print(f"{name} page {number}: {len(f.content)} bytes, the same result as rmcp's")
+                check(
+                    f.headers.get("content-encoding") == "gzip",
+                    f"{name} page {number}: not gzipped for a client that accepts gzip: {dict(f.headers)}",
+                )
+                check(
+                    "accept-encoding" in f.headers.get("vary", "").lower(),
+                    f"{name} page {number}: no Vary: accept-encoding",
+                )
+                cursor = None if number == 1 else body_of(fast[number - 2])["result"]["nextCursor"]
+                plain = await era.list(cursor, origin=False, encoding="identity")
+                check("content-encoding" not in plain.headers, f"{name} page {number}: identity refused")
+                after_id = lambda text: text[text.index(',"result":') :]  # noqa: E731
+                check(
+                    after_id(plain.text) == after_id(f.text),
+                    f"{name} page {number}: gzipped and plain answers differ",
+                )
+                print(
+                    f"{name} page {number}: {len(f.content)} bytes ({f.num_bytes_downloaded} gzipped), "
+                    "the same result as rmcp's"
+                )
             full_entries[modern] = [e for page in fast for e in raw_entries(page.text)]
 
         narrowed = json.loads(args.narrowed)
