@@ -249,7 +249,11 @@ async fn sigterm_mid_call_kills_the_command_and_exits() {
         .wait_exit(Duration::from_secs(30))
         .expect("the server exited");
     assert!(status.success(), "{status}");
-    assert!(server.log().contains("SIGTERM: shutting down"));
+    assert!(
+        server.wait_log("SIGTERM: shutting down"),
+        "{}",
+        server.log()
+    );
     assert_nothing_left(&server, group, &marker);
     drop(client);
 }
