@@ -81,33 +81,6 @@ impl Gzipped {
     }
 }
 
-/// Whether an `Accept-Encoding` header value accepts gzip (`gzip` or `x-gzip`, or `*` without
-/// either named, with a weight above zero).
-pub(crate) fn accepted<'a>(values: impl Iterator<Item = &'a str>) -> bool {
-    let mut named = None;
-    let mut wildcard = None;
-    for entry in values.flat_map(|value| value.split(',')) {
-        let mut parts = entry.split(';');
-        let coding = parts.next().unwrap_or("").trim();
-        let weight = parts
-            .filter_map(|param| {
-                let param = param.trim();
-                param
-                    .strip_prefix("q=")
-                    .or_else(|| param.strip_prefix("Q="))
-            })
-            .map(|q| q.trim().parse::<f32>().unwrap_or(0.0))
-            .next_back()
-            .unwrap_or(1.0);
-        if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
-            named = Some(named.unwrap_or(false) || weight > 0.0);
-        } else if coding == "*" {
-            wildcard = Some(weight > 0.0);
-        }
-    }
-    named.or(wildcard).unwrap_or(false)
-}
-
 #[cfg(test)]
 mod tests {
     use std::io::Read;
@@ -144,32 +117,5 @@ mod tests {
         assert_eq!(decoded(&parts)?, format!("{head}{page}]}}}}").as_bytes());
         assert!(fixed.after(&vec![b'x'; 70_000]).is_none());
         Ok(())
-    }
-
-    #[test]
-    fn gzip_is_accepted_when_named_or_wildcarded_with_a_weight_above_zero() {
-        let accepts = |value: &str| accepted(std::iter::once(value));
-        for yes in [
-            "gzip",
-            "gzip, deflate, br",
-            "br;q=1, GZIP;q=0.5",
-            "x-gzip",
-            "*",
-            "deflate, *",
-        ] {
-            assert!(accepts(yes), "{yes}");
-        }
-        for no in [
-            "",
-            "identity",
-            "br, deflate",
-            "gzip;q=0",
-            "gzip;q=0, *",
-            "*;q=0",
-            "gzipped",
-        ] {
-            assert!(!accepts(no), "{no}");
-        }
-        assert!(accepted(["br", "gzip"].into_iter()));
     }
 }

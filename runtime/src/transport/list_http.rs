@@ -20,7 +20,6 @@ use http::{HeaderMap, HeaderValue, Method, header};
 use rmcp::model::ProtocolVersion;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 
-use crate::gzip;
 use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
 use crate::transport::intake::ListCall;
@@ -68,15 +67,9 @@ pub(crate) async fn answer(
         .list_bytes(&call.id, call.params.as_ref(), &call.meta, era)
     {
         Some(answer) => {
-            let gzipped = gzip::accepted(
-                request
-                    .headers()
-                    .get_all(header::ACCEPT_ENCODING)
-                    .iter()
-                    .filter_map(|value| value.to_str().ok()),
-            )
-            .then(|| answer.gzip())
-            .flatten();
+            let gzipped = accepts_gzip(request.headers())
+                .then(|| answer.gzip())
+                .flatten();
             let mut response = match gzipped {
                 Some(chunks) => {
                     let mut response = Response::new(body(chunks));
@@ -253,29 +246,53 @@ fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     first.to_str().ok()
 }
 
+/// Each entry of a comma-separated header (`Accept`, `Accept-Encoding`) given as text, with
+/// its weight: the least of its `q` parameters (0 for one that is not a number), 1 without.
+fn weighted<'a>(
+    headers: &'a HeaderMap,
+    name: header::HeaderName,
+) -> impl Iterator<Item = (&'a str, f32)> + 'a {
+    headers
+        .get_all(name)
+        .into_iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(|entry| {
+            let mut parts = entry.split(';');
+            let essence = parts.next().unwrap_or("").trim();
+            let weight = parts
+                .filter_map(|param| {
+                    let param = param.trim();
+                    param
+                        .strip_prefix("q=")
+                        .or_else(|| param.strip_prefix("Q="))
+                })
+                .map(|q| q.trim().parse::<f32>().unwrap_or(0.0))
+                .fold(1.0, f32::min);
+            (essence, weight)
+        })
+}
+
 /// Whether `Accept` names `media` without a zero weight (a wildcard does not count: rmcp
 /// wants both types named).
 fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .any(|entry| {
-            let mut parts = entry.split(';');
-            let essence = parts.next().unwrap_or("").trim();
-            let weight_ok = parts.all(|param| {
-                let param = param.trim();
-                match param
-                    .strip_prefix("q=")
-                    .or_else(|| param.strip_prefix("Q="))
-                {
-                    Some(q) => q.trim().parse::<f32>().is_ok_and(|q| q > 0.0),
-                    None => true,
-                }
-            });
-            essence.eq_ignore_ascii_case(media) && weight_ok
-        })
+    weighted(headers, header::ACCEPT)
+        .any(|(essence, weight)| essence.eq_ignore_ascii_case(media) && weight > 0.0)
+}
+
+/// Whether `Accept-Encoding` accepts gzip: `gzip` or `x-gzip` named with a weight above zero,
+/// or, when neither is named, `*` with one.
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    let mut named = None;
+    let mut wildcard = None;
+    for (coding, weight) in weighted(headers, header::ACCEPT_ENCODING) {
+        if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
+            named = Some(named.unwrap_or(false) || weight > 0.0);
+        } else if coding == "*" {
+            wildcard = Some(weight > 0.0);
+        }
+    }
+    named.or(wildcard).unwrap_or(false)
 }
 
 #[cfg(test)]
@@ -319,6 +336,43 @@ mod tests {
         // An empty list allows any host; a list of blank entries allows none.
         assert!(AllowedHosts::new(&[]).allow(&authority("anywhere:1")));
         assert!(!AllowedHosts::new(&[" ".to_string()]).allow(&authority("anywhere")));
+    }
+
+    #[test]
+    fn gzip_is_accepted_when_named_or_wildcarded_with_a_weight_above_zero() {
+        let encodings = |value: &str| {
+            let mut map = HeaderMap::new();
+            map.insert(
+                header::ACCEPT_ENCODING,
+                HeaderValue::from_str(value).expect("header"),
+            );
+            map
+        };
+        for yes in [
+            "gzip",
+            "gzip, deflate, br",
+            "br;q=1, GZIP;q=0.5",
+            "x-gzip",
+            "*",
+            "deflate, *",
+        ] {
+            assert!(accepts_gzip(&encodings(yes)), "{yes}");
+        }
+        for no in [
+            "",
+            "identity",
+            "br, deflate",
+            "gzip;q=0",
+            "gzip;q=0, *",
+            "*;q=0",
+            "gzipped",
+        ] {
+            assert!(!accepts_gzip(&encodings(no)), "{no}");
+        }
+        let mut two = encodings("br");
+        two.append(header::ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+        assert!(accepts_gzip(&two));
+        assert!(!accepts_gzip(&HeaderMap::new()));
     }
 
     #[test]
