@@ -16,7 +16,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use http::{HeaderMap, HeaderValue, Method, header};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, header};
 use rmcp::model::ProtocolVersion;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 
@@ -94,9 +94,49 @@ pub(crate) async fn answer(
 
 /// A body of `chunks`, in order.
 fn body<const N: usize>(chunks: [Bytes; N]) -> Body {
-    Body::from_stream(futures::stream::iter(
-        chunks.map(Ok::<_, std::convert::Infallible>),
-    ))
+    Body::new(Chunks { chunks, next: 0 })
+}
+
+/// Shared chunks sent in order, their length known: hyper sends `Content-Length` (a stream
+/// body would go chunked) and writes them together with the head.
+struct Chunks<const N: usize> {
+    chunks: [Bytes; N],
+    /// The first chunk not sent yet.
+    next: usize,
+}
+
+impl<const N: usize> http_body::Body for Chunks<N> {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let this = &mut *self;
+        while let Some(chunk) = this.chunks.get_mut(this.next) {
+            this.next += 1;
+            if !chunk.is_empty() {
+                let chunk = std::mem::take(chunk);
+                return std::task::Poll::Ready(Some(Ok(http_body::Frame::data(chunk))));
+            }
+        }
+        std::task::Poll::Ready(None)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.chunks.iter().skip(self.next).all(Bytes::is_empty)
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        let left = self
+            .chunks
+            .iter()
+            .skip(self.next)
+            .map(Bytes::len)
+            .sum::<usize>();
+        http_body::SizeHint::with_exact(left as u64)
+    }
 }
 
 /// What to do with a `tools/list` request.
@@ -110,11 +150,11 @@ enum Decision {
 }
 
 /// The protocol version header.
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 /// The SEP-2243 method header.
-const MCP_METHOD: &str = "mcp-method";
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 /// The legacy session header.
-const SESSION: &str = "mcp-session-id";
+const SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
 
 impl FastList {
     /// Whether `request` is one rmcp would answer with a page of `call`'s era.
@@ -123,19 +163,26 @@ impl FastList {
         if request.method() != Method::POST
             || headers.contains_key(header::ORIGIN)
             || !self.host_allowed(request)
-            || !accepts(headers, "application/json")
-            || !accepts(headers, "text/event-stream")
+            || !accepts_json_and_events(headers)
         {
             return Decision::Rmcp;
         }
-        let version = single(headers, PROTOCOL_VERSION);
-        let method = single(headers, MCP_METHOD);
         // Any other MCP header (Mcp-Name, Mcp-Param-*) is for rmcp to judge.
         let other_mcp_headers = headers.keys().any(|name| {
-            let name = name.as_str();
-            name.starts_with("mcp-") && ![PROTOCOL_VERSION, MCP_METHOD, SESSION].contains(&name)
+            name.as_str().starts_with("mcp-")
+                && *name != PROTOCOL_VERSION
+                && *name != MCP_METHOD
+                && *name != SESSION
         });
-        if other_mcp_headers || headers.get_all(PROTOCOL_VERSION).iter().count() > 1 {
+        // A header given twice, or not as text, is for rmcp to judge too.
+        let (Ok(version), Ok(method), Ok(session)) = (
+            at_most_once(headers, &PROTOCOL_VERSION),
+            at_most_once(headers, &MCP_METHOD),
+            at_most_once(headers, &SESSION),
+        ) else {
+            return Decision::Rmcp;
+        };
+        if other_mcp_headers {
             return Decision::Rmcp;
         }
         let modern = ProtocolVersion::V_2026_07_28;
@@ -145,7 +192,7 @@ impl FastList {
                 let agreed = meta_version == modern
                     && version == Some(modern.as_str())
                     && method == Some("tools/list")
-                    && !headers.contains_key(SESSION);
+                    && session.is_none();
                 if complete && agreed {
                     Decision::Answer(Era::Modern)
                 } else {
@@ -159,15 +206,11 @@ impl FastList {
                         .iter()
                         .any(|known| known.as_str() == version && known.has_initialize()),
                 };
-                let method_agrees = match headers.get_all(MCP_METHOD).iter().count() {
-                    0 => true,
-                    1 => method == Some("tools/list"),
-                    _ => false,
-                };
+                let method_agrees = method.is_none_or(|method| method == "tools/list");
                 if !legacy_version || !method_agrees {
                     return Decision::Rmcp;
                 }
-                match (&self.sessions, single(headers, SESSION)) {
+                match (&self.sessions, session) {
                     // A stateless server answers legacy requests without a session.
                     (None, _) => Decision::Answer(Era::Legacy),
                     (Some(_), Some(id)) => Decision::IfLive(id.to_string().into()),
@@ -236,14 +279,17 @@ fn unbracketed(host: &str) -> String {
         .to_ascii_lowercase()
 }
 
-/// The header's value when it is given exactly once, as text.
-fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+/// The header's value: none when it is absent, its text when it is given once as text, an
+/// error when it is given more than once or not as text.
+fn at_most_once<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a str>, ()> {
     let mut values = headers.get_all(name).iter();
-    let first = values.next()?;
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
     if values.next().is_some() {
-        return None;
+        return Err(());
     }
-    first.to_str().ok()
+    first.to_str().map(Some).map_err(|_| ())
 }
 
 /// Each entry of a comma-separated header (`Accept`, `Accept-Encoding`) given as text, with
@@ -273,11 +319,17 @@ fn weighted<'a>(
         })
 }
 
-/// Whether `Accept` names `media` without a zero weight (a wildcard does not count: rmcp
-/// wants both types named).
-fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    weighted(headers, header::ACCEPT)
-        .any(|(essence, weight)| essence.eq_ignore_ascii_case(media) && weight > 0.0)
+/// Whether `Accept` names both media types rmcp wants, `application/json` and
+/// `text/event-stream`, each without a zero weight (a wildcard does not count).
+fn accepts_json_and_events(headers: &HeaderMap) -> bool {
+    let (mut json, mut events) = (false, false);
+    for (essence, weight) in weighted(headers, header::ACCEPT) {
+        if weight > 0.0 {
+            json |= essence.eq_ignore_ascii_case("application/json");
+            events |= essence.eq_ignore_ascii_case("text/event-stream");
+        }
+    }
+    json && events
 }
 
 /// Whether `Accept-Encoding` accepts gzip: `gzip` or `x-gzip` named with a weight above zero,
@@ -377,13 +429,29 @@ mod tests {
 
     #[test]
     fn accept_needs_both_types_named_with_a_weight_above_zero() {
-        let both = headers("application/json, text/event-stream");
-        assert!(accepts(&both, "application/json") && accepts(&both, "text/event-stream"));
-        let zero = headers("application/json;q=0, text/event-stream");
-        assert!(!accepts(&zero, "application/json"));
-        let wildcard = headers("*/*");
-        assert!(!accepts(&wildcard, "application/json"));
-        let weighted = headers("application/json; q=0.5, TEXT/EVENT-STREAM");
-        assert!(accepts(&weighted, "application/json") && accepts(&weighted, "text/event-stream"));
+        for yes in [
+            "application/json, text/event-stream",
+            "application/json; q=0.5, TEXT/EVENT-STREAM",
+            "text/event-stream;q=0.1,application/json",
+        ] {
+            assert!(accepts_json_and_events(&headers(yes)), "{yes}");
+        }
+        for no in [
+            "application/json;q=0, text/event-stream",
+            "application/json, text/event-stream;q=0",
+            "*/*",
+            "application/json",
+            "text/event-stream",
+            "",
+        ] {
+            assert!(!accepts_json_and_events(&headers(no)), "{no}");
+        }
+        // Both named across two `Accept` headers.
+        let mut two = headers("application/json");
+        two.append(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        assert!(accepts_json_and_events(&two));
     }
 }

@@ -164,6 +164,13 @@ async def main(args: argparse.Namespace) -> None:
                 cursor = None if number == 1 else body_of(fast[number - 2])["result"]["nextCursor"]
                 plain = await era.list(cursor, origin=False, encoding="identity")
                 check("content-encoding" not in plain.headers, f"{name} page {number}: identity refused")
+                # A body of known length: Content-Length, not chunked, for both encodings.
+                for answer, wire in ((f, f.num_bytes_downloaded), (plain, len(plain.content))):
+                    check(
+                        "transfer-encoding" not in answer.headers
+                        and answer.headers.get("content-length") == str(wire),
+                        f"{name} page {number}: not sent with its length: {dict(answer.headers)}",
+                    )
                 after_id = lambda text: text[text.index(',"result":') :]  # noqa: E731
                 check(
                     after_id(plain.text) == after_id(f.text),
