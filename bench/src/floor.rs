@@ -10,6 +10,7 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
 use std::time::Duration;
 
@@ -37,10 +38,14 @@ pub(crate) struct Floor {
 }
 
 impl Floor {
-    /// Starts the floor's process (this program with [`SERVE_FLAG`]), serving `body` as
-    /// `application/json`, gzipped (`Content-Encoding: gzip`) with `gzip`.
-    pub(crate) fn serve(body: &[u8], gzip: bool) -> Result<Floor> {
-        let program = std::env::current_exe().context("finding this program to run the floor")?;
+    /// Starts the floor's process (`program`, a `fiskgen-bench`, or this program, with
+    /// [`SERVE_FLAG`]), serving `body` as `application/json`, gzipped (`Content-Encoding:
+    /// gzip`) with `gzip`.
+    pub(crate) fn serve(program: Option<&Path>, body: &[u8], gzip: bool) -> Result<Floor> {
+        let program = match program {
+            Some(program) => program.to_path_buf(),
+            None => std::env::current_exe().context("finding this program to run the floor")?,
+        };
         let mut child = Command::new(&program)
             .arg(SERVE_FLAG)
             .arg(if gzip { "gzip" } else { "identity" })

@@ -85,6 +85,9 @@ pub struct Options {
     /// Earlier designs' fiskgen binaries, by label: the all-commands natscli server is also
     /// built with each (builds interleaved with ours) and measured beside ours in the same run.
     pub previous_fiskgen: Vec<(String, PathBuf)>,
+    /// The program run as the HTTP floor (`PROGRAM --serve-floor`, [`serve_floor`]): a
+    /// `fiskgen-bench` binary; by default this program, which is one when it is running.
+    pub floor_program: Option<PathBuf>,
 }
 
 impl Options {
@@ -105,6 +108,7 @@ impl Options {
             seconds: None,
             regenerations: None,
             previous_fiskgen: Vec::new(),
+            floor_program: None,
         }
     }
 }

@@ -359,7 +359,8 @@ pub(crate) async fn floor_list_cpu(
     let answer = answer.with_context(context)?;
     let mut floors = [0.0; 2];
     for (floor_ms, gzip) in floors.iter_mut().zip([false, true]) {
-        let floor = crate::floor::Floor::serve(&answer, gzip).with_context(context)?;
+        let floor = crate::floor::Floor::serve(options.floor_program.as_deref(), &answer, gzip)
+            .with_context(context)?;
         let mut session = raw::ListSession::http(&floor.url(), transport, gzip)
             .await
             .with_context(context)?;
