@@ -286,8 +286,9 @@ fn floors(app: &AppReport) -> String {
         let _ = writeln!(
             out,
             "Server CPU per `tools/list` over HTTP: a bare HTTP/1.1 writer of the same answer \
-             (the floor, `bench/src/floor.rs`) costs {} ms per answer with the raw client, the \
-             kernel's copy and loopback TCP of {} KiB; ours costs {}.\n",
+             (the floor, `bench/src/floor.rs`, a process of its own) costs {} ms per answer with \
+             the raw client: the kernel's copy and loopback TCP of {} KiB, and the wake-ups of \
+             a request and its answer going back and forth; ours costs {}.\n",
             num(floor),
             app.list_sizes
                 .map_or("—".to_string(), |s| num(kib(s.body_bytes))),
@@ -308,9 +309,11 @@ fn floors(app: &AppReport) -> String {
             "To a client that accepts gzip (Node's fetch, Python's httpx and Go's net/http ask \
              for it by default) the same answer is {} KiB on the wire, and over HTTP legacy it \
              costs the server {} ms: each page is compressed once, then served with its own \
-             head in front (docs/runtime.md, \"Listing tools\").\n",
+             head in front (docs/runtime.md, \"Listing tools\"). The floor writing the same \
+             answer gzipped costs {} ms.\n",
             num(wire),
-            num(cpu)
+            num(cpu),
+            median(app.floor_gzip_list_cpu_ms).map_or("—".to_string(), num)
         );
     }
     if let Some(sizes) = app.list_sizes {

@@ -12,6 +12,7 @@ mod builds;
 mod client;
 mod compare;
 mod floor;
+pub use floor::{SERVE_FLAG, serve_floor};
 mod load;
 mod raw;
 mod report;
@@ -84,6 +85,9 @@ pub struct Options {
     /// Earlier designs' fiskgen binaries, by label: the all-commands natscli server is also
     /// built with each (builds interleaved with ours) and measured beside ours in the same run.
     pub previous_fiskgen: Vec<(String, PathBuf)>,
+    /// The program run as the HTTP floor (`PROGRAM --serve-floor`, [`serve_floor`]): a
+    /// `fiskgen-bench` binary; by default this program, which is one when it is running.
+    pub floor_program: Option<PathBuf>,
 }
 
 impl Options {
@@ -104,6 +108,7 @@ impl Options {
             seconds: None,
             regenerations: None,
             previous_fiskgen: Vec::new(),
+            floor_program: None,
         }
     }
 }
@@ -470,6 +475,7 @@ async fn bench_app(
         .collect();
     let mut overhead_p99 = overhead_p50.clone();
     let mut floor_ms: Vec<f64> = Vec::new();
+    let mut floor_gzip_ms: Vec<f64> = Vec::new();
 
     // Starts, interleaved, the order rotating so no server always follows the same one.
     for i in 0..settings.starts {
@@ -590,8 +596,10 @@ async fn bench_app(
         }
         // The floor of the raw client's HTTP figures: our answer from a bare writer.
         if servers.contains(&Server::Ours(Transport::Modern)) {
-            floor_ms
-                .push(floor_list_cpu(options, setup, settings.settle, settings.budget(1)).await?);
+            let (plain, gzipped) =
+                floor_list_cpu(options, setup, settings.settle, settings.budget(1)).await?;
+            floor_ms.push(plain);
+            floor_gzip_ms.push(gzipped);
         }
         // Overhead: the server's call latency minus the direct run's, within the round.
         for (index, calls) in round_calls.iter().enumerate() {
@@ -666,6 +674,7 @@ async fn bench_app(
         crate_lines: setup.crate_dir.as_deref().and_then(crate_lines),
         list_sizes: Some(list_sizes),
         floor_list_cpu_ms: Summary::of(&floor_ms),
+        floor_gzip_list_cpu_ms: Summary::of(&floor_gzip_ms),
         servers: reports,
         direct: levels(&direct, &CALL_LEVELS),
     })

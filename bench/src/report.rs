@@ -199,6 +199,9 @@ pub struct AppReport {
     /// CPU per `tools/list` of a bare HTTP/1.1 writer of our answer, with the raw client's
     /// requests back to back (the floor of [`ServerReport::raw_list_cpu_ms`] over HTTP), ms.
     pub floor_list_cpu_ms: Option<Summary>,
+    /// The same floor writing the answer gzipped to a raw client that asks for gzip (the floor
+    /// of [`ServerReport::raw_gzip_list_cpu_ms`]), ms.
+    pub floor_gzip_list_cpu_ms: Option<Summary>,
     /// Each server and transport.
     pub servers: Vec<ServerReport>,
     /// The direct runs at each of [`CALL_LEVELS`].
@@ -421,6 +424,11 @@ impl Report {
             }
             if app.floor_list_cpu_ms.is_none() {
                 missing.push(format!("{name}: the HTTP floor of the CPU per tools/list"));
+            }
+            if app.floor_gzip_list_cpu_ms.is_none() {
+                missing.push(format!(
+                    "{name}: the gzip HTTP floor of the CPU per tools/list"
+                ));
             }
             for server in &app.servers {
                 let label = server.server.label();

@@ -331,14 +331,15 @@ pub(crate) async fn raw_list_cpu(
     measured.with_context(context)
 }
 
-/// The floor of [`raw_list_cpu`] over HTTP ([`crate::floor`]): our 2026-07-28 server's
-/// answer, taken once, then served by the bare writer and measured the same way.
+/// The floors of [`raw_list_cpu`] over HTTP ([`crate::floor`]), as is and gzipped: our
+/// 2026-07-28 server's answer, taken once, then served by the bare writer, as it is and
+/// gzipped, and measured the same way (the gzipped one with a client that asks for gzip).
 pub(crate) async fn floor_list_cpu(
     options: &Options,
     setup: &Setup,
     settle: Duration,
     budget: Budget,
-) -> Result<f64> {
+) -> Result<(f64, f64)> {
     let server = Server::Ours(Transport::Modern);
     let context = || format!("{}: the HTTP floor's tools/list CPU", setup.name);
     let port = free_port()?;
@@ -355,14 +356,20 @@ pub(crate) async fn floor_list_cpu(
         Err(error) => Err(error),
     };
     let _ = child.kill().await;
-    let floor = crate::floor::Floor::serve(&answer.with_context(context)?).with_context(context)?;
-    let mut session = raw::ListSession::http(&floor.url(), transport, false)
-        .await
-        .with_context(context)?;
-    session
-        .cpu_per_list(|| floor.cpu_ms(), WARM_LISTS, settle, budget)
-        .await
-        .with_context(context)
+    let answer = answer.with_context(context)?;
+    let mut floors = [0.0; 2];
+    for (floor_ms, gzip) in floors.iter_mut().zip([false, true]) {
+        let floor = crate::floor::Floor::serve(options.floor_program.as_deref(), &answer, gzip)
+            .with_context(context)?;
+        let mut session = raw::ListSession::http(&floor.url(), transport, gzip)
+            .await
+            .with_context(context)?;
+        *floor_ms = session
+            .cpu_per_list(|| floor.cpu_ms(), WARM_LISTS, settle, budget)
+            .await
+            .with_context(context)?;
+    }
+    Ok((floors[0], floors[1]))
 }
 
 /// VmRSS and VmHWM of `pid`, in KiB.

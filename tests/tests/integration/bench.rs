@@ -11,6 +11,7 @@ use fiskgen_bench::{Mode, Options, PeerStatus, Server, Transport};
 fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
     let dir = tempfile::tempdir()?;
     let mut options = Options::new(Mode::Smoke);
+    options.floor_program = Some(fiskgen_tests::clients::bench_binary()?);
     options.out_dir = Some(dir.path().to_path_buf());
     let report = fiskgen_bench::run(&options)?;
 
@@ -76,6 +77,7 @@ fn the_smoke_benchmark_measures_a_text_only_peer() -> Result<()> {
     let peer = fiskgen_tests::clients::scripts_dir().join("text_peer.py");
     let dir = tempfile::tempdir()?;
     let mut options = Options::new(Mode::Smoke);
+    options.floor_program = Some(fiskgen_tests::clients::bench_binary()?);
     options.out_dir = Some(dir.path().to_path_buf());
     // One start per server: the point is that every figure exists for the peer, not its spread.
     options.starts = Some(1);
