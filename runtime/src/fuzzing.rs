@@ -10,10 +10,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use ::http::{Request, StatusCode};
-use axum::Router;
 use axum::body::Body;
 use hyper::service::Service as _;
-use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -25,7 +23,7 @@ use crate::mcp::request_state::{self, Refusal, RequestStates};
 use crate::mcp::server::Handler;
 use crate::mcp::state::{Limits, ServerState};
 use crate::mcp::tools::Catalog;
-use crate::transport::http::{self, HttpOptions};
+use crate::transport::http::{self, App, HttpOptions};
 
 /// The longest one request may take in-process before it counts as a hang.
 const REQUEST_BOUND: Duration = Duration::from_secs(10);
@@ -36,8 +34,8 @@ const FUZZ_KEY: &[u8; 32] = b"fiskgen-fuzz-key-0123456789abcde";
 /// The runtime, both routers and a live legacy session, built once per process.
 struct Http {
     runtime: tokio::runtime::Runtime,
-    sessions: Router,
-    stateless: Router,
+    sessions: App,
+    stateless: App,
     session_id: String,
 }
 
@@ -81,9 +79,9 @@ fn options(stateless: bool) -> HttpOptions {
     }
 }
 
-/// One POST to `router`: status, headers we look at, and the whole body.
+/// One POST to `app`: status, headers we look at, and the whole body.
 async fn post(
-    router: &Router,
+    app: &App,
     headers: &[(&str, &str)],
     body: Vec<u8>,
 ) -> (StatusCode, Option<String>, Vec<u8>) {
@@ -97,7 +95,7 @@ async fn post(
     let request = request
         .body(Body::from(body))
         .unwrap_or_else(|error| panic!("building a request: {error}"));
-    let service = TowerToHyperService::new(router.clone());
+    let service = app.clone();
     let exchange = async {
         let response = match service.call(request).await {
             Ok(response) => response,
@@ -128,12 +126,12 @@ fn http_harness(app: &'static AppSpec) -> &'static Http {
             .build()
             .unwrap_or_else(|error| panic!("a tokio runtime: {error}"));
         let shutdown = CancellationToken::new();
-        let sessions = http::router(
+        let sessions = http::app(
             Handler::new(state(app, &shutdown)),
             &options(false),
             &shutdown,
         );
-        let stateless = http::router(
+        let stateless = http::app(
             Handler::new(state(app, &shutdown)),
             &options(true),
             &shutdown,
@@ -214,7 +212,7 @@ pub fn http_answer(app: &'static AppSpec, data: &[u8]) -> Option<(StatusCode, Ve
 }
 
 /// Ends the legacy session `id` (a DELETE, as a client closing it would send).
-async fn delete_session(router: &Router, id: &str) {
+async fn delete_session(app: &App, id: &str) {
     let Ok(request) = Request::delete("/mcp")
         .header("host", "127.0.0.1")
         .header("mcp-session-id", id)
@@ -222,7 +220,7 @@ async fn delete_session(router: &Router, id: &str) {
     else {
         return;
     };
-    let service = TowerToHyperService::new(router.clone());
+    let service = app.clone();
     let _ = tokio::time::timeout(REQUEST_BOUND, service.call(request)).await;
 }
 

@@ -243,8 +243,8 @@ async fn serve_http(
     );
 
     let shutdown = state.shutdown.clone();
-    let router = http::router(Handler::new(state), &options, &shutdown);
-    let serving = http::serve(listener, router, shutdown.clone());
+    let app = http::app(Handler::new(state), &options, &shutdown);
+    let serving = http::serve(listener, app, shutdown.clone());
     tokio::pin!(serving);
     tokio::select! {
         result = &mut serving => result.map_err(ServeError::Http),

@@ -5,8 +5,9 @@
 //! Both protocol eras share the endpoint: legacy clients get sessions (capped, expiring when
 //! idle) unless the server is stateless; 2026-07-28 requests are always served statelessly,
 //! and rmcp cancels their handler when the response stream is dropped. Every POST body is
-//! checked to be a JSON-RPC message first ([`crate::transport::intake`]), and most `tools/list`
-//! requests are answered there as precomputed bytes ([`crate::transport::list_http`]).
+//! checked to be a JSON-RPC message first ([`crate::transport::intake`]); most `tools/list`
+//! requests are answered as precomputed bytes before that, in front of the router, or in a
+//! layer after it ([`crate::transport::list_http`]).
 
 use std::io;
 use std::sync::Arc;
@@ -16,7 +17,6 @@ use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -54,13 +54,18 @@ pub(crate) struct HttpOptions {
     pub(crate) auth: Option<Arc<Auth>>,
 }
 
-/// The axum app: MCP at `/` and `/mcp`, behind the credentials check when one is configured,
-/// and the protected-resource metadata when OAuth is.
-pub(crate) fn router(
-    handler: Handler,
-    options: &HttpOptions,
-    shutdown: &CancellationToken,
-) -> Router {
+/// The HTTP app: axum's router (MCP at `/` and `/mcp`, behind the credentials check when one
+/// is configured, and the protected-resource metadata when OAuth is) and, in front of it when
+/// no credentials are required, the precomputed `tools/list` answers ([`list_http::front`]).
+#[derive(Clone)]
+pub(crate) struct App {
+    router: Router,
+    /// `None` when credentials are required: the lists are answered inside their check.
+    front: Option<Arc<FastList>>,
+}
+
+/// The app for `handler`, served as `options` say.
+pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &CancellationToken) -> App {
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_allowed_origins(options.allowed_origins.clone())
@@ -73,25 +78,29 @@ pub(crate) fn router(
         allowed_hosts: AllowedHosts::new(&options.allowed_hosts),
         sessions: None,
     };
-    let router = if options.stateless {
-        mcp_routes(handler, Arc::new(NeverSessionManager::default()), config)
+    let (router, fast) = if options.stateless {
+        let fast = Arc::new(fast);
+        let router = mcp_routes(handler, Arc::new(NeverSessionManager::default()), config)
             .layer(axum::middleware::from_fn_with_state(
-                fast,
+                fast.clone(),
                 list_http::answer,
             ))
-            .layer(axum::middleware::from_fn(intake::stateless))
+            .layer(axum::middleware::from_fn(intake::stateless));
+        (router, fast)
     } else {
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
         let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
         fast.sessions = Some(capped.clone());
-        mcp_routes(handler, capped, config)
+        let fast = Arc::new(fast);
+        let router = mcp_routes(handler, capped, config)
             .layer(axum::middleware::from_fn_with_state(
-                fast,
+                fast.clone(),
                 list_http::answer,
             ))
             .layer(axum::middleware::from_fn(intake::check_body))
-            .layer(axum::middleware::from_fn(sessions::limit_status))
+            .layer(axum::middleware::from_fn(sessions::limit_status));
+        (router, fast)
     };
     match &options.auth {
         Some(auth) => {
@@ -100,12 +109,45 @@ pub(crate) fn router(
                 auth::require,
             ));
             // The protected-resource metadata is public (RFC 9728).
-            match auth.metadata_routes() {
+            let router = match auth.metadata_routes() {
                 Some(metadata) => router.merge(metadata),
                 None => router,
+            };
+            App {
+                router,
+                front: None,
             }
         }
-        None => router,
+        None => App {
+            router,
+            front: Some(fast),
+        },
+    }
+}
+
+impl<B> hyper::service::Service<http::Request<B>> for App
+where
+    B: http_body::Body<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = axum::response::Response;
+    type Error = std::convert::Infallible;
+    type Future = futures::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+    fn call(&self, request: http::Request<B>) -> Self::Future {
+        let mut router = self.router.clone();
+        let front = self.front.clone();
+        Box::pin(async move {
+            let request = request.map(axum::body::Body::new);
+            let request = match front {
+                Some(fast) => match list_http::front(&fast, request).await {
+                    Ok(response) => return Ok(response),
+                    Err(request) => request,
+                },
+                None => request,
+            };
+            tower_service::Service::call(&mut router, request).await
+        })
     }
 }
 
@@ -154,11 +196,11 @@ impl<M: SessionManager> tower_service::Service<axum::extract::Request> for Mcp<M
     }
 }
 
-/// Serves `router` on `listener` until `shutdown`, then closes connections gracefully (the
+/// Serves `app` on `listener` until `shutdown`, then closes connections gracefully (the
 /// caller bounds how long it waits).
 pub(crate) async fn serve(
     listener: TcpListener,
-    router: Router,
+    app: App,
     shutdown: CancellationToken,
 ) -> io::Result<()> {
     let mut builder = http1::Builder::new();
@@ -191,8 +233,8 @@ pub(crate) async fn serve(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not set TCP_NODELAY");
         }
-        let service = TowerToHyperService::new(router.clone());
-        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        let connection =
+            graceful.watch(builder.serve_connection(TokioIo::new(stream), app.clone()));
         tokio::spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(%error, "connection ended with an error");

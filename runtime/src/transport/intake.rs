@@ -204,13 +204,7 @@ async fn read_message(
     let mut bytes = Vec::new();
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|error| {
-            (
-                StatusCode::BAD_REQUEST,
-                format!("Bad Request: reading the request body failed: {error}"),
-            )
-                .into_response()
-        })?;
+        let chunk = chunk.map_err(unreadable)?;
         if chunk.len() > MAX_BODY_BYTES.saturating_sub(bytes.len()) {
             return Err((
                 StatusCode::PAYLOAD_TOO_LARGE,
@@ -221,14 +215,8 @@ async fn read_message(
         bytes.extend_from_slice(&chunk);
     }
     let mut parts = parts;
-    // A plain `tools/list` is read without rmcp's parse of a message, which costs more than
-    // the rest of its answer; rmcp reads it the same way if it gets it.
-    if let Some(list) = plain_request(&bytes) {
-        parts.extensions.insert(ListCall {
-            id: list.id,
-            params: Some(list.params),
-            meta: list.meta,
-        });
+    if let Some(call) = plain_list(&bytes) {
+        parts.extensions.insert(call);
         return Ok((Request::from_parts(parts, Body::from(bytes)), None));
     }
     let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
@@ -248,8 +236,28 @@ async fn read_message(
     Ok((Request::from_parts(parts, Body::from(bytes)), Some(message)))
 }
 
+/// A plain `tools/list` in `bytes`, read without rmcp's parse of a message, which costs more
+/// than the rest of its answer (rmcp reads it the same way if it gets it).
+pub(crate) fn plain_list(bytes: &[u8]) -> Option<ListCall> {
+    let list = plain_request(bytes)?;
+    Some(ListCall {
+        id: list.id,
+        params: Some(list.params),
+        meta: list.meta,
+    })
+}
+
+/// HTTP 400 for a request body that could not be read (the client went away mid-body).
+pub(crate) fn unreadable(error: axum::Error) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        format!("Bad Request: reading the request body failed: {error}"),
+    )
+        .into_response()
+}
+
 /// Whether the request says its body is JSON (rmcp refuses the others with 415).
-fn is_json(request: &Request) -> bool {
+pub(crate) fn is_json(request: &Request) -> bool {
     request
         .headers()
         .get(header::CONTENT_TYPE)

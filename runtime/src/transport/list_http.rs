@@ -1,8 +1,10 @@
 //! `tools/list` over HTTP as precomputed bytes (docs/runtime.md, "Listing tools").
 //!
-//! An axum layer inside the body check ([`crate::transport::intake`], which has parsed the message and
-//! left a [`ListCall`] in the request's extensions) answers a `tools/list` POST with the
-//! compiled-in page, as `application/json` (gzipped when the client accepts gzip:
+//! In front of axum's router ([`front`], which reads a small body and finds a plain
+//! `tools/list` in it), or else (credentials required, a list that is not plain or has no
+//! `Content-Length`) in an axum layer inside the body check ([`answer`];
+//! [`crate::transport::intake`] has parsed the message and left a [`ListCall`] in the
+//! request's extensions), a `tools/list` POST is answered with the compiled-in page, as `application/json` (gzipped when the client accepts gzip:
 //! [`crate::gzip`]), when the request is one rmcp would answer with
 //! that page: an allowed `Host`, no `Origin` (browsers' requests take rmcp's full check), an
 //! `Accept` that rmcp accepts, and the headers of its era — a live session for a legacy client
@@ -22,7 +24,7 @@ use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager
 
 use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
-use crate::transport::intake::ListCall;
+use crate::transport::intake::{self, ListCall};
 use crate::transport::sessions::CappedSessions;
 
 /// What the layer needs.
@@ -36,9 +38,47 @@ pub(crate) struct FastList {
     pub(crate) sessions: Option<Arc<CappedSessions>>,
 }
 
-/// The layer.
+/// Bodies of at most this many bytes are read in front of axum ([`front`]); a `tools/list`
+/// is a few hundred, and anything larger goes to the router as it came.
+const MAX_FRONT_BODY: u64 = 64 * 1024;
+
+/// In front of axum's router (no credentials required; [`crate::transport::http`]): a POST to
+/// the MCP endpoint whose body is a plain `tools/list` ([`intake::plain_list`]) that rmcp
+/// would answer with a page is answered here, without the router and its layers. Anything
+/// else is given back for the router, its body read (when it was) and restored.
+pub(crate) async fn front(fast: &FastList, request: Request) -> Result<Response, Request> {
+    let length = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+    let candidate = request.method() == Method::POST
+        && matches!(request.uri().path(), "/" | "/mcp")
+        && intake::is_json(&request)
+        && length.is_some_and(|length| length <= MAX_FRONT_BODY);
+    if !candidate {
+        return Err(request);
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_FRONT_BODY as usize).await {
+        Ok(bytes) => bytes,
+        Err(error) => return Ok(intake::unreadable(error)),
+    };
+    let call = intake::plain_list(&bytes);
+    let request = Request::from_parts(parts, Body::from(bytes));
+    let Some(call) = call else {
+        return Err(request);
+    };
+    let (decision, gzip) = fast.judge(&request, &call);
+    match fast.respond(decision, gzip, &call).await {
+        Some(response) => Ok(response),
+        None => Err(request),
+    }
+}
+
+/// The layer inside the body check, for the lists [`front`] does not see (credentials are
+/// required, or the body was not read there).
 pub(crate) async fn answer(
-    State(fast): State<FastList>,
+    State(fast): State<Arc<FastList>>,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -46,49 +86,57 @@ pub(crate) async fn answer(
     let Some(call) = request.extensions_mut().remove::<ListCall>() else {
         return next.run(request).await;
     };
-    let era = match fast.decide(&request, &call) {
-        Decision::Rmcp => None,
-        Decision::Answer(era) => Some(era),
-        Decision::IfLive(id) => match &fast.sessions {
-            Some(sessions) => sessions
-                .has_session(&id)
-                .await
-                .ok()
-                .filter(|live| *live)
-                .map(|_| Era::Legacy),
-            None => None,
-        },
-    };
-    let Some(era) = era else {
-        return next.run(request).await;
-    };
-    match fast
-        .state
-        .list_bytes(&call.id, call.params.as_ref(), &call.meta, era)
-    {
-        Some(answer) => {
-            let gzipped = accepts_gzip(request.headers())
-                .then(|| answer.gzip())
-                .flatten();
-            let mut response = match gzipped {
-                Some(chunks) => {
-                    let mut response = Response::new(body(chunks));
-                    response
-                        .headers_mut()
-                        .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-                    response
-                }
-                None => Response::new(body(answer.into_chunks())),
-            };
-            let headers = response.headers_mut();
-            headers.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-            response
-        }
+    let (decision, gzip) = fast.judge(&request, &call);
+    match fast.respond(decision, gzip, &call).await {
+        Some(response) => response,
         None => next.run(request).await,
+    }
+}
+
+impl FastList {
+    /// What to do with `call` from `request` ([`Self::decide`]), and whether the answer may
+    /// be gzipped. Read before any wait: a request (its body) is not `Sync`.
+    fn judge(&self, request: &Request, call: &ListCall) -> (Decision, bool) {
+        (self.decide(request, call), accepts_gzip(request.headers()))
+    }
+
+    /// The precomputed answer to `call` under `decision` ([`Self::judge`]), gzipped with
+    /// `gzip`; `None` leaves it to rmcp.
+    async fn respond(&self, decision: Decision, gzip: bool, call: &ListCall) -> Option<Response> {
+        let era = match decision {
+            Decision::Rmcp => None,
+            Decision::Answer(era) => Some(era),
+            Decision::IfLive(id) => match &self.sessions {
+                Some(sessions) => sessions
+                    .has_session(&id)
+                    .await
+                    .ok()
+                    .filter(|live| *live)
+                    .map(|_| Era::Legacy),
+                None => None,
+            },
+        }?;
+        let answer = self
+            .state
+            .list_bytes(&call.id, call.params.as_ref(), &call.meta, era)?;
+        let gzipped = gzip.then(|| answer.gzip()).flatten();
+        let mut response = match gzipped {
+            Some(chunks) => {
+                let mut response = Response::new(body(chunks));
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                response
+            }
+            None => Response::new(body(answer.into_chunks())),
+        };
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        Some(response)
     }
 }
 

@@ -6,8 +6,9 @@ rmcp answers a request that carries an allowed `Origin` (the precomputed path le
 it, docs/runtime.md "Listing tools"), so sending the same request with and without
 `Origin: http://localhost:<port>` compares the two. Pages are followed by cursor. httpx asks
 for gzip (`Accept-Encoding: gzip, deflate`), so the precomputed answers come gzipped; each is
-also fetched with `Accept-Encoding: identity` and must be the same bytes once decoded. Prints
-`PASS`.
+also fetched with `Accept-Encoding: identity` and must be the same bytes once decoded, and
+sent chunked (no `Content-Length`: the server's front leaves it to the layer after its body
+check), which must get the same bytes too. Prints `PASS`.
 """
 
 from __future__ import annotations
@@ -100,7 +101,11 @@ class Era:
         return headers
 
     async def list(
-        self, cursor: str | None, origin: bool, encoding: str | None = None
+        self,
+        cursor: str | None,
+        origin: bool,
+        encoding: str | None = None,
+        chunked: bool = False,
     ) -> httpx.Response:
         params: dict[str, Any] = {}
         if cursor is not None:
@@ -119,7 +124,18 @@ class Era:
             headers["origin"] = f"http://localhost:{port}"
         if encoding is not None:
             headers["accept-encoding"] = encoding
-        return await self.http.post(self.url, json=request, headers=headers)
+        if not chunked:
+            return await self.http.post(self.url, json=request, headers=headers)
+        # A body without a length (Transfer-Encoding: chunked): the server's front does not
+        # read it, and the layer after the body check answers it.
+        headers["content-type"] = "application/json"
+        data = json.dumps(request).encode()
+
+        async def parts():
+            yield data[: len(data) // 2]
+            yield data[len(data) // 2 :]
+
+        return await self.http.post(self.url, content=parts(), headers=headers)
 
     async def pages(self, origin: bool) -> list[httpx.Response]:
         pages, cursor = [], None
@@ -176,9 +192,19 @@ async def main(args: argparse.Namespace) -> None:
                     after_id(plain.text) == after_id(f.text),
                     f"{name} page {number}: gzipped and plain answers differ",
                 )
+                chunked = await era.list(cursor, origin=False, encoding="identity", chunked=True)
+                check(
+                    chunked.request.headers.get("transfer-encoding") == "chunked",
+                    f"{name} page {number}: the request was not sent chunked",
+                )
+                check(
+                    chunked.headers.get("content-type", "").startswith("application/json")
+                    and after_id(chunked.text) == after_id(plain.text),
+                    f"{name} page {number}: a chunked request got another answer: {chunked.text[:300]}",
+                )
                 print(
                     f"{name} page {number}: {len(f.content)} bytes ({f.num_bytes_downloaded} gzipped), "
-                    "the same result as rmcp's"
+                    "the same result as rmcp's, and the same bytes to a chunked request"
                 )
             full_entries[modern] = [e for page in fast for e in raw_entries(page.text)]
 

@@ -91,6 +91,8 @@ fn path_text(path: &Path) -> Result<String> {
         .with_context(|| format!("{} is not UTF-8", path.display()))
 }
 
+/// The answers served in front of axum (a plain list with its length), after the body check (a
+/// chunked one) and by rmcp (with `Origin`) are the same.
 #[test]
 fn precomputed_tools_list_equals_rmcp_answer_and_narrowing_keeps_the_built_entries() -> Result<()> {
     let full_dir = tempfile::tempdir().context("creating the server's directory")?;
@@ -113,6 +115,7 @@ fn precomputed_tools_list_equals_rmcp_answer_and_narrowing_keeps_the_built_entri
             r#"["task_add","task_list"]"#,
         ]),
     )?
+    .has("the same result as rmcp's, and the same bytes to a chunked request")?
     .has_line("narrowed (2026-07-28): 2 entries, byte-identical")?;
     Ok(())
 }
