@@ -71,6 +71,17 @@ pub(crate) struct ListCall {
     pub(crate) meta: RequestMetaObject,
 }
 
+/// Left in a request's extensions by [`crate::transport::list_http::front`], which has read
+/// its body already, so that [`read_message`] does not scan it for a plain `tools/list` again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FrontRead {
+    /// The body is not a plain `tools/list`.
+    NotPlainList,
+    /// A plain `tools/list` that the front judged and left to rmcp: the layer would judge
+    /// it the same way, so no [`ListCall`] is left for it.
+    DeclinedList,
+}
+
 /// Largest request body accepted (413 beyond). A `tools/call` is a few KiB at most.
 pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
 
@@ -172,8 +183,8 @@ fn initialize_record(message: &ClientJsonRpcMessage) -> Option<Record> {
     })
 }
 
-/// The connect line of a stateless legacy client (docs/runtime.md, "Confirmation", with the stateless
-/// case added).
+/// The connect line of a stateless legacy client (docs/runtime.md, "Confirmation", with the
+/// stateless case added).
 fn log_connected(record: &Record) {
     let name = if record.name.is_empty() {
         "unknown".to_string()
@@ -200,6 +211,11 @@ async fn read_message(
         // rmcp answers these (405, 406, 415) itself.
         return Ok((request, None));
     }
+    let front = request.extensions().get::<FrontRead>().copied();
+    if front == Some(FrontRead::DeclinedList) {
+        // A plain `tools/list` of at most 64 KiB: a message, and not one to answer here.
+        return Ok((request, None));
+    }
     let (parts, body) = request.into_parts();
     let mut bytes = Vec::new();
     let mut stream = body.into_data_stream();
@@ -215,7 +231,7 @@ async fn read_message(
         bytes.extend_from_slice(&chunk);
     }
     let mut parts = parts;
-    if let Some(call) = plain_list(&bytes) {
+    if let Some(call) = front.is_none().then(|| plain_list(&bytes)).flatten() {
         parts.extensions.insert(call);
         return Ok((Request::from_parts(parts, Body::from(bytes)), None));
     }
@@ -334,5 +350,52 @@ mod tests {
         assert_eq!(Record::decode(text), Some(record));
         assert_eq!(Record::decode("a-uuid-from-somewhere-else"), None);
         assert_eq!(Record::decode("fiskgen-stateless-1.!!!"), None);
+    }
+
+    /// A POST of `body` as JSON, marked with `mark` when given.
+    fn post(body: &'static str, mark: Option<FrontRead>) -> Request {
+        let mut request = Request::post("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body))
+            .expect("request");
+        if let Some(mark) = mark {
+            request.extensions_mut().insert(mark);
+        }
+        request
+    }
+
+    #[tokio::test]
+    async fn a_list_the_front_has_judged_is_not_scanned_or_left_to_judge_again() {
+        const LIST: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#;
+        let (request, message) = read_message(post(LIST, None)).await.expect("read");
+        assert!(message.is_none());
+        assert_eq!(
+            request
+                .extensions()
+                .get::<ListCall>()
+                .map(|call| call.id.clone()),
+            Some(RequestId::Number(7)),
+        );
+        for mark in [FrontRead::NotPlainList, FrontRead::DeclinedList] {
+            let (request, _) = read_message(post(LIST, Some(mark))).await.expect("read");
+            let left = request.extensions().get::<ListCall>().is_some();
+            // Not plain by the front's scan: the full parse still finds the list.
+            assert_eq!(left, mark == FrontRead::NotPlainList, "{mark:?}");
+        }
+        let body = axum::body::to_bytes(
+            read_message(post(LIST, Some(FrontRead::DeclinedList)))
+                .await
+                .expect("read")
+                .0
+                .into_body(),
+            usize::MAX,
+        )
+        .await
+        .expect("body");
+        assert_eq!(
+            &body[..],
+            LIST.as_bytes(),
+            "the body goes on to rmcp as it came"
+        );
     }
 }

@@ -4,13 +4,15 @@
 //! `tools/list` in it), or else (credentials required, a list that is not plain or has no
 //! `Content-Length`) in an axum layer inside the body check ([`answer`];
 //! [`crate::transport::intake`] has parsed the message and left a [`ListCall`] in the
-//! request's extensions), a `tools/list` POST is answered with the compiled-in page, as `application/json` (gzipped when the client accepts gzip:
-//! [`crate::gzip`]), when the request is one rmcp would answer with
-//! that page: an allowed `Host`, no `Origin` (browsers' requests take rmcp's full check), an
-//! `Accept` that rmcp accepts, and the headers of its era — a live session for a legacy client
-//! of a server with sessions; `MCP-Protocol-Version` and `Mcp-Method` matching the request's
-//! `_meta` for a 2026-07-28 client. Anything else (an unknown session, a bad cursor, a header
-//! that disagrees, ...) goes on to rmcp, which gives its answer or its error as before.
+//! request's extensions), a `tools/list` POST is answered with the compiled-in page, as
+//! `application/json` (gzipped when the client accepts gzip: [`crate::gzip`]), when the
+//! request is one rmcp would answer with that page: an allowed `Host`, no `Origin` (browsers'
+//! requests take rmcp's full check), an `Accept` that rmcp accepts, and the headers of its era
+//! — a live session for a legacy client of a server with sessions; `MCP-Protocol-Version` and
+//! `Mcp-Method` matching the request's `_meta` for a 2026-07-28 client. Anything else (an
+//! unknown session, a bad cursor, a header that disagrees, ...) goes on to rmcp, which gives
+//! its answer or its error as before. A body the front has read carries a
+//! [`FrontRead`] mark, so the body check neither scans it again nor judges it twice.
 
 use std::sync::Arc;
 
@@ -24,7 +26,7 @@ use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager
 
 use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
-use crate::transport::intake::{self, ListCall};
+use crate::transport::intake::{self, FrontRead, ListCall};
 use crate::transport::sessions::CappedSessions;
 
 /// What the layer needs.
@@ -64,14 +66,18 @@ pub(crate) async fn front(fast: &FastList, request: Request) -> Result<Response,
         Err(error) => return Ok(intake::unreadable(error)),
     };
     let call = intake::plain_list(&bytes);
-    let request = Request::from_parts(parts, Body::from(bytes));
+    let mut request = Request::from_parts(parts, Body::from(bytes));
     let Some(call) = call else {
+        request.extensions_mut().insert(FrontRead::NotPlainList);
         return Err(request);
     };
     let (decision, gzip) = fast.judge(&request, &call);
     match fast.respond(decision, gzip, &call).await {
         Some(response) => Ok(response),
-        None => Err(request),
+        None => {
+            request.extensions_mut().insert(FrontRead::DeclinedList);
+            Err(request)
+        }
     }
 }
 
