@@ -241,7 +241,7 @@ fn no_build_of_the_workspace_compiles_the_runtime_with_fuzzing() -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = std::process::Command::new(cargo)
         .current_dir(workspace_root())
-        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .args(["metadata", "--format-version", "1", "--locked"])
         .output()
         .context("running cargo metadata")?;
     anyhow::ensure!(
