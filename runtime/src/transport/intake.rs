@@ -231,7 +231,9 @@ async fn read_message(
         bytes.extend_from_slice(&chunk);
     }
     let mut parts = parts;
-    if let Some(call) = front.is_none().then(|| plain_list(&bytes)).flatten() {
+    if front.is_none()
+        && let Some(call) = plain_list(&bytes)
+    {
         parts.extensions.insert(call);
         return Ok((Request::from_parts(parts, Body::from(bytes)), None));
     }
