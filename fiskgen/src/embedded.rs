@@ -63,6 +63,48 @@ pub fn write_runtime(cache: &Path) -> io::Result<PathBuf> {
     }
 }
 
+/// The lockfile of a standalone generated crate named `package`: the workspace's, with the
+/// crate's own entry added when the workspace has none by that name (only the golden crates
+/// are members). With its root package missing, cargo resolves the crate anew at every build,
+/// which updates the registry index: network access, about a second of every regeneration,
+/// and a failed build offline. The entry is what cargo writes for a generated crate (version
+/// 0.0.0, the runtime its only dependency), in cargo's order (by name).
+pub fn lockfile_for(package: &str) -> String {
+    const SEPARATOR: &str = "\n[[package]]\n";
+    let mut blocks: Vec<&str> = LOCKFILE.split(SEPARATOR).collect();
+    let name_of = |block: &str| {
+        block
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("name = \""))
+            .and_then(|rest| rest.strip_suffix('"'))
+            .map(str::to_string)
+    };
+    let names: Vec<Option<String>> = blocks.iter().map(|block| name_of(block)).collect();
+    if names.iter().flatten().any(|name| name == package) {
+        return LOCKFILE.to_string();
+    }
+    let entry = format!(
+        "name = \"{package}\"\nversion = \"0.0.0\"\ndependencies = [\n \"fiskgen-runtime\",\n]\n"
+    );
+    // The first block is the header; packages follow, sorted by name.
+    let at = names
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, name)| name.as_deref().is_some_and(|name| name > package))
+        .map_or(blocks.len(), |(index, _)| index);
+    if at == blocks.len() {
+        // After the last block, which ends with its newline.
+        let mut text = LOCKFILE.to_string();
+        text.push_str(SEPARATOR);
+        text.push_str(&entry);
+        return text;
+    }
+    blocks.insert(at, &entry);
+    blocks.join(SEPARATOR)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +146,27 @@ mod tests {
         assert!(LOCKFILE.contains("name = \"fiskgen-contract\""));
         assert!(LOCKFILE.contains("name = \"fiskgen-runtime\""));
         assert!(runtime_id().starts_with(env!("CARGO_PKG_VERSION")));
+    }
+
+    #[test]
+    fn a_standalone_crate_finds_its_own_package_in_its_lockfile() {
+        let lock = lockfile_for("nats-mcp");
+        let entry = "[[package]]\nname = \"nats-mcp\"\nversion = \"0.0.0\"\ndependencies = [\n \"fiskgen-runtime\",\n]\n";
+        assert_eq!(lock.matches(entry).count(), 1, "{lock}");
+        assert_eq!(lock.len(), LOCKFILE.len() + entry.len() + 1);
+        // In cargo's order: every package's name is at least the one before it.
+        let names: Vec<&str> = lock
+            .lines()
+            .filter_map(|line| line.strip_prefix("name = \""))
+            .collect();
+        assert!(names.windows(2).all(|pair| pair[0] <= pair[1]), "{names:?}");
+        let parsed: toml::Value = toml::from_str(&lock).expect("the lockfile is TOML");
+        assert!(parsed.get("package").is_some());
+        // A name the workspace has (the golden demo crate) is not added twice; names past the
+        // last package go at the end.
+        assert_eq!(lockfile_for("tasks-mcp"), LOCKFILE);
+        let last = lockfile_for("zzz-mcp");
+        assert!(last.ends_with("\n[[package]]\nname = \"zzz-mcp\"\nversion = \"0.0.0\"\ndependencies = [\n \"fiskgen-runtime\",\n]\n"));
     }
 
     #[test]

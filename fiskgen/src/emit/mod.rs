@@ -11,7 +11,8 @@
 //!
 //! ```text
 //! Cargo.toml          package and binary <identity>-mcp, fiskgen-runtime = "=<version>"
-//! Cargo.lock          the lockfile fiskgen was tested with (standalone crates only)
+//! Cargo.lock          the lockfile fiskgen was tested with, naming the crate itself
+//!                     (standalone crates only)
 //! README.md           the tools, how to run, connect and regenerate
 //! .gitignore          /target/
 //! ci/regenerate.sh    check, regenerate, rebuild and smoke-test: copy it next to the config
@@ -234,7 +235,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         );
     }
     if !settings.workspace_member {
-        files.insert("Cargo.lock".into(), embedded::LOCKFILE.to_string());
+        files.insert("Cargo.lock".into(), embedded::lockfile_for(&package));
     }
     Ok(GeneratedCrate {
         package,
