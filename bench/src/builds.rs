@@ -1,5 +1,10 @@
 //! The build figures: `fiskgen build` timed cold and warm for each design, recorded for a later
 //! `--skip-builds` run, and the generated crate's lines and the stripped binary's size.
+//!
+//! A warm regeneration is what CI does when the application changed: one command's help text
+//! differs from the document the crate was last generated from ([`one_command_changed`]), the
+//! crate is regenerated in place (only the files whose content changed are written) and cargo
+//! recompiles it in the warm target directory.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -27,10 +32,20 @@ pub(crate) fn build_fiskgen(root: &Path) -> Result<PathBuf> {
     Ok(root.join("target/release/fiskgen"))
 }
 
+/// Where `fiskgen build` gets the application's introspection document.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// Running the application (`--app`): the server also gets the digest of its output, so
+    /// its background check at start compares before parsing.
+    App(&'a Path),
+    /// A saved document (`--model`).
+    Model(&'a Path),
+}
+
 pub(crate) fn fiskgen_build(
     fiskgen: &Path,
     config: &Path,
-    app: &Path,
+    source: Source<'_>,
     output: &Path,
     target: &Path,
     crate_dir: &Path,
@@ -47,8 +62,10 @@ pub(crate) fn fiskgen_build(
         .arg(target)
         .arg("--crate-dir")
         .arg(crate_dir)
-        .arg("--app")
-        .arg(app)
+        .args(match source {
+            Source::App(app) => ["--app".as_ref(), app.as_os_str()],
+            Source::Model(model) => ["--model".as_ref(), model.as_os_str()],
+        })
         .stdin(Stdio::null())
         .stdout(log_file.try_clone().context("log file")?)
         .stderr(log_file)
@@ -98,7 +115,48 @@ impl<'a> BuildJob<'a> {
         self.dir.join("crates").join(self.name)
     }
 
-    pub(crate) fn build(&self, kind: &str) -> Result<f64> {
+    /// The saved introspection document that build `n` reads (0: as introspected).
+    fn model(&self, n: usize) -> PathBuf {
+        self.dir.join(format!("model-{}-{n}.json", self.name))
+    }
+
+    /// Saves the application's introspection document (`fiskgen introspect`) as build 0's,
+    /// and writes `regenerations` more, each with one command changed from the one before.
+    fn save_models(&self, regenerations: usize) -> Result<()> {
+        let saved = self.model(0);
+        let status = std::process::Command::new(self.fiskgen)
+            .arg("introspect")
+            .arg(self.config)
+            .arg("--app")
+            .arg(self.app)
+            .arg("-o")
+            .arg(&saved)
+            .stdin(Stdio::null())
+            .status()
+            .with_context(|| format!("running {} introspect", self.fiskgen.display()))?;
+        if !status.success() {
+            bail!(
+                "{} introspect --app {} failed ({status})",
+                self.fiskgen.display(),
+                self.app.display()
+            );
+        }
+        let text =
+            fs::read_to_string(&saved).with_context(|| format!("reading {}", saved.display()))?;
+        let document: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not JSON", saved.display()))?;
+        for n in 1..=regenerations {
+            let changed = one_command_changed(&document, n)
+                .with_context(|| format!("{} has no command to change", saved.display()))?;
+            let path = self.model(n);
+            fs::write(&path, serde_json::to_string_pretty(&changed)?)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// `fiskgen build` from `source`, timed (seconds); `kind` names its log.
+    pub(crate) fn build(&self, kind: &str, source: Source<'_>) -> Result<f64> {
         eprintln!(
             "fiskgen-bench: {} build {} ({kind})",
             self.fiskgen.display(),
@@ -107,7 +165,7 @@ impl<'a> BuildJob<'a> {
         let took = fiskgen_build(
             self.fiskgen,
             self.config,
-            self.app,
+            source,
             self.output,
             &self.dir.join("target"),
             &self.crate_dir(),
@@ -138,7 +196,10 @@ impl Builds {
 }
 
 /// First builds (each job's directories fresh), then `regenerations` rounds of every job in
-/// turn, so a busy spell of the machine hits every job alike.
+/// turn, so a busy spell of the machine hits every job alike. Every timed build reads a saved
+/// document: the first the application's, each regeneration one with one command changed from
+/// the build before ([`BuildJob::save_models`]). Last, untimed, each job's server is built
+/// from the application itself, as `fiskgen build` makes it, for the measurements.
 pub(crate) fn time_builds(jobs: &[BuildJob<'_>], regenerations: usize) -> Result<Vec<Timed>> {
     for job in jobs {
         for dir in [job.dir.join("target"), job.dir.join("crates")] {
@@ -147,26 +208,54 @@ pub(crate) fn time_builds(jobs: &[BuildJob<'_>], regenerations: usize) -> Result
             }
         }
         fs::create_dir_all(&job.dir).with_context(|| format!("creating {}", job.dir.display()))?;
+        job.save_models(regenerations)?;
     }
     let mut timed = Vec::new();
     for job in jobs {
         timed.push(Timed {
             name: job.name.to_string(),
-            first_s: job.build("first")?,
+            first_s: job.build("first", Source::Model(&job.model(0)))?,
             warm_s: Vec::new(),
         });
     }
-    for _ in 0..regenerations {
+    for n in 1..=regenerations {
         for (job, timed) in jobs.iter().zip(&mut timed) {
-            // A regeneration: the crate is written afresh (new mtimes), so cargo rebuilds it,
-            // and only it, in the warm target directory.
-            let crate_dir = job.crate_dir();
-            fs::remove_dir_all(&crate_dir)
-                .with_context(|| format!("removing {}", crate_dir.display()))?;
-            timed.warm_s.push(job.build("regen")?);
+            timed
+                .warm_s
+                .push(job.build("regen", Source::Model(&job.model(n)))?);
         }
     }
+    for job in jobs {
+        job.build("served", Source::App(job.app))?;
+    }
     Ok(timed)
+}
+
+/// `document` (an introspection document) with the help text of its first leaf command, depth
+/// first, marked with `n`: a change to exactly one command, and a different one for each `n`.
+/// `None` when the document has no command.
+pub(crate) fn one_command_changed(
+    document: &serde_json::Value,
+    n: usize,
+) -> Option<serde_json::Value> {
+    let mut changed = document.clone();
+    let mut command = changed.get_mut("commands")?.as_array_mut()?.first_mut()?;
+    while command
+        .get("commands")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|children| !children.is_empty())
+    {
+        command = command.get_mut("commands")?.as_array_mut()?.first_mut()?;
+    }
+    let help = command
+        .get("help")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    let help = format!("{help} (regeneration {n})");
+    command
+        .as_object_mut()?
+        .insert("help".to_string(), help.into());
+    Some(changed)
 }
 
 /// Records our build figures, so a later `--skip-builds` run (measurements only) can report
@@ -274,4 +363,37 @@ pub(crate) fn stripped_size(binary: &Path, scratch: &Path) -> Option<u64> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::one_command_changed;
+
+    #[test]
+    fn a_regeneration_changes_the_help_of_exactly_one_leaf_command() {
+        let document = json!({
+            "name": "app",
+            "commands": [
+                {"name": "task", "help": "Tasks", "commands": [
+                    {"name": "add", "help": "Add a task", "commands": []},
+                    {"name": "list", "help": "List tasks"}
+                ]},
+                {"name": "note", "help": "Notes"}
+            ]
+        });
+        let first = one_command_changed(&document, 1).expect("a command");
+        let second = one_command_changed(&document, 2).expect("a command");
+        assert_eq!(
+            first["commands"][0]["commands"][0]["help"],
+            "Add a task (regeneration 1)"
+        );
+        assert_ne!(first, second);
+        // Everything else is as it was.
+        let mut restored = first.clone();
+        restored["commands"][0]["commands"][0]["help"] = json!("Add a task");
+        assert_eq!(restored, document);
+        assert!(one_command_changed(&json!({"name": "app", "commands": []}), 1).is_none());
+    }
 }

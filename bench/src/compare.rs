@@ -69,7 +69,7 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
             fixed(first_build(builds, &app.name)),
         ),
         (
-            "warm regeneration (s)".to_string(),
+            "warm regeneration after one command changed (s)".to_string(),
             warm_build(builds, &app.name),
         ),
         (

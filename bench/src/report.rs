@@ -65,7 +65,7 @@ pub enum Builds {
         /// Seconds of each app's first build, in order: the first into a fresh target directory
         /// (cold), the next ones with the runtime already compiled.
         first_s: Vec<(String, f64)>,
-        /// Seconds of a regeneration (the crate written afresh) with a warm target directory.
+        /// Seconds of a regeneration after one command changed, with a warm target directory.
         warm_s: Vec<(String, Summary)>,
         /// Set when the figures come from an earlier run's record (`--skip-builds`).
         recorded: Option<String>,

@@ -231,8 +231,12 @@ impl Report {
                     "Release builds with `fiskgen build --target-dir target/bench/target` (the \
                      crates.io sources already in cargo's cache). The first build of the first \
                      app is cold (fresh target directory: it compiles the runtime and every \
-                     dependency); the second app's first build reuses them. A regeneration \
-                     writes the crate afresh and recompiles only it.\n"
+                     dependency); the second app's first build reuses them. Each build reads a \
+                     saved introspection document (`fiskgen build --model`); a regeneration reads \
+                     one in which one command's help text changed since the build before, so \
+                     fiskgen rewrites only the files that changed and cargo recompiles only the \
+                     generated crate. The servers measured are then built from the application \
+                     itself (`--app`), untimed.\n"
                 );
                 let _ = writeln!(out, "| Build | Seconds |");
                 let _ = writeln!(out, "| --- | ---: |");
