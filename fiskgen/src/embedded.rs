@@ -72,16 +72,14 @@ pub fn write_runtime(cache: &Path) -> io::Result<PathBuf> {
 pub fn lockfile_for(package: &str) -> String {
     const SEPARATOR: &str = "\n[[package]]\n";
     let mut blocks: Vec<&str> = LOCKFILE.split(SEPARATOR).collect();
-    let name_of = |block: &str| {
-        block
-            .lines()
-            .next()
-            .and_then(|line| line.strip_prefix("name = \""))
-            .and_then(|rest| rest.strip_suffix('"'))
-            .map(str::to_string)
-    };
-    let names: Vec<Option<String>> = blocks.iter().map(|block| name_of(block)).collect();
-    if names.iter().flatten().any(|name| name == package) {
+    let names: Vec<Option<&str>> = blocks
+        .iter()
+        .map(|block| {
+            let first = block.lines().next()?;
+            first.strip_prefix("name = \"")?.strip_suffix('"')
+        })
+        .collect();
+    if names.contains(&Some(package)) {
         return LOCKFILE.to_string();
     }
     let entry = format!(
@@ -92,15 +90,9 @@ pub fn lockfile_for(package: &str) -> String {
         .iter()
         .enumerate()
         .skip(1)
-        .find(|(_, name)| name.as_deref().is_some_and(|name| name > package))
+        .find(|(_, name)| name.is_some_and(|name| name > package))
         .map_or(blocks.len(), |(index, _)| index);
-    if at == blocks.len() {
-        // After the last block, which ends with its newline.
-        let mut text = LOCKFILE.to_string();
-        text.push_str(SEPARATOR);
-        text.push_str(&entry);
-        return text;
-    }
+    // At the end, after the last block's closing newline, as between any two blocks.
     blocks.insert(at, &entry);
     blocks.join(SEPARATOR)
 }
