@@ -266,8 +266,8 @@ pub(crate) fn section(report: &Report) -> Option<String> {
     Some(out)
 }
 
-/// What bounds the serving-path targets from below, from this run's figures: the HTTP floor of
-/// the CPU per answer and the parts of the answer every listing carries.
+/// What bounds the serving-path targets from below, from this run's figures: the HTTP and stdio
+/// floors of the CPU per answer and the parts of the answer every listing carries.
 fn floors(app: &AppReport) -> String {
     let mut out = String::new();
     let median = |s: Option<Summary>| s.map(|s| s.median);
@@ -297,6 +297,24 @@ fn floors(app: &AppReport) -> String {
             } else {
                 added.join(" and ")
             }
+        );
+    }
+    if let Some(floor) = median(app.stdio_floor_list_cpu_ms) {
+        let ours = median(server(app, Transport::Stdio).and_then(|s| s.raw_list_cpu_ms));
+        let _ = writeln!(
+            out,
+            "Server CPU per `tools/list` over stdio: a bare loop that reads each request line \
+             and puts the same answer line into stdout as ours does (the floor: the pipe grown \
+             to 1 MiB, the answer spliced into it from memory; `bench/src/floor.rs`, a process \
+             of its own) costs {} ms per answer with the raw client: reading the request, \
+             handing the answer's pages to the pipe, and the wake-ups of the two processes; \
+             ours costs {}.\n",
+            num(floor),
+            ours.map_or("—".to_string(), |ours| format!(
+                "{} ms ({} ms of its own)",
+                num(ours),
+                num(ours - floor)
+            ))
         );
     }
     let legacy = server(app, Transport::Legacy);

@@ -1,12 +1,18 @@
-//! The floor of a server's CPU per `tools/list` over HTTP: a bare HTTP/1.1 writer that
-//! answers every POST with the same bytes, precomputed. It does nothing a server could do
-//! less of (a blocking thread per connection, no parsing beyond the head and `Content-Length`,
-//! one write of the whole response), so what it costs per answer is the kernel's: copying the answer into
-//! the socket, loopback TCP, and waking the client and being woken by it. It runs as a process
-//! of its own, as the servers do (this binary again, `fiskgen-bench --serve-floor`): in the
-//! benchmark's own process the kernel's share of the ping-pong is charged differently.
-//! Measured with the raw client ([`crate::raw::ListSession`]) beside a server's figure, it
-//! shows how much of that figure the server's own layers add.
+//! The floors of a server's CPU per `tools/list`: bare writers that answer every request with
+//! the same bytes, precomputed, and do nothing a server could do less of, so what they cost per
+//! answer is the kernel's. They run as processes of their own, as the servers do (this binary
+//! again, `fiskgen-bench --serve-floor identity|gzip|stdio`): in the benchmark's own process
+//! the kernel's share of the ping-pong is charged differently. Measured with the raw client
+//! ([`crate::raw::ListSession`]) beside a server's figure, each shows how much of that figure
+//! the server's own layers add.
+//!
+//! - Over HTTP ([`Floor`]): a blocking thread per connection, no parsing beyond the head and
+//!   `Content-Length`, one write of the whole response: copying the answer into the socket,
+//!   loopback TCP, and waking the client and being woken by it.
+//! - Over stdio ([`stdio_command`]): one blocking loop that reads each request line and puts the
+//!   answer line into stdout the cheapest way a server can (the way ours does: the pipe grown
+//!   to 1 MiB and the answer spliced into it from memory, `vmsplice`, not copied), so what it
+//!   costs is reading the request and the wake-ups of the two processes.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -16,7 +22,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail, ensure};
 
-/// The hidden flag that makes `fiskgen-bench` the floor's process ([`serve_floor`]).
+/// The hidden flag that makes `fiskgen-bench` a floor's process ([`serve_floor`]).
 pub const SERVE_FLAG: &str = "--serve-floor";
 
 /// A connection idle this long is closed (and its thread ends).
@@ -55,8 +61,7 @@ impl Floor {
             .with_context(|| format!("starting the floor ({} {SERVE_FLAG})", program.display()))?;
         let started = (|| {
             let mut stdin = child.stdin.take().context("no stdin")?;
-            stdin.write_all(&(body.len() as u64).to_le_bytes())?;
-            stdin.write_all(body)?;
+            stdin.write_all(&prelude(body))?;
             stdin.flush()?;
             let mut line = String::new();
             BufReader::new(child.stdout.take().context("no stdout")?).read_line(&mut line)?;
@@ -98,9 +103,10 @@ impl Drop for Floor {
     }
 }
 
-/// The floor's process: `fiskgen-bench --serve-floor identity|gzip`. Reads the answer from
-/// stdin (its length as 8 bytes little-endian, then the bytes), prints the address it listens
-/// on, and serves until stdin closes.
+/// A floor's process: `fiskgen-bench --serve-floor identity|gzip|stdio`. Reads the answer
+/// from stdin ([`prelude`]). Over HTTP (`identity`, `gzip`) it prints the address it listens
+/// on and serves until stdin closes; over stdio it answers the request lines that follow on
+/// stdin until it closes.
 pub fn serve_floor(encoding: Option<&str>) -> ExitCode {
     match serve_floor_inner(encoding) {
         Ok(()) => ExitCode::SUCCESS,
@@ -115,21 +121,15 @@ fn serve_floor_inner(encoding: Option<&str>) -> Result<()> {
     let gzip = match encoding {
         Some("identity") => false,
         Some("gzip") => true,
-        other => bail!("expected `identity` or `gzip` after {SERVE_FLAG}, got {other:?}"),
+        Some("stdio") => {
+            let mut stdin = io::stdin().lock();
+            let answer = read_prelude(&mut stdin)?;
+            return stdio::serve(stdin, answer.leak(), io::stdout());
+        }
+        other => bail!("expected `identity`, `gzip` or `stdio` after {SERVE_FLAG}, got {other:?}"),
     };
     let mut stdin = io::stdin();
-    let mut length = [0u8; 8];
-    stdin
-        .read_exact(&mut length)
-        .context("reading the answer's length")?;
-    let length = u64::from_le_bytes(length);
-    ensure!(length <= MAX_BODY, "an answer of {length} bytes is too big");
-    let mut body = Vec::new();
-    (&mut stdin)
-        .take(length)
-        .read_to_end(&mut body)
-        .context("reading the answer")?;
-    ensure!(body.len() as u64 == length, "the answer ended early");
+    let body = read_prelude(&mut stdin)?;
     let response = response(&body, gzip)?;
     let listener = TcpListener::bind(("127.0.0.1", 0)).context("binding the floor's port")?;
     let mut stdout = io::stdout();
@@ -142,6 +142,43 @@ fn serve_floor_inner(encoding: Option<&str>) -> Result<()> {
     });
     serve(listener, response.leak());
     Ok(())
+}
+
+/// What a floor's process reads first on stdin: the answer's length as 8 bytes little-endian,
+/// then the answer.
+pub(crate) fn prelude(answer: &[u8]) -> Vec<u8> {
+    let mut prelude = (answer.len() as u64).to_le_bytes().to_vec();
+    prelude.extend_from_slice(answer);
+    prelude
+}
+
+/// Reads a [`prelude`] from `input`: the answer.
+fn read_prelude(input: &mut impl Read) -> Result<Vec<u8>> {
+    let mut length = [0u8; 8];
+    input
+        .read_exact(&mut length)
+        .context("reading the answer's length")?;
+    let length = u64::from_le_bytes(length);
+    ensure!(length <= MAX_BODY, "an answer of {length} bytes is too big");
+    let mut body = Vec::new();
+    input
+        .take(length)
+        .read_to_end(&mut body)
+        .context("reading the answer")?;
+    ensure!(body.len() as u64 == length, "the answer ended early");
+    Ok(body)
+}
+
+/// The command that starts the stdio floor's process (`program`, a `fiskgen-bench`, or this
+/// program): write it a [`prelude`], then request lines.
+pub(crate) fn stdio_command(program: Option<&Path>) -> Result<Command> {
+    let program = match program {
+        Some(program) => program.to_path_buf(),
+        None => std::env::current_exe().context("finding this program to run the floor")?,
+    };
+    let mut command = Command::new(program);
+    command.arg(SERVE_FLAG).arg("stdio");
+    Ok(command)
 }
 
 /// Answers every connection to `listener` with `response`, each on a thread of its own: an
@@ -216,6 +253,121 @@ fn request_length(buffer: &[u8]) -> io::Result<Option<usize>> {
     Ok(Some(end + 4 + body))
 }
 
+mod stdio {
+    //! The stdio floor's loop.
+
+    use std::io::{self, BufRead, Write};
+    use std::os::fd::AsFd;
+
+    use anyhow::{Context, Result};
+
+    /// The pipe size asked for, as our stdio server asks (the system's cap may be lower).
+    const PIPE_BYTES: usize = 1 << 20;
+
+    /// Answers each request line of `input` (after the prelude) on `output`: `initialize` with
+    /// an empty result under its id, a notification (no `"id"`) with nothing, anything else with
+    /// `answer` (a whole line, its newline included).
+    pub(super) fn serve(
+        mut input: impl BufRead,
+        answer: &'static [u8],
+        output: impl AsFd + Write,
+    ) -> Result<()> {
+        let mut output = Spliced::new(output);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if input
+                .read_until(b'\n', &mut line)
+                .context("reading a request")?
+                == 0
+            {
+                return Ok(());
+            }
+            if !contains(&line, br#""id""#) {
+                continue;
+            }
+            if contains(&line, br#""method":"initialize""#) {
+                let request: serde_json::Value =
+                    serde_json::from_slice(&line).context("reading the initialize request")?;
+                let id = request.get("id").cloned().unwrap_or_default();
+                let mut result = serde_json::to_vec(
+                    &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+                )?;
+                result.push(b'\n');
+                output.write(&result)?;
+                continue;
+            }
+            output.put(answer)?;
+        }
+    }
+
+    fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+        haystack.windows(needle.len()).any(|w| w == needle)
+    }
+
+    /// Stdout, with answers spliced into it when it is a pipe that takes them.
+    struct Spliced<W> {
+        out: W,
+        splice: bool,
+    }
+
+    impl<W: AsFd + Write> Spliced<W> {
+        /// Grows the pipe `out` may be (as our stdio server does), and splices into it.
+        fn new(out: W) -> Self {
+            #[cfg(target_os = "linux")]
+            {
+                use nix::fcntl::{FcntlArg, fcntl};
+                let cap = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+                    .ok()
+                    .and_then(|text| text.trim().parse::<usize>().ok())
+                    .unwrap_or(PIPE_BYTES);
+                let size = i32::try_from(PIPE_BYTES.min(cap)).unwrap_or(i32::MAX);
+                let _ = fcntl(out.as_fd(), FcntlArg::F_SETPIPE_SZ(size));
+            }
+            Spliced {
+                out,
+                splice: cfg!(target_os = "linux"),
+            }
+        }
+
+        /// Writes `bytes` (not spliced: they do not outlive the call).
+        fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+            self.out.write_all(bytes)?;
+            self.out.flush()
+        }
+
+        /// Puts the static `bytes`: spliced while the pipe takes them, else written.
+        fn put(&mut self, bytes: &'static [u8]) -> io::Result<()> {
+            #[cfg(target_os = "linux")]
+            if self.splice {
+                use nix::fcntl::{SpliceFFlags, vmsplice};
+                use std::io::IoSlice;
+                let mut at = 0;
+                while let Some(rest) = bytes.get(at..).filter(|rest| !rest.is_empty()) {
+                    match vmsplice(
+                        self.out.as_fd(),
+                        &[IoSlice::new(rest)],
+                        SpliceFFlags::empty(),
+                    ) {
+                        Ok(n) => at += n,
+                        Err(nix::errno::Errno::EINTR) => {}
+                        // Not a pipe: written from here on.
+                        Err(_) if at == 0 => {
+                            self.splice = false;
+                            break;
+                        }
+                        Err(errno) => return Err(errno.into()),
+                    }
+                }
+                if self.splice {
+                    return Ok(());
+                }
+            }
+            self.write(bytes)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,6 +438,45 @@ mod tests {
             // Kept open, as a client's pool keeps it.
             connections.push(stream);
         }
+        Ok(())
+    }
+
+    #[test]
+    fn the_stdio_floor_answers_each_request_line_with_the_answer_spliced() -> Result<()> {
+        let answer: &'static [u8] =
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{\"tools\":[]}}\n";
+        let input = [
+            r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":"b","method":"tools/list"}"#,
+        ]
+        .join("\n")
+            + "\n";
+        let mut prelude_and_input = prelude(answer);
+        prelude_and_input.extend_from_slice(input.as_bytes());
+        let mut reader = io::Cursor::new(prelude_and_input);
+        let read = read_prelude(&mut reader)?;
+        assert_eq!(read, answer);
+        // A real pipe, so the answers take the spliced path.
+        let (mut from, to) = io::pipe()?;
+        let server = std::thread::spawn(move || stdio::serve(reader, answer, to));
+        let mut out = Vec::new();
+        from.read_to_end(&mut out)?;
+        server
+            .join()
+            .map_err(|_| anyhow::anyhow!("the floor panicked"))??;
+        let expected = [
+            &br#"{"id":7,"jsonrpc":"2.0","result":{}}"#[..],
+            b"\n",
+            answer,
+            answer,
+        ]
+        .concat();
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(&expected)
+        );
         Ok(())
     }
 

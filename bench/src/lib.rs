@@ -41,7 +41,10 @@ use builds::{
     time_builds,
 };
 use load::{Budget, Op, load};
-use servers::{floor_list_cpu, memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start};
+use servers::{
+    floor_list_cpu, memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start,
+    stdio_floor_list_cpu,
+};
 use stats::{Rounds, Run};
 
 /// How much to measure.
@@ -85,7 +88,7 @@ pub struct Options {
     /// Earlier designs' fiskgen binaries, by label: the all-commands natscli server is also
     /// built with each (builds interleaved with ours) and measured beside ours in the same run.
     pub previous_fiskgen: Vec<(String, PathBuf)>,
-    /// The program run as the HTTP floor (`PROGRAM --serve-floor`, [`serve_floor`]): a
+    /// The program run as the floors (`PROGRAM --serve-floor`, [`serve_floor`]): a
     /// `fiskgen-bench` binary; by default this program, which is one when it is running.
     pub floor_program: Option<PathBuf>,
 }
@@ -476,6 +479,7 @@ async fn bench_app(
     let mut overhead_p99 = overhead_p50.clone();
     let mut floor_ms: Vec<f64> = Vec::new();
     let mut floor_gzip_ms: Vec<f64> = Vec::new();
+    let mut stdio_floor_ms: Vec<f64> = Vec::new();
 
     // Starts, interleaved, the order rotating so no server always follows the same one.
     for i in 0..settings.starts {
@@ -601,6 +605,12 @@ async fn bench_app(
             floor_ms.push(plain);
             floor_gzip_ms.push(gzipped);
         }
+        // And of its stdio figure: our answer from a bare line loop.
+        if servers.contains(&Server::Ours(Transport::Stdio)) {
+            stdio_floor_ms.push(
+                stdio_floor_list_cpu(options, setup, settings.settle, settings.budget(1)).await?,
+            );
+        }
         // Overhead: the server's call latency minus the direct run's, within the round.
         for (index, calls) in round_calls.iter().enumerate() {
             for (level, (call, plain)) in calls.iter().zip(&round_direct).enumerate() {
@@ -675,6 +685,7 @@ async fn bench_app(
         list_sizes: Some(list_sizes),
         floor_list_cpu_ms: Summary::of(&floor_ms),
         floor_gzip_list_cpu_ms: Summary::of(&floor_gzip_ms),
+        stdio_floor_list_cpu_ms: Summary::of(&stdio_floor_ms),
         servers: reports,
         direct: levels(&direct, &CALL_LEVELS),
     })

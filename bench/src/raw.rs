@@ -180,8 +180,9 @@ pub(crate) enum ListSession {
 }
 
 impl ListSession {
-    /// Spawns `command` (a server over stdio) and completes the handshake.
-    pub(crate) fn stdio(mut command: std::process::Command) -> Result<ListSession> {
+    /// Spawns `command` (a server over stdio), writes it `prelude` (what a floor's process
+    /// reads first, [`crate::floor::prelude`]; empty for a server) and completes the handshake.
+    pub(crate) fn stdio(mut command: std::process::Command, prelude: &[u8]) -> Result<ListSession> {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -189,6 +190,7 @@ impl ListSession {
         let mut child = Killed(command.spawn().context("starting the server")?);
         let mut stdin = child.0.stdin.take().context("no stdin")?;
         let mut stdout = BufReader::new(child.0.stdout.take().context("no stdout")?);
+        stdin.write_all(prelude)?;
         handshake(&mut stdin, &mut stdout)?;
         Ok(ListSession::Stdio {
             child,

@@ -202,6 +202,10 @@ pub struct AppReport {
     /// The same floor writing the answer gzipped to a raw client that asks for gzip (the floor
     /// of [`ServerReport::raw_gzip_list_cpu_ms`]), ms.
     pub floor_gzip_list_cpu_ms: Option<Summary>,
+    /// CPU per `tools/list` of a bare line loop answering our stdio answer, with the raw
+    /// client's requests back to back (the floor of [`ServerReport::raw_list_cpu_ms`] over
+    /// stdio), ms.
+    pub stdio_floor_list_cpu_ms: Option<Summary>,
     /// Each server and transport.
     pub servers: Vec<ServerReport>,
     /// The direct runs at each of [`CALL_LEVELS`].
@@ -429,6 +433,13 @@ impl Report {
                 missing.push(format!(
                     "{name}: the gzip HTTP floor of the CPU per tools/list"
                 ));
+            }
+            let stdio = app
+                .servers
+                .iter()
+                .any(|s| s.server == Server::Ours(Transport::Stdio));
+            if stdio && app.stdio_floor_list_cpu_ms.is_none() {
+                missing.push(format!("{name}: the stdio floor of the CPU per tools/list"));
             }
             for server in &app.servers {
                 let label = server.server.label();

@@ -302,7 +302,7 @@ pub(crate) async fn raw_list_cpu(
     if server == Server::Ours(Transport::Stdio) {
         ensure!(!gzip, "stdio has no content coding");
         let command = server_command(setup, server, None)?.into_std();
-        let mut session = raw::ListSession::stdio(command).with_context(context)?;
+        let mut session = raw::ListSession::stdio(command, &[]).with_context(context)?;
         let pid = session.pid().context("the server has no pid")?;
         let cpu = session
             .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
@@ -370,6 +370,32 @@ pub(crate) async fn floor_list_cpu(
             .with_context(context)?;
     }
     Ok((floors[0], floors[1]))
+}
+
+/// The floor of [`raw_list_cpu`] over stdio ([`crate::floor::stdio_command`]): our stdio
+/// server's answer, taken once, then served by the bare line loop and measured the same way.
+pub(crate) async fn stdio_floor_list_cpu(
+    options: &Options,
+    setup: &Setup,
+    settle: Duration,
+    budget: Budget,
+) -> Result<f64> {
+    let server = Server::Ours(Transport::Stdio);
+    let context = || format!("{}: the stdio floor's tools/list CPU", setup.name);
+    let command = server_command(setup, server, None)?.into_std();
+    let answer = raw::ListSession::stdio(command, &[])
+        .with_context(context)?
+        .first_answer()
+        .await
+        .with_context(context)?;
+    let command = crate::floor::stdio_command(options.floor_program.as_deref())?;
+    let mut session =
+        raw::ListSession::stdio(command, &crate::floor::prelude(&answer)).with_context(context)?;
+    let pid = session.pid().context("the floor has no pid")?;
+    session
+        .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
+        .await
+        .with_context(context)
 }
 
 /// VmRSS and VmHWM of `pid`, in KiB.

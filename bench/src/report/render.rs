@@ -185,6 +185,19 @@ impl Report {
                     cell(app.floor_gzip_list_cpu_ms)
                 );
             }
+            if let Some(floor) = app.stdio_floor_list_cpu_ms {
+                let _ = writeln!(
+                    out,
+                    "The floor of server CPU per `tools/list` over stdio: a bare loop that reads \
+                     each request line and puts the same answer line into stdout the way ours \
+                     does (the pipe grown to 1 MiB, the answer spliced into it from memory; a \
+                     process of its own, `bench/src/floor.rs`), measured like the servers with \
+                     the raw client's requests back to back, costs {} ms per answer: reading \
+                     the request, handing the answer's pages to the pipe, and the wake-ups of \
+                     the two processes.\n",
+                    cell(Some(floor))
+                );
+            }
             let _ = writeln!(out, "The same argv run directly by the benchmark:\n");
             let _ = writeln!(
                 out,

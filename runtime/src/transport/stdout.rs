@@ -104,22 +104,29 @@ mod pipe {
         OpenOptions::new().open_sender(path).ok()
     }
 
-    /// The writer for a pipe: each large fixed part spliced, every run of other parts between
-    /// them written with one `writev`, each once the pipe has room. A system that refuses
+    /// The writer for a pipe: each large fixed part spliced together with the fixed parts right
+    /// after it (one `vmsplice` for the page and its closing bytes), every run of other parts
+    /// written with one `writev`, each once the pipe has room. A system that refuses
     /// `vmsplice` (a sandbox's filter) gets every part written from then on.
     pub(super) async fn write_frames(pipe: Sender, mut frames: mpsc::Receiver<Frame>) {
         let mut splice = true;
         let mut spliced = false;
         while let Some(frame) = frames.recv().await {
             let mut written: Vec<&[u8]> = Vec::new();
-            for chunk in &frame {
+            let mut chunks = frame.iter().peekable();
+            while let Some(chunk) = chunks.next() {
                 match chunk {
                     Chunk::Fixed(bytes) if splice && bytes.len() >= SPLICE_FROM => {
                         // What comes before it goes first.
                         if write(&pipe, &mut written).await.is_err() {
                             return;
                         }
-                        match self::splice(&pipe, bytes).await {
+                        let mut run = vec![*bytes];
+                        while let Some(Chunk::Fixed(next)) = chunks.peek() {
+                            run.push(next);
+                            chunks.next();
+                        }
+                        match self::splice(&pipe, &run).await {
                             Ok(()) if !spliced => {
                                 spliced = true;
                                 tracing::debug!(bytes = bytes.len(), "first answer spliced");
@@ -128,7 +135,7 @@ mod pipe {
                             Err(Refused { at: 0, error }) => {
                                 tracing::debug!(%error, "vmsplice refused; writing instead");
                                 splice = false;
-                                written.push(bytes);
+                                written.extend(run);
                             }
                             Err(Refused { error, .. }) => {
                                 tracing::debug!(%error, "writing to stdout failed");
@@ -157,10 +164,16 @@ mod pipe {
         error: io::Error,
     }
 
-    /// Hands `bytes` to the pipe by reference. The client reads these very pages later, so
-    /// they must stay as they are for as long as the process lives: hence `'static`.
-    async fn splice(pipe: &Sender, bytes: &'static [u8]) -> Result<(), Refused> {
-        put(pipe, &mut [IoSlice::new(bytes)], Mode::Splice).await
+    /// Hands `parts` to the pipe by reference, in one call when the pipe has room. The client
+    /// reads these very pages later, so they must stay as they are for as long as the process
+    /// lives: hence `'static`.
+    async fn splice(pipe: &Sender, parts: &[&'static [u8]]) -> Result<(), Refused> {
+        let mut slices: Vec<IoSlice<'static>> = parts
+            .iter()
+            .filter(|part| !part.is_empty())
+            .map(|part| IoSlice::new(part))
+            .collect();
+        put(pipe, &mut slices, Mode::Splice).await
     }
 
     /// Copies `parts` into the pipe in one `writev` when there is room for them, and empties

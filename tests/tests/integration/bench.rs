@@ -46,6 +46,7 @@ fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
         "`tools/list` throughput, c=32 (req/s)",
         "server CPU per `tools/list`, raw client back to back (ms)",
         "The floor of server CPU per `tools/list` over HTTP",
+        "The floor of server CPU per `tools/list` over stdio",
         "overhead over the direct run, p99, c=8 (ms)",
         "RSS peak during the load, VmHWM (MiB)",
         "MiB stripped",
