@@ -20,7 +20,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, header};
+use http::{HeaderMap, HeaderValue, Method, header};
 use rmcp::model::ProtocolVersion;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 
@@ -103,7 +103,8 @@ impl FastList {
     /// What to do with `call` from `request` ([`Self::decide`]), and whether the answer may
     /// be gzipped. Read before any wait: a request (its body) is not `Sync`.
     fn judge(&self, request: &Request, call: &ListCall) -> (Decision, bool) {
-        (self.decide(request, call), accepts_gzip(request.headers()))
+        let heads = Heads::read(request.headers());
+        (self.decide(request, &heads, call), heads.accepts_gzip())
     }
 
     /// The precomputed answer to `call` under `decision` ([`Self::judge`]), gzipped with
@@ -203,42 +204,25 @@ enum Decision {
     IfLive(SessionId),
 }
 
-/// The protocol version header.
-const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-/// The SEP-2243 method header.
-const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
-/// The legacy session header.
-const SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
-
 impl FastList {
-    /// Whether `request` is one rmcp would answer with a page of `call`'s era.
-    fn decide(&self, request: &Request, call: &ListCall) -> Decision {
-        let headers = request.headers();
+    /// Whether `request` (its headers read into `heads`) is one rmcp would answer with a page
+    /// of `call`'s era.
+    fn decide(&self, request: &Request, heads: &Heads<'_>, call: &ListCall) -> Decision {
         if request.method() != Method::POST
-            || headers.contains_key(header::ORIGIN)
-            || !self.host_allowed(request)
-            || !accepts_json_and_events(headers)
+            || heads.origin
+            || !self.host_allowed(request, heads.host)
+            || !(heads.json && heads.events)
+            // Any other MCP header (Mcp-Name, Mcp-Param-*) is for rmcp to judge.
+            || heads.other_mcp
         {
             return Decision::Rmcp;
         }
-        // Any other MCP header (Mcp-Name, Mcp-Param-*) is for rmcp to judge.
-        let other_mcp_headers = headers.keys().any(|name| {
-            name.as_str().starts_with("mcp-")
-                && *name != PROTOCOL_VERSION
-                && *name != MCP_METHOD
-                && *name != SESSION
-        });
         // A header given twice, or not as text, is for rmcp to judge too.
-        let (Ok(version), Ok(method), Ok(session)) = (
-            at_most_once(headers, &PROTOCOL_VERSION),
-            at_most_once(headers, &MCP_METHOD),
-            at_most_once(headers, &SESSION),
-        ) else {
+        let (Ok(version), Ok(method), Ok(session)) =
+            (heads.version.get(), heads.method.get(), heads.session.get())
+        else {
             return Decision::Rmcp;
         };
-        if other_mcp_headers {
-            return Decision::Rmcp;
-        }
         let modern = ProtocolVersion::V_2026_07_28;
         match call.meta.protocol_version() {
             Some(meta_version) => {
@@ -267,16 +251,20 @@ impl FastList {
                 match (&self.sessions, session) {
                     // A stateless server answers legacy requests without a session.
                     (None, _) => Decision::Answer(Era::Legacy),
-                    (Some(_), Some(id)) => Decision::IfLive(id.to_string().into()),
+                    (Some(_), Some(id)) => Decision::IfLive(id.into()),
                     (Some(_), None) => Decision::Rmcp,
                 }
             }
         }
     }
 
-    /// rmcp's `Host` rule ([`AllowedHosts`]) for `request`'s `Host` (or its URI's authority).
-    fn host_allowed(&self, request: &Request) -> bool {
-        let authority = match request.headers().get(header::HOST) {
+    /// rmcp's `Host` rule ([`AllowedHosts`]) for `request`'s first `Host` header, `host` (or
+    /// its URI's authority).
+    fn host_allowed(&self, request: &Request, host: Option<&HeaderValue>) -> bool {
+        if self.allowed_hosts.any {
+            return true;
+        }
+        let authority = match host {
             Some(value) => value
                 .to_str()
                 .ok()
@@ -333,29 +321,111 @@ fn unbracketed(host: &str) -> String {
         .to_ascii_lowercase()
 }
 
-/// The header's value: none when it is absent, its text when it is given once as text, an
-/// error when it is given more than once or not as text.
-fn at_most_once<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a str>, ()> {
-    let mut values = headers.get_all(name).iter();
-    let Some(first) = values.next() else {
-        return Ok(None);
-    };
-    if values.next().is_some() {
-        return Err(());
-    }
-    first.to_str().map(Some).map_err(|_| ())
+/// What a request's headers say that [`FastList::judge`] needs, read in one pass over them.
+#[derive(Debug, Default)]
+struct Heads<'a> {
+    /// An `Origin` was given.
+    origin: bool,
+    /// The first `Host`, as rmcp reads it.
+    host: Option<&'a HeaderValue>,
+    /// `Accept` names `application/json` with a weight above zero.
+    json: bool,
+    /// `Accept` names `text/event-stream` with a weight above zero.
+    events: bool,
+    /// `Accept-Encoding` names `gzip` or `x-gzip`: whether any of them with a weight above zero.
+    gzip_named: Option<bool>,
+    /// `Accept-Encoding`'s `*`: whether with a weight above zero (the last one given).
+    gzip_wildcard: Option<bool>,
+    /// `MCP-Protocol-Version`.
+    version: Once<'a>,
+    /// `Mcp-Method` (SEP-2243).
+    method: Once<'a>,
+    /// `Mcp-Session-Id`.
+    session: Once<'a>,
+    /// Another header whose name starts with `mcp-`.
+    other_mcp: bool,
 }
 
-/// Each entry of a comma-separated header (`Accept`, `Accept-Encoding`) given as text, with
-/// its weight: the least of its `q` parameters (0 for one that is not a number), 1 without.
-fn weighted<'a>(
-    headers: &'a HeaderMap,
-    name: header::HeaderName,
-) -> impl Iterator<Item = (&'a str, f32)> + 'a {
-    headers
-        .get_all(name)
+impl<'a> Heads<'a> {
+    fn read(headers: &'a HeaderMap) -> Self {
+        let mut heads = Heads::default();
+        // Once per value: a header given twice is seen twice.
+        for (name, value) in headers {
+            if *name == header::HOST {
+                heads.host.get_or_insert(value);
+            } else if *name == header::ORIGIN {
+                heads.origin = true;
+            } else if *name == header::ACCEPT {
+                for (essence, weight) in weighted(value) {
+                    if weight > 0.0 {
+                        heads.json |= essence.eq_ignore_ascii_case("application/json");
+                        heads.events |= essence.eq_ignore_ascii_case("text/event-stream");
+                    }
+                }
+            } else if *name == header::ACCEPT_ENCODING {
+                for (coding, weight) in weighted(value) {
+                    if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip")
+                    {
+                        heads.gzip_named = Some(heads.gzip_named == Some(true) || weight > 0.0);
+                    } else if coding == "*" {
+                        heads.gzip_wildcard = Some(weight > 0.0);
+                    }
+                }
+            } else if let Some(mcp) = name.as_str().strip_prefix("mcp-") {
+                match mcp {
+                    "protocol-version" => heads.version.add(value),
+                    "method" => heads.method.add(value),
+                    "session-id" => heads.session.add(value),
+                    _ => heads.other_mcp = true,
+                }
+            }
+        }
+        heads
+    }
+
+    /// Whether `Accept-Encoding` accepts gzip: `gzip` or `x-gzip` named with a weight above
+    /// zero, or, when neither is named, `*` with one.
+    fn accepts_gzip(&self) -> bool {
+        self.gzip_named.or(self.gzip_wildcard).unwrap_or(false)
+    }
+}
+
+/// A header that must be given at most once, as text.
+#[derive(Debug, Default, Clone, Copy)]
+enum Once<'a> {
+    #[default]
+    Absent,
+    Text(&'a str),
+    /// Given more than once, or not as text.
+    Unfit,
+}
+
+impl<'a> Once<'a> {
+    fn add(&mut self, value: &'a HeaderValue) {
+        *self = match (*self, value.to_str()) {
+            (Once::Absent, Ok(text)) => Once::Text(text),
+            _ => Once::Unfit,
+        };
+    }
+
+    /// Its value: none when it is absent, an error when it is unfit.
+    fn get(self) -> Result<Option<&'a str>, ()> {
+        match self {
+            Once::Absent => Ok(None),
+            Once::Text(text) => Ok(Some(text)),
+            Once::Unfit => Err(()),
+        }
+    }
+}
+
+/// Each entry of a comma-separated header value (`Accept`, `Accept-Encoding`) given as text,
+/// with its weight: the least of its `q` parameters (0 for one that is not a number), 1
+/// without.
+fn weighted(value: &HeaderValue) -> impl Iterator<Item = (&str, f32)> {
+    value
+        .to_str()
+        .ok()
         .into_iter()
-        .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
         .map(|entry| {
             let mut parts = entry.split(';');
@@ -373,37 +443,49 @@ fn weighted<'a>(
         })
 }
 
-/// Whether `Accept` names both media types rmcp wants, `application/json` and
-/// `text/event-stream`, each without a zero weight (a wildcard does not count).
-fn accepts_json_and_events(headers: &HeaderMap) -> bool {
-    let (mut json, mut events) = (false, false);
-    for (essence, weight) in weighted(headers, header::ACCEPT) {
-        if weight > 0.0 {
-            json |= essence.eq_ignore_ascii_case("application/json");
-            events |= essence.eq_ignore_ascii_case("text/event-stream");
-        }
-    }
-    json && events
-}
-
-/// Whether `Accept-Encoding` accepts gzip: `gzip` or `x-gzip` named with a weight above zero,
-/// or, when neither is named, `*` with one.
-fn accepts_gzip(headers: &HeaderMap) -> bool {
-    let mut named = None;
-    let mut wildcard = None;
-    for (coding, weight) in weighted(headers, header::ACCEPT_ENCODING) {
-        if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
-            named = Some(named.unwrap_or(false) || weight > 0.0);
-        } else if coding == "*" {
-            wildcard = Some(weight > 0.0);
-        }
-    }
-    named.or(wildcard).unwrap_or(false)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn accepts_gzip(headers: &HeaderMap) -> bool {
+        Heads::read(headers).accepts_gzip()
+    }
+
+    fn accepts_json_and_events(headers: &HeaderMap) -> bool {
+        let heads = Heads::read(headers);
+        heads.json && heads.events
+    }
+
+    #[test]
+    fn each_mcp_header_is_taken_once_as_text_and_any_other_is_left_to_rmcp() {
+        let mut map = HeaderMap::new();
+        map.insert(
+            "mcp-protocol-version",
+            HeaderValue::from_static("2026-07-28"),
+        );
+        map.append("mcp-method", HeaderValue::from_static("tools/list"));
+        map.append("mcp-method", HeaderValue::from_static("tools/list"));
+        map.insert(
+            "mcp-session-id",
+            HeaderValue::from_bytes(b"\xff").expect("header"),
+        );
+        map.append(header::HOST, HeaderValue::from_static("first:1"));
+        map.append(header::HOST, HeaderValue::from_static("second:2"));
+        let heads = Heads::read(&map);
+        assert_eq!(heads.version.get(), Ok(Some("2026-07-28")));
+        // Twice, or not as text: unfit, so rmcp judges.
+        assert_eq!(heads.method.get(), Err(()));
+        assert_eq!(heads.session.get(), Err(()));
+        assert!(!heads.other_mcp && !heads.origin);
+        // rmcp reads the first `Host`.
+        assert_eq!(heads.host.map(HeaderValue::as_bytes), Some(&b"first:1"[..]));
+
+        map.insert("mcp-name", HeaderValue::from_static("x"));
+        map.insert(header::ORIGIN, HeaderValue::from_static("http://x"));
+        let heads = Heads::read(&map);
+        assert!(heads.other_mcp && heads.origin);
+        assert_eq!(Heads::read(&HeaderMap::new()).version.get(), Ok(None));
+    }
 
     fn headers(accept: &str) -> HeaderMap {
         let mut map = HeaderMap::new();
