@@ -80,7 +80,7 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
     // One row per transport for each of these: its heading (the transport goes after it) and
     // the figure.
     type Figure = fn(&ServerReport) -> Option<Summary>;
-    let per_transport: [(&str, &str, Figure); 7] = [
+    let per_transport: [(&str, &str, Figure); 8] = [
         ("idle RSS", "MiB", |s| s.idle_rss_mb),
         ("peak RSS under load", "MiB", |s| s.peak_rss_mb),
         ("start → first `tools/list`, rmcp's client", "ms", |s| {
@@ -95,6 +95,11 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
             "server CPU per `tools/list`, raw client back to back",
             "ms",
             |s| s.raw_list_cpu_ms,
+        ),
+        (
+            "server CPU per `tools/list` above its floor measured right after it, raw client",
+            "ms",
+            |s| s.raw_own_list_cpu_ms,
         ),
         (
             "server CPU per `tools/list`, rmcp's client, c=1",
@@ -266,6 +271,20 @@ pub(crate) fn section(report: &Report) -> Option<String> {
     Some(out)
 }
 
+/// A server's own share of its CPU per list: the median over rounds of what it costs above
+/// the floor measured right after it, with the rounds' range.
+fn own(server: Option<&ServerReport>) -> String {
+    match server.and_then(|s| s.raw_own_list_cpu_ms) {
+        Some(own) => format!(
+            "{} ms, {} to {} ms over the rounds, each above the floor measured right after it",
+            num(own.median),
+            num(own.min),
+            num(own.max)
+        ),
+        None => "—".to_string(),
+    }
+}
+
 /// What bounds the serving-path targets from below, from this run's figures: the HTTP and stdio
 /// floors of the CPU per answer and the parts of the answer every listing carries.
 fn floors(app: &AppReport) -> String {
@@ -274,12 +293,13 @@ fn floors(app: &AppReport) -> String {
     if let Some(floor) = median(app.floor_list_cpu_ms) {
         let mut added = Vec::new();
         for transport in [Transport::Legacy, Transport::Modern] {
-            if let Some(ours) = median(server(app, transport).and_then(|s| s.raw_list_cpu_ms)) {
+            let s = server(app, transport);
+            if let Some(ours) = median(s.and_then(|s| s.raw_list_cpu_ms)) {
                 added.push(format!(
-                    "{} ms over {} ({} ms of its own)",
+                    "{} ms over {} ({} of its own)",
                     num(ours),
                     transport.label(),
-                    num(ours - floor)
+                    own(s)
                 ));
             }
         }
@@ -311,9 +331,9 @@ fn floors(app: &AppReport) -> String {
              ours costs {}.\n",
             num(floor),
             ours.map_or("—".to_string(), |ours| format!(
-                "{} ms ({} ms of its own)",
+                "{} ms ({} of its own)",
                 num(ours),
-                num(ours - floor)
+                own(server(app, Transport::Stdio))
             ))
         );
     }

@@ -41,10 +41,7 @@ use builds::{
     time_builds,
 };
 use load::{Budget, Op, load};
-use servers::{
-    floor_list_cpu, memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start,
-    stdio_floor_list_cpu,
-};
+use servers::{FloorAnswers, memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start};
 use stats::{Rounds, Run};
 
 /// How much to measure.
@@ -429,6 +426,7 @@ struct Samples {
     start_ms: Vec<f64>,
     raw_start_ms: Vec<f64>,
     raw_list_cpu_ms: Vec<f64>,
+    raw_own_list_cpu_ms: Vec<f64>,
     raw_gzip_list_cpu_ms: Vec<f64>,
     raw_gzip_answer_kib: Vec<f64>,
     ready_kib: Vec<f64>,
@@ -477,6 +475,8 @@ async fn bench_app(
         .map(|_| CALL_LEVELS.iter().map(|_| Vec::new()).collect())
         .collect();
     let mut overhead_p99 = overhead_p50.clone();
+    // What the floors serve, taken once.
+    let answers = FloorAnswers::take(options, setup, servers).await?;
     let mut floor_ms: Vec<f64> = Vec::new();
     let mut floor_gzip_ms: Vec<f64> = Vec::new();
     let mut stdio_floor_ms: Vec<f64> = Vec::new();
@@ -590,6 +590,14 @@ async fn bench_app(
                 .await?;
                 if !gzip {
                     s.raw_list_cpu_ms.push(cpu);
+                    // Its floor, right after it: the host's noise drifts from minute to
+                    // minute, so the server's own share is taken within the pair.
+                    let floor = answers
+                        .cpu(options, server, false, settings.settle, settings.budget(1))
+                        .await?;
+                    if let Some(floor) = floor {
+                        s.raw_own_list_cpu_ms.push(cpu - floor);
+                    }
                     continue;
                 }
                 s.raw_gzip_list_cpu_ms.push(cpu);
@@ -598,18 +606,19 @@ async fn bench_app(
                 }
             }
         }
-        // The floor of the raw client's HTTP figures: our answer from a bare writer.
-        if servers.contains(&Server::Ours(Transport::Modern)) {
-            let (plain, gzipped) =
-                floor_list_cpu(options, setup, settings.settle, settings.budget(1)).await?;
+        // The floors of the raw client's figures: our answer from a bare writer, over HTTP
+        // as it is and gzipped, and over stdio.
+        let (budget, settle) = (settings.budget(1), settings.settle);
+        let http = Server::Ours(Transport::Modern);
+        if let Some(plain) = answers.cpu(options, http, false, settle, budget).await? {
             floor_ms.push(plain);
+        }
+        if let Some(gzipped) = answers.cpu(options, http, true, settle, budget).await? {
             floor_gzip_ms.push(gzipped);
         }
-        // And of its stdio figure: our answer from a bare line loop.
-        if servers.contains(&Server::Ours(Transport::Stdio)) {
-            stdio_floor_ms.push(
-                stdio_floor_list_cpu(options, setup, settings.settle, settings.budget(1)).await?,
-            );
+        let stdio = Server::Ours(Transport::Stdio);
+        if let Some(floor) = answers.cpu(options, stdio, false, settle, budget).await? {
+            stdio_floor_ms.push(floor);
         }
         // Overhead: the server's call latency minus the direct run's, within the round.
         for (index, calls) in round_calls.iter().enumerate() {
@@ -651,6 +660,7 @@ async fn bench_app(
             start_ms: Summary::of(&s.start_ms),
             raw_start_ms: Summary::of(&s.raw_start_ms),
             raw_list_cpu_ms: Summary::of(&s.raw_list_cpu_ms),
+            raw_own_list_cpu_ms: Summary::of(&s.raw_own_list_cpu_ms),
             raw_gzip_list_cpu_ms: Summary::of(&s.raw_gzip_list_cpu_ms),
             raw_gzip_answer_kib: Summary::of(&s.raw_gzip_answer_kib),
             ready_rss_mb: kib_to_mb(&s.ready_kib),

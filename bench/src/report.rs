@@ -151,6 +151,9 @@ pub struct ServerReport {
     pub raw_start_ms: Option<Summary>,
     /// Server CPU per `tools/list` with the raw client's requests back to back, ms.
     pub raw_list_cpu_ms: Option<Summary>,
+    /// Of each round's [`Self::raw_list_cpu_ms`], what is above the floor measured right after
+    /// it (ours only: the bare writer of the same answer, `crate::floor`), ms.
+    pub raw_own_list_cpu_ms: Option<Summary>,
     /// The same with the raw client accepting gzip (HTTP only), ms.
     pub raw_gzip_list_cpu_ms: Option<Summary>,
     /// The first page's answer body on the wire when the client accepts gzip (HTTP only), KiB.
@@ -444,6 +447,12 @@ impl Report {
             for server in &app.servers {
                 let label = server.server.label();
                 let http = server.server != Server::Ours(Transport::Stdio);
+                let ours = matches!(server.server, Server::Ours(_));
+                if ours && server.raw_own_list_cpu_ms.is_none() {
+                    missing.push(format!(
+                        "{name}, {label}: the raw client's CPU above its floor"
+                    ));
+                }
                 if http && server.raw_gzip_list_cpu_ms.is_none() {
                     missing.push(format!("{name}, {label}: the raw client's gzip CPU"));
                 }

@@ -331,71 +331,103 @@ pub(crate) async fn raw_list_cpu(
     measured.with_context(context)
 }
 
-/// The floors of [`raw_list_cpu`] over HTTP ([`crate::floor`]), as is and gzipped: our
-/// 2026-07-28 server's answer, taken once, then served by the bare writer, as it is and
-/// gzipped, and measured the same way (the gzipped one with a client that asks for gzip).
-pub(crate) async fn floor_list_cpu(
-    options: &Options,
-    setup: &Setup,
-    settle: Duration,
-    budget: Budget,
-) -> Result<(f64, f64)> {
-    let server = Server::Ours(Transport::Modern);
-    let context = || format!("{}: the HTTP floor's tools/list CPU", setup.name);
-    let port = free_port()?;
-    let (mut command, url, transport) = http_command(options, setup, server, port)?;
-    command.stdin(Stdio::null()).stdout(Stdio::null());
-    let began = Instant::now();
-    let mut child = command.spawn().with_context(context)?;
-    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    let answer = match wait_until_listening(&mut child, address, began, server, setup).await {
-        Ok(()) => match raw::ListSession::http(&url, transport, false).await {
-            Ok(mut session) => session.first_answer().await,
-            Err(error) => Err(error),
-        },
-        Err(error) => Err(error),
-    };
-    let _ = child.kill().await;
-    let answer = answer.with_context(context)?;
-    let mut floors = [0.0; 2];
-    for (floor_ms, gzip) in floors.iter_mut().zip([false, true]) {
-        let floor = crate::floor::Floor::serve(options.floor_program.as_deref(), &answer, gzip)
-            .with_context(context)?;
-        let mut session = raw::ListSession::http(&floor.url(), transport, gzip)
-            .await
-            .with_context(context)?;
-        *floor_ms = session
-            .cpu_per_list(|| floor.cpu_ms(), WARM_LISTS, settle, budget)
-            .await
-            .with_context(context)?;
-    }
-    Ok((floors[0], floors[1]))
+/// What the floors of [`raw_list_cpu`] serve ([`crate::floor`]): our server's first
+/// `tools/list` answer, taken once per application and design: the stdio line, and the HTTP
+/// body of the 2026-07-28 server (every HTTP floor serves it, to a 2026-07-28 client).
+pub(crate) struct FloorAnswers {
+    stdio: Option<Vec<u8>>,
+    http: Option<Vec<u8>>,
 }
 
-/// The floor of [`raw_list_cpu`] over stdio ([`crate::floor::stdio_command`]): our stdio
-/// server's answer, taken once, then served by the bare line loop and measured the same way.
-pub(crate) async fn stdio_floor_list_cpu(
-    options: &Options,
-    setup: &Setup,
-    settle: Duration,
-    budget: Budget,
-) -> Result<f64> {
-    let server = Server::Ours(Transport::Stdio);
-    let context = || format!("{}: the stdio floor's tools/list CPU", setup.name);
-    let command = server_command(setup, server, None)?.into_std();
-    let answer = raw::ListSession::stdio(command, &[])
-        .with_context(context)?
-        .first_answer()
-        .await
-        .with_context(context)?;
-    let command = crate::floor::stdio_command(options.floor_program.as_deref())?;
-    let mut session =
-        raw::ListSession::stdio(command, &crate::floor::prelude(&answer)).with_context(context)?;
-    let pid = session.pid().context("the floor has no pid")?;
-    session
-        .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
-        .await
-        .with_context(context)
+impl FloorAnswers {
+    /// The answers of the servers among `servers` (ours over stdio, ours over HTTP).
+    pub(crate) async fn take(
+        options: &Options,
+        setup: &Setup,
+        servers: &[Server],
+    ) -> Result<FloorAnswers> {
+        let context = || format!("{}: the answer the floors serve", setup.name);
+        let stdio = if servers.contains(&Server::Ours(Transport::Stdio)) {
+            let command = server_command(setup, Server::Ours(Transport::Stdio), None)?.into_std();
+            let mut session = raw::ListSession::stdio(command, &[]).with_context(context)?;
+            Some(session.first_answer().await.with_context(context)?)
+        } else {
+            None
+        };
+        let http = if servers.contains(&Server::Ours(Transport::Modern)) {
+            let server = Server::Ours(Transport::Modern);
+            let port = free_port()?;
+            let (mut command, url, transport) = http_command(options, setup, server, port)?;
+            command.stdin(Stdio::null()).stdout(Stdio::null());
+            let began = Instant::now();
+            let mut child = command.spawn().with_context(context)?;
+            let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+            let answer = match wait_until_listening(&mut child, address, began, server, setup).await
+            {
+                Ok(()) => match raw::ListSession::http(&url, transport, false).await {
+                    Ok(mut session) => session.first_answer().await,
+                    Err(error) => Err(error),
+                },
+                Err(error) => Err(error),
+            };
+            let _ = child.kill().await;
+            Some(answer.with_context(context)?)
+        } else {
+            None
+        };
+        Ok(FloorAnswers { stdio, http })
+    }
+
+    /// The floor's CPU per `tools/list` under [`raw_list_cpu`]'s measurement of `server` (its
+    /// stdio floor, or the HTTP floor gzipped with `gzip`); `None` when there is none (a peer,
+    /// or an answer not taken).
+    pub(crate) async fn cpu(
+        &self,
+        options: &Options,
+        server: Server,
+        gzip: bool,
+        settle: Duration,
+        budget: Budget,
+    ) -> Result<Option<f64>> {
+        let program = options.floor_program.as_deref();
+        match server {
+            Server::Ours(Transport::Stdio) => {
+                let Some(answer) = &self.stdio else {
+                    return Ok(None);
+                };
+                let context = || "the stdio floor's tools/list CPU".to_string();
+                let command = crate::floor::stdio_command(program)?;
+                let mut session = raw::ListSession::stdio(command, &crate::floor::prelude(answer))
+                    .with_context(context)?;
+                let pid = session.pid().context("the floor has no pid")?;
+                session
+                    .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
+                    .await
+                    .with_context(context)
+                    .map(Some)
+            }
+            Server::Ours(_) => {
+                let Some(answer) = &self.http else {
+                    return Ok(None);
+                };
+                let context = || {
+                    let gzip = if gzip { " (gzip)" } else { "" };
+                    format!("the HTTP floor's tools/list CPU{gzip}")
+                };
+                let floor =
+                    crate::floor::Floor::serve(program, answer, gzip).with_context(context)?;
+                let mut session = raw::ListSession::http(&floor.url(), Transport::Modern, gzip)
+                    .await
+                    .with_context(context)?;
+                session
+                    .cpu_per_list(|| floor.cpu_ms(), WARM_LISTS, settle, budget)
+                    .await
+                    .with_context(context)
+                    .map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
 }
 
 /// VmRSS and VmHWM of `pid`, in KiB.
