@@ -296,7 +296,7 @@ fn floors(app: &AppReport) -> String {
             let s = server(app, transport);
             if let Some(ours) = median(s.and_then(|s| s.raw_list_cpu_ms)) {
                 added.push(format!(
-                    "{} ms over {} ({} of its own)",
+                    "{} ms over {} (of its own: {})",
                     num(ours),
                     transport.label(),
                     own(s)
@@ -331,7 +331,7 @@ fn floors(app: &AppReport) -> String {
              ours costs {}.\n",
             num(floor),
             ours.map_or("—".to_string(), |ours| format!(
-                "{} ms ({} of its own)",
+                "{} ms (of its own: {})",
                 num(ours),
                 own(server(app, Transport::Stdio))
             ))
