@@ -104,9 +104,9 @@ impl Drop for Floor {
 }
 
 /// A floor's process: `fiskgen-bench --serve-floor identity|gzip|stdio`. Reads the answer
-/// from stdin ([`prelude`]). Over HTTP (`identity`, `gzip`) it prints the address it listens
-/// on and serves until stdin closes; over stdio it answers the request lines that follow on
-/// stdin until it closes.
+/// from stdin (its length as 8 bytes little-endian, then the answer). Over HTTP (`identity`,
+/// `gzip`) it prints the address it listens on and serves until stdin closes; over stdio it
+/// answers the request lines that follow on stdin until it closes.
 pub fn serve_floor(encoding: Option<&str>) -> ExitCode {
     match serve_floor_inner(encoding) {
         Ok(()) => ExitCode::SUCCESS,
