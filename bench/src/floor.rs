@@ -16,7 +16,7 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
 use std::time::Duration;
 
@@ -47,10 +47,7 @@ impl Floor {
     /// [`SERVE_FLAG`]), serving `body` as `application/json`, gzipped (`Content-Encoding:
     /// gzip`) with `gzip`.
     pub(crate) fn serve(program: Option<&Path>, body: &[u8], gzip: bool) -> Result<Floor> {
-        let program = match program {
-            Some(program) => program.to_path_buf(),
-            None => std::env::current_exe().context("finding this program to run the floor")?,
-        };
+        let program = floor_program(program)?;
         let mut child = Command::new(&program)
             .arg(SERVE_FLAG)
             .arg(if gzip { "gzip" } else { "identity" })
@@ -172,13 +169,17 @@ fn read_prelude(input: &mut impl Read) -> Result<Vec<u8>> {
 /// The command that starts the stdio floor's process (`program`, a `fiskgen-bench`, or this
 /// program): write it a [`prelude`], then request lines.
 pub(crate) fn stdio_command(program: Option<&Path>) -> Result<Command> {
-    let program = match program {
-        Some(program) => program.to_path_buf(),
-        None => std::env::current_exe().context("finding this program to run the floor")?,
-    };
-    let mut command = Command::new(program);
+    let mut command = Command::new(floor_program(program)?);
     command.arg(SERVE_FLAG).arg("stdio");
     Ok(command)
+}
+
+/// The program a floor runs as: `program` (a `fiskgen-bench`), or this program.
+fn floor_program(program: Option<&Path>) -> Result<PathBuf> {
+    match program {
+        Some(program) => Ok(program.to_path_buf()),
+        None => std::env::current_exe().context("finding this program to run the floor"),
+    }
 }
 
 /// Answers every connection to `listener` with `response`, each on a thread of its own: an

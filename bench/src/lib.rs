@@ -588,13 +588,21 @@ async fn bench_app(
                     settings.budget(1),
                 )
                 .await?;
+                // Its floor (ours only), right after it: the host's noise drifts from minute
+                // to minute, so the server's own share is taken within the pair.
+                let floor = answers
+                    .cpu(options, server, gzip, settings.settle, settings.budget(1))
+                    .await?;
+                if let Some(floor) = floor {
+                    let floors = match (server, gzip) {
+                        (Server::Ours(Transport::Stdio), _) => &mut stdio_floor_ms,
+                        (_, false) => &mut floor_ms,
+                        (_, true) => &mut floor_gzip_ms,
+                    };
+                    floors.push(floor);
+                }
                 if !gzip {
                     s.raw_list_cpu_ms.push(cpu);
-                    // Its floor, right after it: the host's noise drifts from minute to
-                    // minute, so the server's own share is taken within the pair.
-                    let floor = answers
-                        .cpu(options, server, false, settings.settle, settings.budget(1))
-                        .await?;
                     if let Some(floor) = floor {
                         s.raw_own_list_cpu_ms.push(cpu - floor);
                     }
@@ -605,20 +613,6 @@ async fn bench_app(
                     s.raw_gzip_answer_kib.push(wire as f64 / 1024.0);
                 }
             }
-        }
-        // The floors of the raw client's figures: our answer from a bare writer, over HTTP
-        // as it is and gzipped, and over stdio.
-        let (budget, settle) = (settings.budget(1), settings.settle);
-        let http = Server::Ours(Transport::Modern);
-        if let Some(plain) = answers.cpu(options, http, false, settle, budget).await? {
-            floor_ms.push(plain);
-        }
-        if let Some(gzipped) = answers.cpu(options, http, true, settle, budget).await? {
-            floor_gzip_ms.push(gzipped);
-        }
-        let stdio = Server::Ours(Transport::Stdio);
-        if let Some(floor) = answers.cpu(options, stdio, false, settle, budget).await? {
-            stdio_floor_ms.push(floor);
         }
         // Overhead: the server's call latency minus the direct run's, within the round.
         for (index, calls) in round_calls.iter().enumerate() {

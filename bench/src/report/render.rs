@@ -80,10 +80,10 @@ impl Report {
              own cost of an answer. Over HTTP it runs twice, on two fresh servers: as is, and \
              asking for gzip (`Accept-Encoding: gzip`; a gzipped answer is decoded before it is \
              checked, and its length on the wire kept). Right after each of our servers' \
-             measurement as is, its floor (a bare writer of the same answer, \
-             `bench/src/floor.rs`) is measured the same way: the CPU above it is the server's \
-             own share, taken within the pair because this host's noise drifts from minute to \
-             minute."
+             measurements, its floor (a bare writer of the same answer, gzipped after the gzip \
+             one, `bench/src/floor.rs`) is measured the same way: the floors' figures are these, \
+             and the CPU above the floor is the server's own share, taken within the pair \
+             because this host's noise drifts from minute to minute."
         );
         let _ = writeln!(
             out,
