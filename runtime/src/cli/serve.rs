@@ -122,11 +122,11 @@ pub(super) fn serve(
         verify::in_background(app, application, program.clone(), scrub_list(app), &state);
     }
 
-    // One worker thread (docs/runtime.md, "One worker thread"): the server's own work per
-    // request is microseconds, commands run in child processes and built-ins on the blocking
-    // pool; a second worker only adds wakeups between the two.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
+    // One thread (docs/runtime.md, "One thread"): the server's own work per request is
+    // microseconds, commands run in child processes and built-ins on the blocking pool; a
+    // worker thread beside this one only adds wakeups and the multi-thread scheduler's
+    // bookkeeping.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;

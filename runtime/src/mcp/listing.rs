@@ -24,6 +24,7 @@ use rmcp::model::{
     RequestMetaObject, Tool,
 };
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use crate::contract::listing::ListingSpec;
 use crate::contract::spec::{AppSpec, Run};
@@ -310,31 +311,39 @@ pub(crate) struct PlainList {
 /// JSON-RPC request (`jsonrpc` `"2.0"`, a number or string `id`, `method`, and `params`, when
 /// present, an object rmcp reads as a list's params). Anything else is `None` and goes to
 /// rmcp's parse; every request this accepts, rmcp reads as the same `tools/list`.
+///
+/// One pass over the message: `params` is only checked to be JSON there (most messages are not
+/// lists, and a call's arguments are not read), then read as a list's params when the method
+/// is `tools/list`.
 pub(crate) fn plain_request(bytes: &[u8]) -> Option<PlainList> {
-    #[derive(Deserialize)]
-    struct Head<'a> {
-        #[serde(borrow)]
-        method: Option<Cow<'a, str>>,
-    }
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Request<'a> {
         #[serde(rename = "jsonrpc")]
         _jsonrpc: JsonRpcVersion2_0,
         id: RequestId,
-        #[serde(borrow, rename = "method")]
-        _method: Cow<'a, str>,
-        // Not `Option`: a `null` params is rmcp's to judge.
-        #[serde(default)]
-        params: PaginatedRequestParams,
+        #[serde(borrow)]
+        method: Cow<'a, str>,
+        // Present (`null` too) or absent: a `null` params is rmcp's to judge.
+        #[serde(default, borrow, deserialize_with = "present")]
+        params: Option<&'a RawValue>,
     }
-    // The method first, skipping the rest: most messages are not lists.
-    let head: Head<'_> = serde_json::from_slice(bytes).ok()?;
-    if head.method.as_deref() != Some("tools/list") {
-        return None;
+    /// A member that is there, whatever its value (`Option`'s own reading takes `null` for
+    /// absent).
+    fn present<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<&'de RawValue>, D::Error> {
+        <&RawValue>::deserialize(deserializer).map(Some)
     }
     let request: Request<'_> = serde_json::from_slice(bytes).ok()?;
-    let mut params = request.params;
+    if request.method != "tools/list" {
+        return None;
+    }
+    let mut params: PaginatedRequestParams = match request.params {
+        None => PaginatedRequestParams::default(),
+        Some(raw) if raw.get() == "null" => return None,
+        Some(raw) => serde_json::from_str(raw.get()).ok()?,
+    };
     let meta = params.meta.take().unwrap_or_default();
     Some(PlainList {
         id: request.id,
