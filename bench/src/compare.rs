@@ -80,7 +80,7 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
     // One row per transport for each of these: its heading (the transport goes after it) and
     // the figure.
     type Figure = fn(&ServerReport) -> Option<Summary>;
-    let per_transport: [(&str, &str, Figure); 8] = [
+    let per_transport: [(&str, &str, Figure); 9] = [
         ("idle RSS", "MiB", |s| s.idle_rss_mb),
         ("peak RSS under load", "MiB", |s| s.peak_rss_mb),
         ("start → first `tools/list`, rmcp's client", "ms", |s| {
@@ -100,6 +100,11 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
             "server CPU per `tools/list` above its floor measured right after it, raw client",
             "ms",
             |s| s.raw_own_list_cpu_ms,
+        ),
+        (
+            "of the server CPU per `tools/list`, raw client, user time (its own code)",
+            "ms",
+            |s| s.raw_list_user_ms,
         ),
         (
             "server CPU per `tools/list`, rmcp's client, c=1",
@@ -318,6 +323,34 @@ fn floors(app: &AppReport) -> String {
                 added.join(" and ")
             }
         );
+        if let Some(floor_user) = median(app.floor_list_user_ms) {
+            let mut user = Vec::new();
+            let mut system = Vec::new();
+            for transport in [Transport::Legacy, Transport::Modern] {
+                let s = server(app, transport);
+                let figures = (
+                    median(s.and_then(|s| s.raw_list_user_ms)),
+                    median(s.and_then(|s| s.raw_list_cpu_ms)),
+                );
+                if let (Some(own), Some(all)) = figures {
+                    user.push(format!("{} ms over {}", num(own), transport.label()));
+                    system.push(format!("{} ms", num(all - own)));
+                }
+            }
+            if !user.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "Split as /proc splits it (`utime` and `stime`): ours spends {} in user \
+                     space, its own code (the HTTP stack, the request's checks, the answer's \
+                     head), against the floor's {} ms; the rest, {}, is the kernel's work on \
+                     its behalf, against the floor's {} ms.\n",
+                    user.join(" and "),
+                    num(floor_user),
+                    system.join(" and "),
+                    num(floor - floor_user)
+                );
+            }
+        }
     }
     if let Some(floor) = median(app.stdio_floor_list_cpu_ms) {
         let ours = median(server(app, Transport::Stdio).and_then(|s| s.raw_list_cpu_ms));

@@ -86,9 +86,9 @@ impl Floor {
         format!("http://{}/mcp", self.address)
     }
 
-    /// The process's CPU time so far (user + system), ms.
-    pub(crate) fn cpu_ms(&self) -> Option<f64> {
-        crate::load::cpu_ms(Some(self.child.id()))
+    /// The process's CPU time so far, ms.
+    pub(crate) fn cpu(&self) -> Option<crate::load::Cpu> {
+        crate::load::cpu_of(self.child.id())
     }
 }
 

@@ -427,6 +427,7 @@ struct Samples {
     raw_start_ms: Vec<f64>,
     raw_list_cpu_ms: Vec<f64>,
     raw_own_list_cpu_ms: Vec<f64>,
+    raw_list_user_ms: Vec<f64>,
     raw_gzip_list_cpu_ms: Vec<f64>,
     raw_gzip_answer_kib: Vec<f64>,
     ready_kib: Vec<f64>,
@@ -478,6 +479,7 @@ async fn bench_app(
     // What the floors serve, taken once.
     let answers = FloorAnswers::take(options, setup, servers).await?;
     let mut floor_ms: Vec<f64> = Vec::new();
+    let mut floor_user_ms: Vec<f64> = Vec::new();
     let mut floor_gzip_ms: Vec<f64> = Vec::new();
     let mut stdio_floor_ms: Vec<f64> = Vec::new();
 
@@ -596,19 +598,23 @@ async fn bench_app(
                 if let Some(floor) = floor {
                     let floors = match (server, gzip) {
                         (Server::Ours(Transport::Stdio), _) => &mut stdio_floor_ms,
-                        (_, false) => &mut floor_ms,
+                        (_, false) => {
+                            floor_user_ms.push(floor.user);
+                            &mut floor_ms
+                        }
                         (_, true) => &mut floor_gzip_ms,
                     };
-                    floors.push(floor);
+                    floors.push(floor.total());
                 }
                 if !gzip {
-                    s.raw_list_cpu_ms.push(cpu);
+                    s.raw_list_cpu_ms.push(cpu.total());
+                    s.raw_list_user_ms.push(cpu.user);
                     if let Some(floor) = floor {
-                        s.raw_own_list_cpu_ms.push(cpu - floor);
+                        s.raw_own_list_cpu_ms.push(cpu.total() - floor.total());
                     }
                     continue;
                 }
-                s.raw_gzip_list_cpu_ms.push(cpu);
+                s.raw_gzip_list_cpu_ms.push(cpu.total());
                 if let Some(wire) = wire {
                     s.raw_gzip_answer_kib.push(wire as f64 / 1024.0);
                 }
@@ -655,6 +661,7 @@ async fn bench_app(
             raw_start_ms: Summary::of(&s.raw_start_ms),
             raw_list_cpu_ms: Summary::of(&s.raw_list_cpu_ms),
             raw_own_list_cpu_ms: Summary::of(&s.raw_own_list_cpu_ms),
+            raw_list_user_ms: Summary::of(&s.raw_list_user_ms),
             raw_gzip_list_cpu_ms: Summary::of(&s.raw_gzip_list_cpu_ms),
             raw_gzip_answer_kib: Summary::of(&s.raw_gzip_answer_kib),
             ready_rss_mb: kib_to_mb(&s.ready_kib),
@@ -688,6 +695,7 @@ async fn bench_app(
         crate_lines: setup.crate_dir.as_deref().and_then(crate_lines),
         list_sizes: Some(list_sizes),
         floor_list_cpu_ms: Summary::of(&floor_ms),
+        floor_list_user_ms: Summary::of(&floor_user_ms),
         floor_gzip_list_cpu_ms: Summary::of(&floor_gzip_ms),
         stdio_floor_list_cpu_ms: Summary::of(&stdio_floor_ms),
         servers: reports,

@@ -68,12 +68,48 @@ pub(crate) fn cpu_ms(pid: Option<u32>) -> Option<f64> {
 
 /// The CPU time (user + system) in a `stat` file of /proc (a process's or a thread's), ms.
 pub(crate) fn cpu_ms_at(stat: &Path) -> Option<f64> {
+    times_at(stat).map(Cpu::total)
+}
+
+/// CPU time, ms, split as /proc splits it: in the process's own code (user) and in the
+/// kernel on its behalf (system).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Cpu {
+    pub(crate) user: f64,
+    pub(crate) system: f64,
+}
+
+impl Cpu {
+    pub(crate) fn total(self) -> f64 {
+        self.user + self.system
+    }
+
+    /// What was spent from `self` to `later`, divided by `count`.
+    pub(crate) fn per(self, later: Cpu, count: usize) -> Cpu {
+        let count = count.max(1) as f64;
+        Cpu {
+            user: (later.user - self.user) / count,
+            system: (later.system - self.system) / count,
+        }
+    }
+}
+
+/// The CPU time of process `pid` so far, user and system apart.
+pub(crate) fn cpu_of(pid: u32) -> Option<Cpu> {
+    times_at(Path::new(&format!("/proc/{pid}/stat")))
+}
+
+/// The user and system times in a `stat` file of /proc (100 ticks a second), ms.
+fn times_at(stat: &Path) -> Option<Cpu> {
     let stat = fs::read_to_string(stat).ok()?;
     let (_, rest) = stat.rsplit_once(')')?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) * 10.0)
+    Some(Cpu {
+        user: utime * 10.0,
+        system: stime * 10.0,
+    })
 }
 
 /// `concurrency` workers issue `op` back to back until the budget is spent; `server` is the

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 
 use crate::client::Transport;
-use crate::load::Budget;
+use crate::load::{Budget, Cpu};
 
 const CLIENT_INFO: &str = r#"{"name":"fiskgen-bench-raw","version":"1"}"#;
 
@@ -341,7 +341,7 @@ impl ListSession {
         }
     }
 
-    /// The server's CPU per `tools/list`, ms: `warm` lists, a `settle` pause (the server's
+    /// The server's CPU per `tools/list`, ms, user and system apart: `warm` lists, a `settle` pause (the server's
     /// background check of the application ends in it), then lists back to back until
     /// `budget` is spent. `cpu` reads the server's CPU time so far, ms. The first answer must be
     /// a list of tools, and every message as long as its: the ids are fixed-width strings, so a
@@ -349,11 +349,11 @@ impl ListSession {
     /// measurement.
     pub(crate) async fn cpu_per_list(
         &mut self,
-        cpu: impl Fn() -> Option<f64>,
+        cpu: impl Fn() -> Option<Cpu>,
         warm: usize,
         settle: Duration,
         budget: Budget,
-    ) -> Result<f64> {
+    ) -> Result<Cpu> {
         let first = self.list(&request_id(0)).await?;
         let length = message_len(&first);
         let tools = first_json(&first)
@@ -392,7 +392,7 @@ impl ListSession {
         }
         let after = cpu().context("reading the server's CPU time")?;
         ensure!(count > 0, "no tools/list in the budget");
-        Ok((after - before) / count as f64)
+        Ok(before.per(after, count))
     }
 }
 

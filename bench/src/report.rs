@@ -154,6 +154,9 @@ pub struct ServerReport {
     /// Of each round's [`Self::raw_list_cpu_ms`], what is above the floor measured right after
     /// it (ours only: the bare writer of the same answer, `crate::floor`), ms.
     pub raw_own_list_cpu_ms: Option<Summary>,
+    /// Of [`Self::raw_list_cpu_ms`], the user time (the process's own code; the rest is system
+    /// time, the kernel's work on its behalf), ms.
+    pub raw_list_user_ms: Option<Summary>,
     /// The same with the raw client accepting gzip (HTTP only), ms.
     pub raw_gzip_list_cpu_ms: Option<Summary>,
     /// The first page's answer body on the wire when the client accepts gzip (HTTP only), KiB.
@@ -202,6 +205,8 @@ pub struct AppReport {
     /// CPU per `tools/list` of a bare HTTP/1.1 writer of our answer, with the raw client's
     /// requests back to back (the floor of [`ServerReport::raw_list_cpu_ms`] over HTTP), ms.
     pub floor_list_cpu_ms: Option<Summary>,
+    /// Of [`Self::floor_list_cpu_ms`], the user time, ms.
+    pub floor_list_user_ms: Option<Summary>,
     /// The same floor writing the answer gzipped to a raw client that asks for gzip (the floor
     /// of [`ServerReport::raw_gzip_list_cpu_ms`]), ms.
     pub floor_gzip_list_cpu_ms: Option<Summary>,
@@ -362,6 +367,11 @@ fn rows() -> Vec<(String, Getter, bool)> {
         Box::new(|s: &ServerReport| s.raw_list_cpu_ms),
         true,
     ));
+    rows.push((
+        "of it, user time: the server's own code (ms)".to_string(),
+        Box::new(|s: &ServerReport| s.raw_list_user_ms),
+        true,
+    ));
     for c in [1, 8] {
         rows.push((
             format!("server CPU per `tools/list`, rmcp's client, c={c} (ms)"),
@@ -429,7 +439,7 @@ impl Report {
             if app.servers.is_empty() {
                 missing.push(format!("{name}: no server measured"));
             }
-            if app.floor_list_cpu_ms.is_none() {
+            if app.floor_list_cpu_ms.is_none() || app.floor_list_user_ms.is_none() {
                 missing.push(format!("{name}: the HTTP floor of the CPU per tools/list"));
             }
             if app.floor_gzip_list_cpu_ms.is_none() {

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail, ensure};
 use fiskgen_tests::apps;
 
 use crate::client::{self, Client, Transport};
-use crate::load::{Budget, cpu_ms};
+use crate::load::{Budget, Cpu, cpu_of};
 use crate::report::Server;
 use crate::{Mode, Options, Setup, TOOL_SLOTS, raw};
 
@@ -294,7 +294,7 @@ pub(crate) async fn raw_list_cpu(
     gzip: bool,
     settle: Duration,
     budget: Budget,
-) -> Result<(f64, Option<usize>)> {
+) -> Result<(Cpu, Option<usize>)> {
     let context = || {
         let gzip = if gzip { " (accepting gzip)" } else { "" };
         format!("{}: the raw client's tools/list CPU{gzip}", server.label())
@@ -305,7 +305,7 @@ pub(crate) async fn raw_list_cpu(
         let mut session = raw::ListSession::stdio(command, &[]).with_context(context)?;
         let pid = session.pid().context("the server has no pid")?;
         let cpu = session
-            .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
+            .cpu_per_list(|| cpu_of(pid), WARM_LISTS, settle, budget)
             .await
             .with_context(context)?;
         return Ok((cpu, None));
@@ -320,7 +320,7 @@ pub(crate) async fn raw_list_cpu(
     let measured = match wait_until_listening(&mut child, address, began, server, setup).await {
         Ok(()) => match raw::ListSession::http(&url, transport, gzip).await {
             Ok(mut session) => session
-                .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
+                .cpu_per_list(|| cpu_of(pid), WARM_LISTS, settle, budget)
                 .await
                 .map(|cpu| (cpu, session.wire_len())),
             Err(error) => Err(error),
@@ -388,7 +388,7 @@ impl FloorAnswers {
         gzip: bool,
         settle: Duration,
         budget: Budget,
-    ) -> Result<Option<f64>> {
+    ) -> Result<Option<Cpu>> {
         let program = options.floor_program.as_deref();
         match server {
             Server::Ours(Transport::Stdio) => {
@@ -401,7 +401,7 @@ impl FloorAnswers {
                     .with_context(context)?;
                 let pid = session.pid().context("the floor has no pid")?;
                 session
-                    .cpu_per_list(|| cpu_ms(Some(pid)), WARM_LISTS, settle, budget)
+                    .cpu_per_list(|| cpu_of(pid), WARM_LISTS, settle, budget)
                     .await
                     .with_context(context)
                     .map(Some)
@@ -420,7 +420,7 @@ impl FloorAnswers {
                     .await
                     .with_context(context)?;
                 session
-                    .cpu_per_list(|| floor.cpu_ms(), WARM_LISTS, settle, budget)
+                    .cpu_per_list(|| floor.cpu(), WARM_LISTS, settle, budget)
                     .await
                     .with_context(context)
                     .map(Some)

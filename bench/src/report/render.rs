@@ -77,7 +77,8 @@ impl Report {
              then lists back to back for one load level's time, each answer read as bytes \
              (one kept-alive connection over HTTP); the ids are fixed-width strings, so every \
              answer must be as long as the first, which must list tools. That is the server's \
-             own cost of an answer. Over HTTP it runs twice, on two fresh servers: as is, and \
+             own cost of an answer; its user time is also kept apart (`utime`: the process's \
+             own code; the rest, `stime`, is the kernel's work on its behalf). Over HTTP it runs twice, on two fresh servers: as is, and \
              asking for gzip (`Accept-Encoding: gzip`; a gzipped answer is decoded before it is \
              checked, and its length on the wire kept). Right after each of our servers' \
              measurements, its floor (a bare writer of the same answer, gzipped after the gzip \
@@ -184,9 +185,11 @@ impl Report {
                      requests back to back, costs {} ms per answer, and {} ms writing it \
                      gzipped to the client that asks for gzip. That is the kernel's share (the \
                      copy into the socket, loopback TCP, waking the client and being woken by \
-                     it); the rest of a server's figure is its own layers.\n",
+                     it); the rest of a server's figure is its own layers. Of the floor's \
+                     figure, {} ms is user time.\n",
                     cell(Some(floor)),
-                    cell(app.floor_gzip_list_cpu_ms)
+                    cell(app.floor_gzip_list_cpu_ms),
+                    cell(app.floor_list_user_ms)
                 );
             }
             if let Some(floor) = app.stdio_floor_list_cpu_ms {

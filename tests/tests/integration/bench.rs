@@ -45,6 +45,8 @@ fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
         "start → last byte of the first `tools/list`, raw client (ms)",
         "`tools/list` throughput, c=32 (req/s)",
         "server CPU per `tools/list`, raw client back to back (ms)",
+        "of it, user time: the server's own code (ms)",
+        "ms is user time.",
         "The floor of server CPU per `tools/list` over HTTP",
         "The floor of server CPU per `tools/list` over stdio",
         "overhead over the direct run, p99, c=8 (ms)",
