@@ -114,12 +114,12 @@ pub(crate) fn reach(context: &RequestContext<RoleServer>) -> Reach {
             Declared::Unknown => Reach::Unknown,
         };
     }
-    declared_reach(context.client_capabilities())
+    declared_reach(context.client_capabilities().as_ref())
 }
 
 /// How a client that declared `capabilities` can be asked.
-pub(crate) fn declared_reach(capabilities: Option<rmcp::model::ClientCapabilities>) -> Reach {
-    match capabilities.and_then(|caps| caps.elicitation) {
+pub(crate) fn declared_reach(capabilities: Option<&rmcp::model::ClientCapabilities>) -> Reach {
+    match capabilities.and_then(|caps| caps.elicitation.as_ref()) {
         Some(elicitation) if elicitation.form.is_some() || elicitation.url.is_none() => Reach::Form,
         Some(_) => Reach::UrlOnly,
         None => Reach::None,

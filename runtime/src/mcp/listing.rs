@@ -20,8 +20,8 @@ use rmcp::ErrorData;
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CacheScope, JsonRpcVersion2_0, ListToolsResult, PaginatedRequestParams, RequestId,
-    RequestMetaObject, Tool,
+    CacheScope, ClientCapabilities, Implementation, JsonRpcVersion2_0, ListToolsResult,
+    ProtocolVersion, RequestId, RequestMetaObject, Tool,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -301,10 +301,70 @@ pub(crate) fn invalid_cursor(error: fiskgen_contract::cursor::InvalidCursor) -> 
 pub(crate) struct PlainList {
     /// The JSON-RPC id.
     pub(crate) id: RequestId,
-    /// Its params (the cursor), without `_meta`.
-    pub(crate) params: PaginatedRequestParams,
-    /// Its `_meta` (empty when it has none).
-    pub(crate) meta: RequestMetaObject,
+    /// Its cursor.
+    pub(crate) cursor: Option<String>,
+    /// What its `_meta` says about the client.
+    pub(crate) meta: ListMeta,
+}
+
+/// What the fast paths read from a `tools/list` request's `_meta`, each decoded as rmcp's
+/// accessors decode it (`RequestMetaObject::protocol_version` and the others): a key that is
+/// absent and one whose value does not decode read alike, as `None`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ListMeta {
+    /// `io.modelcontextprotocol/protocolVersion`.
+    pub(crate) protocol_version: Option<ProtocolVersion>,
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    pub(crate) client_capabilities: Option<ClientCapabilities>,
+    /// The name in `io.modelcontextprotocol/clientInfo`.
+    pub(crate) client_name: Option<String>,
+}
+
+impl ListMeta {
+    /// From rmcp's parse of the request.
+    pub(crate) fn of(meta: &RequestMetaObject) -> ListMeta {
+        ListMeta {
+            protocol_version: meta.protocol_version(),
+            client_capabilities: meta.client_capabilities(),
+            client_name: meta.client_info().map(|info| info.name),
+        }
+    }
+
+    /// From the text of a request's `_meta`, without building the whole object: only the
+    /// three values are decoded. `None` (the request is rmcp's to judge) when `_meta` is not
+    /// an object or names one of them twice.
+    fn read(raw: &RawValue) -> Option<ListMeta> {
+        #[derive(Deserialize)]
+        struct Keys<'a> {
+            #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
+            protocol_version: Option<&'a RawValue>,
+            #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
+            client_capabilities: Option<&'a RawValue>,
+            #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
+            client_info: Option<&'a RawValue>,
+        }
+        // A struct also reads from an array; rmcp's map does not.
+        if !raw.get().starts_with('{') {
+            return None;
+        }
+        let keys: Keys<'_> = serde_json::from_str(raw.get()).ok()?;
+        fn decode<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Option<T> {
+            serde_json::from_str(raw?.get()).ok()
+        }
+        Some(ListMeta {
+            protocol_version: decode(keys.protocol_version),
+            client_capabilities: decode(keys.client_capabilities),
+            client_name: decode::<Implementation>(keys.client_info).map(|info| info.name),
+        })
+    }
+
+    /// Whether the request is a complete 2026-07-28 one: that version, and every key the
+    /// version requires (`RequestMetaObject::missing_required_keys`: the version and the
+    /// client's capabilities).
+    pub(crate) fn complete_modern(&self) -> bool {
+        self.protocol_version == Some(ProtocolVersion::V_2026_07_28)
+            && self.client_capabilities.is_some()
+    }
 }
 
 /// `bytes` as a plain `tools/list` request: a JSON object with exactly the members of a
@@ -314,7 +374,7 @@ pub(crate) struct PlainList {
 ///
 /// One pass over the message: `params` is only checked to be JSON there (most messages are not
 /// lists, and a call's arguments are not read), then read as a list's params when the method
-/// is `tools/list`.
+/// is `tools/list`, its `_meta` as [`ListMeta::read`] reads it.
 pub(crate) fn plain_request(bytes: &[u8]) -> Option<PlainList> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -335,38 +395,75 @@ pub(crate) fn plain_request(bytes: &[u8]) -> Option<PlainList> {
     ) -> Result<Option<&'de RawValue>, D::Error> {
         <&RawValue>::deserialize(deserializer).map(Some)
     }
+    /// rmcp's `PaginatedRequestParams`, its members in the same order (a struct also reads
+    /// from an array), with `_meta` kept as text.
+    #[derive(Default, Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", default, borrow)]
+        meta: Option<&'a RawValue>,
+        #[serde(default)]
+        cursor: Option<String>,
+    }
     let request: Request<'_> = serde_json::from_slice(bytes).ok()?;
     if request.method != "tools/list" {
         return None;
     }
-    let mut params: PaginatedRequestParams = match request.params {
-        None => PaginatedRequestParams::default(),
+    let params: Params<'_> = match request.params {
+        None => Params::default(),
         Some(raw) if raw.get() == "null" => return None,
         Some(raw) => serde_json::from_str(raw.get()).ok()?,
     };
-    let meta = params.meta.take().unwrap_or_default();
+    let meta = match params.meta {
+        Some(raw) => ListMeta::read(raw)?,
+        None => ListMeta::default(),
+    };
     Some(PlainList {
         id: request.id,
-        params,
+        cursor: params.cursor,
         meta,
     })
 }
 
 #[cfg(test)]
 mod plain_tests {
-    use super::plain_request;
+    use rmcp::model::RequestMetaObject;
+    use serde_json::value::RawValue;
+
+    use super::{ListMeta, plain_request};
 
     #[test]
     fn a_plain_list_is_read_with_its_cursor_and_meta() {
         let list = plain_request(
-            br#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"cursor":"c","_meta":{"k":1}}}"#,
+            br#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"cursor":"c","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"n","version":"1"},"k":1}}}"#,
         )
         .expect("a plain list");
         assert_eq!(list.id.to_string(), "a");
-        assert_eq!(list.params.cursor.as_deref(), Some("c"));
-        assert!(list.params.meta.is_none());
-        assert_eq!(list.meta.0.get("k"), Some(&serde_json::json!(1)));
-        assert!(plain_request(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#).is_some());
+        assert_eq!(list.cursor.as_deref(), Some("c"));
+        assert_eq!(list.meta.client_name.as_deref(), Some("n"));
+        assert!(list.meta.complete_modern());
+        let bare = plain_request(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#)
+            .expect("a plain list without params");
+        assert_eq!(bare.meta, ListMeta::default());
+        assert!(bare.cursor.is_none());
+    }
+
+    #[test]
+    fn the_meta_reads_as_rmcps_accessors_read_it() {
+        for meta in [
+            r#"{}"#,
+            r#"{"k":[1,2],"progressToken":3}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"n","version":"1","title":"T"}}"#,
+            // Values that do not decode: a number for the version, a string for the
+            // capabilities, a client without its version, and nulls.
+            r#"{"io.modelcontextprotocol/protocolVersion":2026,"io.modelcontextprotocol/clientCapabilities":"all","io.modelcontextprotocol/clientInfo":{"name":"n"}}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":null,"io.modelcontextprotocol/clientCapabilities":null,"io.modelcontextprotocol/clientInfo":null}"#,
+            // A version rmcp does not know, an empty name, a URL-only elicitation.
+            r#"{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"url":{}}},"io.modelcontextprotocol/clientInfo":{"name":"","version":"1"}}"#,
+        ] {
+            let raw: Box<RawValue> = serde_json::from_str(meta).expect("JSON");
+            let rmcp: RequestMetaObject = serde_json::from_str(meta).expect("rmcp's meta");
+            assert_eq!(ListMeta::read(&raw), Some(ListMeta::of(&rmcp)), "{meta}");
+        }
     }
 
     #[test]
@@ -381,6 +478,10 @@ mod plain_tests {
             br#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
             br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}"#,
             br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}"#,
+            // A `_meta` rmcp's map does not read, or one that names a key twice.
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":[]}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":5}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{},"io.modelcontextprotocol/clientInfo":{}}}}"#,
             br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#,
             // Not an object, not JSON, a batch.
             br#""tools/list""#,

@@ -10,10 +10,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::{
-    Implementation, PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject,
-    ServerCapabilities, ServerConfig,
-};
+use rmcp::model::{Implementation, ProtocolVersion, RequestId, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -23,7 +20,7 @@ use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::logging::label;
 use crate::mcp::confirm::{self, Confirmer, Reach};
 use crate::mcp::docs::Docs;
-use crate::mcp::listing::{Answer, Era};
+use crate::mcp::listing::{Answer, Era, ListMeta};
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
 
@@ -182,21 +179,22 @@ impl ServerState {
     pub(crate) fn list_bytes(
         &self,
         id: &RequestId,
-        params: Option<&PaginatedRequestParams>,
-        meta: &RequestMetaObject,
+        cursor: Option<&str>,
+        meta: &ListMeta,
         era: Era,
     ) -> Option<Answer> {
         let listing = &self.catalog.listing;
-        let page = listing
-            .page(params.and_then(|params| params.cursor.as_deref()))
-            .ok()?;
+        let page = listing.page(cursor).ok()?;
         if era == Era::Modern {
             let name = meta
-                .client_info()
-                .map(|info| info.name)
+                .client_name
+                .as_deref()
                 .filter(|name| !name.is_empty())
-                .unwrap_or_else(|| "unknown".to_string());
-            self.note_modern(name, confirm::declared_reach(meta.client_capabilities()));
+                .unwrap_or("unknown");
+            self.note_modern(
+                name.to_string(),
+                confirm::declared_reach(meta.client_capabilities.as_ref()),
+            );
         }
         let response = listing.response(id, page, era);
         self.first_answer.mark();

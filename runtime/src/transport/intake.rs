@@ -24,15 +24,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::StreamExt as _;
 use http::{HeaderValue, Method, StatusCode, header};
-use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, GetMeta as _, PaginatedRequestParams, RequestId,
-    RequestMetaObject,
-};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta as _, RequestId};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::logging::label;
-use crate::mcp::listing::plain_request;
+use crate::mcp::listing::{ListMeta, plain_request};
 
 /// The header rmcp and clients use for legacy sessions.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -65,10 +62,10 @@ pub(crate) enum Declared {
 pub(crate) struct ListCall {
     /// The JSON-RPC id.
     pub(crate) id: RequestId,
-    /// Its params (the cursor).
-    pub(crate) params: Option<PaginatedRequestParams>,
-    /// Its `_meta`.
-    pub(crate) meta: RequestMetaObject,
+    /// Its cursor.
+    pub(crate) cursor: Option<String>,
+    /// What its `_meta` says about the client.
+    pub(crate) meta: ListMeta,
 }
 
 /// Left in a request's extensions by [`crate::transport::list_http::front`], which has read
@@ -247,8 +244,11 @@ async fn read_message(
     {
         parts.extensions.insert(ListCall {
             id: request.id.clone(),
-            params: list.params.clone(),
-            meta: request.request.get_meta().clone(),
+            cursor: list
+                .params
+                .as_ref()
+                .and_then(|params| params.cursor.clone()),
+            meta: ListMeta::of(request.request.get_meta()),
         });
     }
     Ok((Request::from_parts(parts, Body::from(bytes)), Some(message)))
@@ -260,7 +260,7 @@ pub(crate) fn plain_list(bytes: &[u8]) -> Option<ListCall> {
     let list = plain_request(bytes)?;
     Some(ListCall {
         id: list.id,
-        params: Some(list.params),
+        cursor: list.cursor,
         meta: list.meta,
     })
 }

@@ -125,7 +125,7 @@ impl FastList {
         }?;
         let answer = self
             .state
-            .list_bytes(&call.id, call.params.as_ref(), &call.meta, era)?;
+            .list_bytes(&call.id, call.cursor.as_deref(), &call.meta, era)?;
         let gzipped = gzip.then(|| answer.gzip()).flatten();
         let mut response = match gzipped {
             Some(chunks) => {
@@ -224,10 +224,10 @@ impl FastList {
             return Decision::Rmcp;
         };
         let modern = ProtocolVersion::V_2026_07_28;
-        match call.meta.protocol_version() {
+        match &call.meta.protocol_version {
             Some(meta_version) => {
-                let complete = call.meta.missing_required_keys(&modern).is_empty();
-                let agreed = meta_version == modern
+                let complete = call.meta.complete_modern();
+                let agreed = *meta_version == modern
                     && version == Some(modern.as_str())
                     && method == Some("tools/list")
                     && session.is_none();

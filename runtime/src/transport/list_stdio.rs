@@ -23,7 +23,6 @@ use std::task::{Context, Poll, ready};
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta as _, ProtocolVersion,
-    RequestMetaObject,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -31,7 +30,7 @@ use tokio::io::{AsyncRead, ReadBuf};
 use tokio::sync::mpsc;
 use tokio_util::sync::PollSender;
 
-use crate::mcp::listing::{Answer, Era, plain_request};
+use crate::mcp::listing::{Answer, Era, ListMeta, plain_request};
 use crate::mcp::state::ServerState;
 use crate::transport::stdout::{Chunk, Frame};
 
@@ -42,17 +41,10 @@ pub(crate) type SessionEra = Arc<OnceLock<Era>>;
 /// The era a `tools/list` with `meta` is answered in, in a session settled in `session`; `None`
 /// when it is rmcp's to answer (a request of the other era, a 2026-07-28 one without its
 /// required keys).
-fn list_era(session: Era, meta: &RequestMetaObject) -> Option<Era> {
-    match (meta.protocol_version(), session) {
+fn list_era(session: Era, meta: &ListMeta) -> Option<Era> {
+    match (&meta.protocol_version, session) {
         (None, Era::Legacy) => Some(Era::Legacy),
-        (Some(version), Era::Modern)
-            if version == ProtocolVersion::V_2026_07_28
-                && meta
-                    .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-                    .is_empty() =>
-        {
-            Some(Era::Modern)
-        }
+        (Some(_), Era::Modern) if meta.complete_modern() => Some(Era::Modern),
         _ => None,
     }
 }
@@ -102,11 +94,13 @@ impl<T> FastStdio<T> {
         let ClientRequest::ListToolsRequest(list) = &request.request else {
             return None;
         };
-        let meta = request.request.get_meta();
-        let era = list_era(*self.era.get()?, meta)?;
-        let answer = self
-            .state
-            .list_bytes(&request.id, list.params.as_ref(), meta, era)?;
+        let meta = ListMeta::of(request.request.get_meta());
+        let era = list_era(*self.era.get()?, &meta)?;
+        let cursor = list
+            .params
+            .as_ref()
+            .and_then(|params| params.cursor.as_deref());
+        let answer = self.state.list_bytes(&request.id, cursor, &meta, era)?;
         Some(frame(answer))
     }
 
@@ -244,7 +238,7 @@ impl<R> ListTap<R> {
         let era = list_era(session, &list.meta)?;
         let answer = self
             .state
-            .list_bytes(&list.id, Some(&list.params), &list.meta, era)?;
+            .list_bytes(&list.id, list.cursor.as_deref(), &list.meta, era)?;
         Some(frame(answer))
     }
 }
