@@ -295,10 +295,12 @@ pub(crate) fn invalid_cursor(error: fiskgen_contract::cursor::InvalidCursor) -> 
     ErrorData::invalid_params(error.to_string(), None)
 }
 
-/// A plain `tools/list` request, read from its bytes without rmcp's parse of a message (which
-/// costs more than the rest of the answer): see [`plain_request`].
-#[derive(Debug)]
-pub(crate) struct PlainList {
+/// A `tools/list` request as the fast paths answer it: read from its bytes without rmcp's
+/// parse of a message, which costs more than the rest of the answer ([`plain_request`]), or
+/// taken from rmcp's parse when the body check has parsed the message anyway
+/// (`crate::transport::intake`, which leaves it in the request's extensions).
+#[derive(Debug, Clone)]
+pub(crate) struct ListCall {
     /// The JSON-RPC id.
     pub(crate) id: RequestId,
     /// Its cursor.
@@ -375,7 +377,7 @@ impl ListMeta {
 /// One pass over the message: `params` is only checked to be JSON there (most messages are not
 /// lists, and a call's arguments are not read), then read as a list's params when the method
 /// is `tools/list`, its `_meta` as [`ListMeta::read`] reads it.
-pub(crate) fn plain_request(bytes: &[u8]) -> Option<PlainList> {
+pub(crate) fn plain_request(bytes: &[u8]) -> Option<ListCall> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Request<'a> {
@@ -417,7 +419,7 @@ pub(crate) fn plain_request(bytes: &[u8]) -> Option<PlainList> {
         Some(raw) => ListMeta::read(raw)?,
         None => ListMeta::default(),
     };
-    Some(PlainList {
+    Some(ListCall {
         id: request.id,
         cursor: params.cursor,
         meta,

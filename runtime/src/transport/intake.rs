@@ -24,12 +24,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::StreamExt as _;
 use http::{HeaderValue, Method, StatusCode, header};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta as _, RequestId};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta as _};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::logging::label;
-use crate::mcp::listing::{ListMeta, plain_request};
+use crate::mcp::listing::{ListCall, ListMeta, plain_request};
 
 /// The header rmcp and clients use for legacy sessions.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -53,19 +53,6 @@ pub(crate) enum Declared {
     Known(Record),
     /// No record (or an unreadable one): the declaration is unknown.
     Unknown,
-}
-
-/// The part of a stateless `initialize` the server needs later.
-/// A parsed `tools/list` request, left in the extensions for the `tools/list` layer
-/// ([`crate::transport::list_http`]).
-#[derive(Debug, Clone)]
-pub(crate) struct ListCall {
-    /// The JSON-RPC id.
-    pub(crate) id: RequestId,
-    /// Its cursor.
-    pub(crate) cursor: Option<String>,
-    /// What its `_meta` says about the client.
-    pub(crate) meta: ListMeta,
 }
 
 /// Left in a request's extensions by [`crate::transport::list_http::front`], which has read
@@ -229,7 +216,7 @@ async fn read_message(
     }
     let mut parts = parts;
     if front.is_none()
-        && let Some(call) = plain_list(&bytes)
+        && let Some(call) = plain_request(&bytes)
     {
         parts.extensions.insert(call);
         return Ok((Request::from_parts(parts, Body::from(bytes)), None));
@@ -252,17 +239,6 @@ async fn read_message(
         });
     }
     Ok((Request::from_parts(parts, Body::from(bytes)), Some(message)))
-}
-
-/// A plain `tools/list` in `bytes`, read without rmcp's parse of a message, which costs more
-/// than the rest of its answer (rmcp reads it the same way if it gets it).
-pub(crate) fn plain_list(bytes: &[u8]) -> Option<ListCall> {
-    let list = plain_request(bytes)?;
-    Some(ListCall {
-        id: list.id,
-        cursor: list.cursor,
-        meta: list.meta,
-    })
 }
 
 /// HTTP 400 for a request body that could not be read (the client went away mid-body).
@@ -339,6 +315,7 @@ fn explain(error: &serde_json::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rmcp::model::RequestId;
 
     #[test]
     fn records_round_trip_and_garbage_is_unknown() {

@@ -25,8 +25,9 @@ use rmcp::model::ProtocolVersion;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 
 use crate::mcp::listing::Era;
+use crate::mcp::listing::{ListCall, plain_request};
 use crate::mcp::state::ServerState;
-use crate::transport::intake::{self, FrontRead, ListCall};
+use crate::transport::intake::{self, FrontRead};
 use crate::transport::sessions::CappedSessions;
 
 /// What the layer needs.
@@ -45,7 +46,7 @@ pub(crate) struct FastList {
 const MAX_FRONT_BODY: u64 = 64 * 1024;
 
 /// In front of axum's router (no credentials required; [`crate::transport::http`]): a POST to
-/// the MCP endpoint whose body is a plain `tools/list` ([`intake::plain_list`]) that rmcp
+/// the MCP endpoint whose body is a plain `tools/list` ([`plain_request`]) that rmcp
 /// would answer with a page is answered here, without the router and its layers. Anything
 /// else is given back for the router, its body read (when it was) and restored.
 pub(crate) async fn front(fast: &FastList, request: Request) -> Result<Response, Request> {
@@ -65,7 +66,7 @@ pub(crate) async fn front(fast: &FastList, request: Request) -> Result<Response,
         Ok(bytes) => bytes,
         Err(error) => return Ok(intake::unreadable(error)),
     };
-    let call = intake::plain_list(&bytes);
+    let call = plain_request(&bytes);
     let mut request = Request::from_parts(parts, Body::from(bytes));
     let Some(call) = call else {
         request.extensions_mut().insert(FrontRead::NotPlainList);
@@ -225,10 +226,9 @@ impl FastList {
         };
         let modern = ProtocolVersion::V_2026_07_28;
         match &call.meta.protocol_version {
-            Some(meta_version) => {
+            Some(_) => {
                 let complete = call.meta.complete_modern();
-                let agreed = *meta_version == modern
-                    && version == Some(modern.as_str())
+                let agreed = version == Some(modern.as_str())
                     && method == Some("tools/list")
                     && session.is_none();
                 if complete && agreed {
