@@ -29,13 +29,13 @@ impl Docs {
                 spec.values.to_vec()
             }
             Reference::Resource(reference) => {
-                let template = uris::help_template(self.identity);
-                if self.templates.items().is_empty() || reference.uri != template {
+                let template = uris::help_template(self.identity());
+                if self.lists().templates.items().is_empty() || reference.uri != template {
                     return Err(invalid(format!(
                         "unknown resource template {:?}; this server's templates: {}",
                         crate::logging::label(&reference.uri),
                         listing(
-                            self.templates
+                            self.lists().templates
                                 .items()
                                 .iter()
                                 .map(|t| t.uri_template.as_str())

@@ -3,11 +3,14 @@
 //! resources, a resource template for a tool's help by name, one prompt per cheat, and
 //! completions for the template's variable and the prompts' arguments.
 //!
-//! Everything is rendered at build time (see [`crate::contract::spec::DocsSpec`]); at start the server
+//! Everything is rendered at build time (see [`crate::contract::spec::DocsSpec`]); the server
 //! keeps only what belongs to the tools it actually serves (a narrowed server offers the help
-//! of its narrowed set), and every request is answered from these prepared lists.
+//! of its narrowed set). At start it finds those tools and declares its capabilities; the
+//! lists are prepared once, on the first request that reads them, and every request is
+//! answered from them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use fiskgen_contract::docs as uris;
 use rmcp::ErrorData;
@@ -26,19 +29,29 @@ mod resources;
 /// The MIME type of every resource.
 const MARKDOWN: &str = "text/markdown";
 
-/// Everything offered, prepared once at start.
+/// Everything offered. The tools whose help is offered are found at start (the capabilities
+/// depend on them); the lists themselves are made on the first request that reads them, so a
+/// server's start, and a client that never asks for resources or prompts, does not pay for
+/// them (docs/runtime.md, "Start").
 #[derive(Debug)]
 pub(crate) struct Docs {
-    /// The server's identity (the URIs' scheme).
-    identity: &'static str,
+    /// The application (its identity is the URIs' scheme).
+    app: &'static AppSpec,
+    /// The tools whose help is offered, in serving order (the template's completions).
+    help: Vec<&'static HelpSpec>,
+    /// The lists, made once on first use ([`Docs::lists`]).
+    lists: OnceLock<Lists>,
+}
+
+/// The prepared lists and what they point at.
+#[derive(Debug)]
+struct Lists {
     /// Help resources (serving order), then cheat sheets (label order).
     resources: Paged<Resource>,
     /// The text behind every listed URI.
     contents: HashMap<String, &'static str>,
     /// The help template, when there is help.
     templates: Paged<ResourceTemplate>,
-    /// The tools whose help is offered, in serving order (the template's completions).
-    help: Vec<&'static HelpSpec>,
     /// One prompt per cheat, in label order.
     prompts: Paged<Prompt>,
     /// The cheats served as prompts, by label.
@@ -46,16 +59,63 @@ pub(crate) struct Docs {
 }
 
 impl Docs {
-    /// Prepares what `app` offers, keeping only the help of tools it serves.
+    /// What `app` offers, keeping only the help of tools it serves.
     pub(crate) fn new(app: &'static AppSpec) -> Self {
+        let served: HashSet<&str> = app.tools.iter().map(|tool| tool.name).collect();
+        let help = app
+            .docs
+            .help
+            .iter()
+            .filter(|help| served.contains(help.tool))
+            .collect();
+        Self {
+            app,
+            help,
+            lists: OnceLock::new(),
+        }
+    }
+
+    /// The lists, made on the first call.
+    fn lists(&self) -> &Lists {
+        self.lists.get_or_init(|| Lists::new(self.app, &self.help))
+    }
+
+    /// The server's identity, the URIs' scheme.
+    fn identity(&self) -> &'static str {
+        self.app.identity
+    }
+
+    /// Whether the cheats are served as prompts (there is at least one prompt).
+    fn offers_prompts(&self) -> bool {
+        self.app.docs.prompts && !self.app.docs.cheats.is_empty()
+    }
+
+    /// Whether anything can be completed (declares the `completions` capability): the help
+    /// template's `tool` (there is help), or a prompt's arguments.
+    pub(crate) fn completes(&self) -> bool {
+        !self.help.is_empty() || self.offers_prompts()
+    }
+
+    /// Whether there are resources to subscribe to: help, or cheat sheets.
+    pub(crate) fn has_resources(&self) -> bool {
+        let docs = self.app.docs;
+        !self.help.is_empty() || (docs.cheat_sheets && !docs.cheats.is_empty())
+    }
+
+    /// The help of a served tool.
+    fn help_of(&self, tool: &str) -> Option<&'static HelpSpec> {
+        self.help.iter().copied().find(|help| help.tool == tool)
+    }
+}
+
+impl Lists {
+    /// The lists of `app`, whose served tools' help is `help`.
+    fn new(app: &'static AppSpec, help: &[&'static HelpSpec]) -> Self {
         let spec = app.docs;
         let identity = app.identity;
-        let served = |tool: &str| app.tools.iter().any(|served| served.name == tool);
-        let help: Vec<&'static HelpSpec> =
-            spec.help.iter().filter(|help| served(help.tool)).collect();
         let mut resources = Vec::new();
         let mut contents = HashMap::new();
-        for entry in &help {
+        for entry in help {
             let uri = uris::help_uri(identity, entry.tool);
             resources.push(
                 Resource::new(&uri, entry.tool)
@@ -105,7 +165,6 @@ impl Docs {
         };
         let page_size = usize::try_from(spec.page_size).unwrap_or(usize::MAX);
         Self {
-            identity,
             resources: Paged::new(
                 "resources/list",
                 "resources",
@@ -121,7 +180,6 @@ impl Docs {
                 |template| template.uri_template.as_str(),
                 page_size,
             ),
-            help,
             prompts: Paged::new(
                 "prompts/list",
                 "prompts",
@@ -131,21 +189,6 @@ impl Docs {
             ),
             cheats,
         }
-    }
-
-    /// Whether anything can be completed (declares the `completions` capability).
-    pub(crate) fn completes(&self) -> bool {
-        !self.templates.items().is_empty() || !self.prompts.items().is_empty()
-    }
-
-    /// Whether there are resources to subscribe to.
-    pub(crate) fn has_resources(&self) -> bool {
-        !self.resources.items().is_empty()
-    }
-
-    /// The help of a served tool.
-    fn help_of(&self, tool: &str) -> Option<&'static HelpSpec> {
-        self.help.iter().copied().find(|help| help.tool == tool)
     }
 }
 

@@ -18,7 +18,7 @@ impl Docs {
         &self,
         cursor: Option<&str>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let (items, next) = self.prompts.page(cursor)?;
+        let (items, next) = self.lists().prompts.page(cursor)?;
         let mut result = ListPromptsResult::with_all_items(items);
         result.next_cursor = next;
         Ok(result)
@@ -60,7 +60,7 @@ impl Docs {
         if let Some(help) = cheat.tool.and_then(|tool| self.help_of(tool)) {
             messages.push(PromptMessage::new_resource(
                 Role::User,
-                uris::help_uri(self.identity, help.tool),
+                uris::help_uri(self.identity(), help.tool),
                 Some(MARKDOWN.to_string()),
                 Some(help.markdown.to_string()),
                 None,
@@ -75,14 +75,14 @@ impl Docs {
 
     /// A served cheat by label, or a specific error.
     pub(super) fn cheat(&self, name: &str) -> Result<&'static CheatSpec, ErrorData> {
-        self.cheats.get(name).copied().ok_or_else(|| {
-            let known = if self.prompts.items().is_empty() {
+        self.lists().cheats.get(name).copied().ok_or_else(|| {
+            let known = if self.lists().prompts.items().is_empty() {
                 "this server has no prompts".to_string()
             } else {
                 format!(
                     "its prompts: {}",
                     listing(
-                        self.prompts
+                        self.lists().prompts
                             .items()
                             .iter()
                             .map(|prompt| prompt.name.as_str())

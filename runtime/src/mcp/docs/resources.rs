@@ -15,7 +15,7 @@ impl Docs {
         &self,
         cursor: Option<&str>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let (items, next) = self.resources.page(cursor)?;
+        let (items, next) = self.lists().resources.page(cursor)?;
         let mut result = ListResourcesResult::with_all_items(items);
         result.next_cursor = next;
         Ok(result)
@@ -26,7 +26,7 @@ impl Docs {
         &self,
         cursor: Option<&str>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let (items, next) = self.templates.page(cursor)?;
+        let (items, next) = self.lists().templates.page(cursor)?;
         let mut result = ListResourceTemplatesResult::with_all_items(items);
         result.next_cursor = next;
         Ok(result)
@@ -35,7 +35,7 @@ impl Docs {
     /// A resource's Markdown. A URI this server does not offer is "not found" with the URI in
     /// `data` (-32002; rmcp sends -32602 to 2026-07-28 clients, SEP-2164).
     pub(crate) fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-        if let Some(text) = self.contents.get(uri) {
+        if let Some(text) = self.lists().contents.get(uri) {
             return Ok(ReadResourceResult::new(vec![
                 ResourceContents::text(*text, uri).with_mime_type(MARKDOWN),
             ]));
@@ -46,7 +46,7 @@ impl Docs {
     /// `resources/subscribe` (2025 revisions): accepted for an offered URI. The resources are
     /// fixed at build time, so no update notification ever follows.
     pub(crate) fn subscribe(&self, uri: &str) -> Result<(), ErrorData> {
-        if self.contents.contains_key(uri) {
+        if self.lists().contents.contains_key(uri) {
             Ok(())
         } else {
             Err(self.not_found(uri))
@@ -54,13 +54,13 @@ impl Docs {
     }
 
     fn not_found(&self, uri: &str) -> ErrorData {
-        let hint = match uris::help_tool(self.identity, uri) {
+        let hint = match uris::help_tool(self.identity(), uri) {
             Some(tool) => format!(
                 ": this server serves no tool {:?} (its help is offered for: {})",
                 crate::logging::label(&tool),
                 super::listing(self.help.iter().map(|help| help.tool))
             ),
-            None if self.resources.items().is_empty() => {
+            None if self.lists().resources.items().is_empty() => {
                 ": this server offers no resources".to_string()
             }
             None => " (resources/list names every URI this server offers)".to_string(),

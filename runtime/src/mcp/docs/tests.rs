@@ -280,3 +280,52 @@ fn an_invalid_cursor_is_invalid_params() {
         );
     }
 }
+
+/// The capabilities are declared at start, before the lists are made: what they promise must
+/// be what the lists hold, for every mix of help, cheat sheets, prompts and cheats.
+#[test]
+fn the_capabilities_declared_at_start_match_the_lists_made_later() {
+    static SERVED: [&ToolSpec; 2] = [&INFO, &LS];
+    let served: [&'static [&'static ToolSpec]; 2] = [&SERVED, &[]];
+    let cheats: [&'static [CheatSpec]; 2] = [DOCS.cheats, &[]];
+    for tools in served {
+        for cheats in cheats {
+            for cheat_sheets in [true, false] {
+                for prompts in [true, false] {
+                    let docs: &'static DocsSpec = Box::leak(Box::new(DocsSpec {
+                        cheat_sheets,
+                        prompts,
+                        cheats,
+                        ..DOCS
+                    }));
+                    let app: &'static AppSpec = Box::leak(Box::new(AppSpec {
+                        tools,
+                        docs,
+                        application: None,
+                        settings: APP.settings.clone(),
+                        ..APP
+                    }));
+                    let case = format!(
+                        "{} tools, {} cheats, cheat_sheets {cheat_sheets}, prompts {prompts}",
+                        tools.len(),
+                        cheats.len()
+                    );
+                    let declared = Docs::new(app);
+                    let (has_resources, completes) =
+                        (declared.has_resources(), declared.completes());
+                    let lists = declared.lists();
+                    assert_eq!(
+                        has_resources,
+                        !lists.resources.items().is_empty(),
+                        "resources: {case}"
+                    );
+                    assert_eq!(
+                        completes,
+                        !lists.templates.items().is_empty() || !lists.prompts.items().is_empty(),
+                        "completions: {case}"
+                    );
+                }
+            }
+        }
+    }
+}
