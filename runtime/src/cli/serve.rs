@@ -117,11 +117,6 @@ pub(super) fn serve(
         shutdown.clone(),
     ));
 
-    if let (Some(application), Some(program), false) = (&app.application, &program, cli.strict_app)
-    {
-        verify::in_background(app, application, program.clone(), scrub_list(app), &state);
-    }
-
     // One thread (docs/runtime.md, "One thread"): the server's own work per request is
     // microseconds, commands run in child processes and built-ins on the blocking pool; a
     // worker thread beside this one only adds wakeups and the multi-thread scheduler's
@@ -132,6 +127,11 @@ pub(super) fn serve(
         .map_err(ServeError::Runtime)?;
     let result = runtime.block_on(async {
         spawn_signal_handler(state.clone());
+        if let (Some(application), Some(program), false) =
+            (&app.application, &program, cli.strict_app)
+        {
+            verify::in_background(app, application, program.clone(), scrub_list(app), &state);
+        }
         tracing::debug!(
             max_concurrent,
             tool_timeout = %duration::format(tool_timeout),

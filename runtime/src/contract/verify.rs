@@ -226,6 +226,8 @@ impl GroupRegistry for ProcessGroups {
 
 /// Starts the background check: after the first answered request (or [`START_DELAY`]), at a
 /// low priority, its child in the server's process groups. A change is logged as a warning.
+/// Called on the server's runtime: until it is due, the check is a timer there, and its
+/// thread is started only then, off the path of the first requests (docs/runtime.md, "Listing tools").
 pub(crate) fn in_background(
     app: &'static AppSpec,
     application: &'static ApplicationSpec,
@@ -235,29 +237,34 @@ pub(crate) fn in_background(
 ) {
     let state = Arc::clone(state);
     let identity = app.identity;
-    let spawned = std::thread::Builder::new()
-        .name("app-check".into())
-        .spawn(move || {
-            if state.first_answer.wait(START_DELAY) {
-                std::thread::sleep(SETTLE);
+    tokio::spawn(async move {
+        let due = async {
+            if state.first_answer.wait(START_DELAY).await {
+                tokio::time::sleep(SETTLE).await;
             }
-            if state.shutdown.is_cancelled() {
-                return;
-            }
-            let options = Options {
-                low_priority: true,
-                groups: Some(Arc::new(state.groups.clone())),
-                ..options(&scrub)
-            };
-            let outcome = check(application, &program, &options);
-            if state.shutdown.is_cancelled() {
-                return;
-            }
-            log(identity, &program, outcome);
-        });
-    if let Err(error) = spawned {
-        tracing::warn!("could not start the check of the application: {error}");
-    }
+        };
+        tokio::select! {
+            () = due => {}
+            () = state.shutdown.cancelled() => return,
+        }
+        let spawned = std::thread::Builder::new()
+            .name("app-check".into())
+            .spawn(move || {
+                let options = Options {
+                    low_priority: true,
+                    groups: Some(Arc::new(state.groups.clone())),
+                    ..options(&scrub)
+                };
+                let outcome = check(application, &program, &options);
+                if state.shutdown.is_cancelled() {
+                    return;
+                }
+                log(identity, &program, outcome);
+            });
+        if let Err(error) = spawned {
+            tracing::warn!("could not start the check of the application: {error}");
+        }
+    });
 }
 
 /// Logs the background check's outcome.
@@ -368,19 +375,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_first_answer_wakes_the_background_check() {
+    #[tokio::test]
+    async fn the_first_answer_wakes_the_background_check() {
         let first = Arc::new(FirstAnswer::default());
         let waiting = Arc::clone(&first);
         let started = Instant::now();
-        let waiter = std::thread::spawn(move || waiting.wait(Duration::from_secs(30)));
-        std::thread::sleep(Duration::from_millis(50));
+        let waiter = tokio::spawn(async move { waiting.wait(Duration::from_secs(30)).await });
+        tokio::time::sleep(Duration::from_millis(50)).await;
         first.mark();
-        assert!(waiter.join().expect("waiter"), "an answer was recorded");
+        assert!(waiter.await.expect("waiter"), "an answer was recorded");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        // Marked before the wait: it returns at once.
+        assert!(first.wait(Duration::from_secs(30)).await);
         assert!(started.elapsed() < Duration::from_secs(10));
         // Without an answer it gives up after the delay.
         let started = Instant::now();
-        assert!(!FirstAnswer::default().wait(Duration::from_millis(50)));
+        assert!(!FirstAnswer::default().wait(Duration::from_millis(50)).await);
         assert!(started.elapsed() >= Duration::from_millis(50));
     }
 }

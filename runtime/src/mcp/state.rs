@@ -6,13 +6,14 @@
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{Implementation, ProtocolVersion, RequestId, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::builtins::Builtins;
@@ -264,29 +265,30 @@ pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
 }
 
 /// Set once the server has answered its first request; the background check waits for it.
+/// Marking it again, on every later answer, is one atomic load.
 #[derive(Debug, Default)]
 pub(crate) struct FirstAnswer {
-    answered: Mutex<bool>,
-    signal: Condvar,
+    answered: AtomicBool,
+    signal: Notify,
 }
 
 impl FirstAnswer {
     /// Records that a request was answered.
     pub(crate) fn mark(&self) {
-        let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
-        if !*answered {
-            *answered = true;
-            self.signal.notify_all();
+        if !self.answered.load(Ordering::Acquire) && !self.answered.swap(true, Ordering::AcqRel) {
+            self.signal.notify_waiters();
         }
     }
 
     /// Waits until a request was answered or `limit` passed; whether one was.
-    pub(crate) fn wait(&self, limit: Duration) -> bool {
-        let answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
-        let (answered, _) = self
-            .signal
-            .wait_timeout_while(answered, limit, |answered| !*answered)
-            .unwrap_or_else(PoisonError::into_inner);
-        *answered
+    pub(crate) async fn wait(&self, limit: Duration) -> bool {
+        let notified = self.signal.notified();
+        tokio::pin!(notified);
+        // Registered before the flag is read: a mark in between wakes it.
+        notified.as_mut().enable();
+        if self.answered.load(Ordering::Acquire) {
+            return true;
+        }
+        tokio::time::timeout(limit, notified).await.is_ok()
     }
 }

@@ -35,7 +35,8 @@ impl Docs {
                         "unknown resource template {:?}; this server's templates: {}",
                         crate::logging::label(&reference.uri),
                         listing(
-                            self.lists().templates
+                            self.lists()
+                                .templates
                                 .items()
                                 .iter()
                                 .map(|t| t.uri_template.as_str())

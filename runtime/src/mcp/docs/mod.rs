@@ -32,7 +32,7 @@ const MARKDOWN: &str = "text/markdown";
 /// Everything offered. The tools whose help is offered are found at start (the capabilities
 /// depend on them); the lists themselves are made on the first request that reads them, so a
 /// server's start, and a client that never asks for resources or prompts, does not pay for
-/// them (docs/runtime.md, "Start").
+/// them (docs/runtime.md, "Listing tools").
 #[derive(Debug)]
 pub(crate) struct Docs {
     /// The application (its identity is the URIs' scheme).

@@ -82,7 +82,8 @@ impl Docs {
                 format!(
                     "its prompts: {}",
                     listing(
-                        self.lists().prompts
+                        self.lists()
+                            .prompts
                             .items()
                             .iter()
                             .map(|prompt| prompt.name.as_str())
