@@ -84,7 +84,7 @@ pub(crate) struct Call<'a> {
 }
 
 /// Whether a client can be asked, and how.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Reach {
     /// It declared form elicitation (or elicitation without modes, which means form).
     Form,

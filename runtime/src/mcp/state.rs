@@ -5,8 +5,9 @@
 
 use std::collections::HashSet;
 use std::ffi::OsString;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -64,7 +65,7 @@ pub(crate) struct ServerState {
     /// A non-zero exit (or a kill by a signal) is `isError: true` (`exit_code_is_error`).
     pub(crate) exit_code_is_error: bool,
     /// 2026-era clients already logged.
-    noted: Mutex<HashSet<String>>,
+    noted: Noted,
 }
 
 /// The parts of [`ServerState`] decided at start.
@@ -147,7 +148,7 @@ impl ServerState {
             info,
             docs,
             exit_code_is_error: limits.exit_code_is_error,
-            noted: Mutex::new(HashSet::new()),
+            noted: Noted::default(),
         }
     }
 
@@ -156,20 +157,15 @@ impl ServerState {
         if !confirm::is_modern(context) {
             return;
         }
-        self.note_modern(client_name(context), confirm::reach(context));
+        self.note_modern(&client_name(context), confirm::reach(context));
     }
 
     /// Logs the "connected" line of a 2026-era client named `name` the first time it is seen
     /// (also for requests answered before they reach the handler).
-    pub(crate) fn note_modern(&self, name: String, reach: Reach) {
-        let key = format!("{name}\0{reach:?}");
-        {
-            let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
-            if noted.len() >= MAX_CLIENTS_NOTED || !noted.insert(key) {
-                return;
-            }
+    pub(crate) fn note_modern(&self, name: &str, reach: Reach) {
+        if self.noted.first_time(name, reach) {
+            self.log_connected(name, reach);
         }
-        self.log_connected(&name, reach);
     }
 
     /// The bytes that answer a `tools/list` request a transport took before rmcp
@@ -193,7 +189,7 @@ impl ServerState {
                 .filter(|name| !name.is_empty())
                 .unwrap_or("unknown");
             self.note_modern(
-                name.to_string(),
+                name,
                 confirm::declared_reach(meta.client_capabilities.as_ref()),
             );
         }
@@ -264,6 +260,35 @@ pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
+/// The 2026-era clients (name and reach) whose "connected" line was written: at most
+/// [`MAX_CLIENTS_NOTED`]. Requests mostly come from the client seen last; it is remembered as
+/// a digest, so its requests neither format a key nor take the lock.
+#[derive(Debug, Default)]
+struct Noted {
+    seen: Mutex<HashSet<String>>,
+    last: AtomicU64,
+}
+
+impl Noted {
+    /// Whether `name` with `reach` is seen for the first time (and a line is due).
+    fn first_time(&self, name: &str, reach: Reach) -> bool {
+        let digest = {
+            let mut hasher = DefaultHasher::new();
+            (name, reach).hash(&mut hasher);
+            hasher.finish()
+        };
+        if self.last.load(Ordering::Relaxed) == digest {
+            return false;
+        }
+        let fresh = {
+            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            seen.len() < MAX_CLIENTS_NOTED && seen.insert(format!("{name}\0{reach:?}"))
+        };
+        self.last.store(digest, Ordering::Relaxed);
+        fresh
+    }
+}
+
 /// Set once the server has answered its first request; the background check waits for it.
 /// Marking it again, on every later answer, is one atomic load.
 #[derive(Debug, Default)]
@@ -290,5 +315,40 @@ impl FirstAnswer {
             return true;
         }
         tokio::time::timeout(limit, notified).await.is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_client_and_reach_is_noted_once_whatever_the_order_of_requests() {
+        let noted = Noted::default();
+        assert!(noted.first_time("claude", Reach::Form));
+        assert!(
+            !noted.first_time("claude", Reach::Form),
+            "the client seen last"
+        );
+        assert!(noted.first_time("inspector", Reach::None));
+        assert!(
+            !noted.first_time("claude", Reach::Form),
+            "seen before the last"
+        );
+        assert!(
+            noted.first_time("claude", Reach::None),
+            "another reach is another line"
+        );
+        assert!(!noted.first_time("inspector", Reach::None));
+    }
+
+    #[test]
+    fn no_more_clients_are_noted_than_the_limit() {
+        let noted = Noted::default();
+        for index in 0..MAX_CLIENTS_NOTED {
+            assert!(noted.first_time(&format!("client {index}"), Reach::None));
+        }
+        assert!(!noted.first_time("one too many", Reach::None));
+        assert!(!noted.first_time("client 0", Reach::None));
     }
 }
