@@ -227,7 +227,8 @@ impl GroupRegistry for ProcessGroups {
 /// Starts the background check: after the first answered request (or [`START_DELAY`]), at a
 /// low priority, its child in the server's process groups. A change is logged as a warning.
 /// Called on the server's runtime: until it is due, the check is a timer there, and its
-/// thread is started only then, off the path of the first requests (docs/runtime.md, "Listing tools").
+/// thread is started only then, off the path of the first requests (docs/runtime.md,
+/// "Listing tools").
 pub(crate) fn in_background(
     app: &'static AppSpec,
     application: &'static ApplicationSpec,
