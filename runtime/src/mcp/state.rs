@@ -97,7 +97,7 @@ impl ServerState {
         builtins: Builtins,
         shutdown: CancellationToken,
     ) -> Self {
-        let docs = Docs::new(app);
+        let docs = Docs::new(app, &catalog);
         // Prompts and resources are declared even when there are none, so generic clients (and
         // the conformance suite) get empty lists and spec-shaped "not found" errors rather than
         // -32601 (docs/resources.md). `logging` is declared for legacy clients, whose

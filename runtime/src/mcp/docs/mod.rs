@@ -9,7 +9,7 @@
 //! lists are prepared once, on the first request that reads them, and every request is
 //! answered from them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use fiskgen_contract::docs as uris;
@@ -19,6 +19,7 @@ use rmcp::model::{
 };
 
 use crate::contract::spec::{AppSpec, CheatSpec, HelpSpec};
+use crate::mcp::tools::Catalog;
 use cursor::Paged;
 
 mod complete;
@@ -59,14 +60,13 @@ struct Lists {
 }
 
 impl Docs {
-    /// What `app` offers, keeping only the help of tools it serves.
-    pub(crate) fn new(app: &'static AppSpec) -> Self {
-        let served: HashSet<&str> = app.tools.iter().map(|tool| tool.name).collect();
+    /// What `app` offers, keeping only the help of the tools `catalog` serves.
+    pub(crate) fn new(app: &'static AppSpec, catalog: &Catalog) -> Self {
         let help = app
             .docs
             .help
             .iter()
-            .filter(|help| served.contains(help.tool))
+            .filter(|help| catalog.get(help.tool).is_some())
             .collect();
         Self {
             app,

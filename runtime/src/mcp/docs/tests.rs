@@ -13,6 +13,7 @@ use crate::contract::spec::{
     AppSpec, ArgumentSpec, CheatSpec, ConfirmMode, DocsSpec, HelpSpec, Hints, Run, Settings,
     ToolSpec,
 };
+use crate::mcp::tools::Catalog;
 
 const fn tool(name: &'static str) -> ToolSpec {
     ToolSpec {
@@ -103,6 +104,14 @@ static APP: AppSpec = AppSpec {
     },
 };
 
+/// What `app` offers, served from its own catalog as a server serves it.
+fn docs_of(app: &'static AppSpec) -> Docs {
+    Docs::new(
+        app,
+        &Catalog::new(app, &[]).expect("the test app's catalog"),
+    )
+}
+
 fn uris(docs: &Docs) -> Vec<String> {
     let mut all = Vec::new();
     let mut cursor = None;
@@ -118,7 +127,7 @@ fn uris(docs: &Docs) -> Vec<String> {
 
 #[test]
 fn only_served_tools_have_help_and_every_listed_uri_reads_back() {
-    let docs = Docs::new(&APP);
+    let docs = docs_of(&APP);
     let listed = uris(&docs);
     assert_eq!(
         listed,
@@ -139,7 +148,7 @@ fn only_served_tools_have_help_and_every_listed_uri_reads_back() {
 
 #[test]
 fn unknown_uris_are_not_found_with_the_uri_in_data() {
-    let docs = Docs::new(&APP);
+    let docs = docs_of(&APP);
     for uri in [
         "nats-cli://help/stream_rm",
         "nats-cli://nothing",
@@ -163,7 +172,7 @@ fn unknown_uris_are_not_found_with_the_uri_in_data() {
 
 #[test]
 fn prompts_fill_given_placeholders_and_embed_the_tools_help() {
-    let docs = Docs::new(&APP);
+    let docs = docs_of(&APP);
     let arguments = json!({ "stream": "ORDERS" });
     let result = docs
         .get_prompt("stream", arguments.as_object())
@@ -189,7 +198,7 @@ fn prompts_fill_given_placeholders_and_embed_the_tools_help() {
 
 #[test]
 fn bad_prompt_requests_get_specific_invalid_params_errors() {
-    let docs = Docs::new(&APP);
+    let docs = docs_of(&APP);
     let error = docs.get_prompt("streams", None).expect_err("unknown");
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
     assert_eq!(
@@ -212,7 +221,7 @@ fn bad_prompt_requests_get_specific_invalid_params_errors() {
 }
 
 fn complete(reference: Reference, name: &str, value: &str) -> Result<Vec<String>, String> {
-    let docs = Docs::new(&APP);
+    let docs = docs_of(&APP);
     let request = CompleteRequestParams::new(reference, ArgumentInfo::new(name, value));
     docs.complete(&request)
         .map(|result| result.completion.values)
@@ -264,7 +273,7 @@ fn completing_an_unknown_argument_names_the_known_ones() {
 
 #[test]
 fn an_invalid_cursor_is_invalid_params() {
-    let docs = Docs::new(&APP);
+    let docs = docs_of(&APP);
     for error in [
         docs.list_resources(Some("nope")).expect_err("resources"),
         docs.list_prompts(Some("nope")).expect_err("prompts"),
@@ -310,7 +319,7 @@ fn the_capabilities_declared_at_start_match_the_lists_made_later() {
                         tools.len(),
                         cheats.len()
                     );
-                    let declared = Docs::new(app);
+                    let declared = docs_of(app);
                     let (has_resources, completes) =
                         (declared.has_resources(), declared.completes());
                     let lists = declared.lists();
