@@ -93,13 +93,14 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
         let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
         fast.sessions = Some(capped.clone());
         let fast = Arc::new(fast);
-        let router = mcp_routes(handler, capped, config)
+        let router = mcp_routes(handler, capped.clone(), config)
             .layer(axum::middleware::from_fn_with_state(
                 fast.clone(),
                 list_http::answer,
             ))
             .layer(axum::middleware::from_fn(intake::check_body))
-            .layer(axum::middleware::from_fn(sessions::limit_status));
+            .layer(axum::middleware::from_fn(sessions::limit_status))
+            .layer(axum::middleware::from_fn_with_state(capped, sessions::own));
         (router, fast)
     };
     match &options.auth {
