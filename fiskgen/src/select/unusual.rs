@@ -51,7 +51,10 @@ fn unusual(name: &str) -> Option<String> {
     if found.is_empty() {
         None
     } else {
-        Some(format!("characters a reader can mistake or not see: {}", found.join(", ")))
+        Some(format!(
+            "characters a reader can mistake or not see: {}",
+            found.join(", ")
+        ))
     }
 }
 

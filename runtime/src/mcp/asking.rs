@@ -188,12 +188,7 @@ fn waiting(requests: &InputRequests) -> String {
 }
 
 /// The gated call a job is, for the confirmation gate, answered by `by` (a principal's label).
-fn gated<'a>(
-    job: &'a Job,
-    trigger: &'a str,
-    arguments: &'a JsonObject,
-    by: &'a str,
-) -> Call<'a> {
+fn gated<'a>(job: &'a Job, trigger: &'a str, arguments: &'a JsonObject, by: &'a str) -> Call<'a> {
     Call {
         tool: job.tool,
         trigger,

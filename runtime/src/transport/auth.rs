@@ -338,7 +338,9 @@ pub(crate) async fn require(
     }
     let mut request = request;
     strip(&mut request, &auth);
-    request.extensions_mut().insert(oauth_subject(&claims, &token));
+    request
+        .extensions_mut()
+        .insert(oauth_subject(&claims, &token));
     next.run(request).await
 }
 

@@ -25,8 +25,8 @@ use tokio::sync::{oneshot, watch};
 use super::Stop;
 use super::live::Live;
 use crate::contract::spec::TaskSettings;
-use crate::principal::Principal;
 use crate::duration;
+use crate::principal::{Principal, digest};
 use crate::process::exec::CancelReason;
 
 /// How often a client is asked to poll (`pollIntervalMs`).
@@ -330,10 +330,11 @@ impl Store {
         match &mut entry.stage {
             Stage::Done { payload, .. } => Err(ErrorData::invalid_params(
                 format!(
-                    "task {id:?} has ended ({}); it takes no more input",
+                    "task (id digest {}) has ended ({}); it takes no more input",
+                    digest(id),
                     status_name(payload.status())
                 ),
-                Some(json!({ "taskId": id, "status": payload.status() })),
+                Some(json!({ "status": payload.status() })),
             )),
             Stage::Asking {
                 requests,
@@ -399,21 +400,18 @@ impl Store {
     }
 
     /// The error for a task id this store does not hold (or that is not the caller's: the
-    /// same error, so it tells nothing). A long id is not echoed whole.
+    /// same error, so it tells nothing). The id is named by its digest only: rmcp logs every
+    /// error answer at WARN, and a task id is the key to its task.
     fn unknown(&self, id: &str) -> ErrorData {
-        let data = match crate::logging::echo_head(id) {
-            None => json!({ "taskId": id }),
-            Some(head) => json!({ "taskId": head, "taskIdBytes": id.len() }),
-        };
         ErrorData::invalid_params(
             format!(
-                "unknown task {}: this server holds no such task. Tasks are kept in the memory \
-                 of the server process that created them, for {} after they end; an expired \
-                 task, a restarted server or another replica does not have it",
-                crate::logging::echo(id),
+                "unknown task (id digest {}): this server holds no such task. Tasks are kept in \
+                 the memory of the server process that created them, for {} after they end; an \
+                 expired task, a restarted server or another replica does not have it",
+                digest(id),
                 duration::format(self.settings.ttl)
             ),
-            Some(data),
+            None,
         )
     }
 }
@@ -482,10 +480,21 @@ mod tests {
             answer: Some(answer),
         };
         let task = store
-            .create(Principal::Holder, "t", Instant::now(), stage, "asking".into())
+            .create(
+                Principal::Holder,
+                "t",
+                Instant::now(),
+                stage,
+                "asking".into(),
+            )
             .expect("created");
         let id = task.task_id;
-        let pending = |store: &Store| match store.get(&id, &Principal::Holder).expect("held").task.payload {
+        let pending = |store: &Store| match store
+            .get(&id, &Principal::Holder)
+            .expect("held")
+            .task
+            .payload
+        {
             TaskPayload::InputRequired { input_requests } => {
                 input_requests.keys().cloned().collect::<Vec<_>>()
             }
@@ -519,15 +528,33 @@ mod tests {
     async fn a_full_store_says_so_and_an_ended_task_still_counts_until_it_expires() {
         let store = store(1);
         let task = store
-            .create(Principal::Holder, "t", Instant::now(), running(), "running".into())
+            .create(
+                Principal::Holder,
+                "t",
+                Instant::now(),
+                running(),
+                "running".into(),
+            )
             .expect("room for one");
         let full = store
-            .create(Principal::Holder, "t", Instant::now(), running(), "running".into())
+            .create(
+                Principal::Holder,
+                "t",
+                Instant::now(),
+                running(),
+                "running".into(),
+            )
             .expect_err("full");
         assert_eq!((full.max, full.active), (1, 1));
         store.settle(&task.task_id, TaskPayload::Cancelled, "cancelled".into());
         let full = store
-            .create(Principal::Holder, "t", Instant::now(), running(), "running".into())
+            .create(
+                Principal::Holder,
+                "t",
+                Instant::now(),
+                running(),
+                "running".into(),
+            )
             .expect_err("still full");
         assert_eq!((full.max, full.active), (1, 0));
         assert_eq!(
@@ -561,15 +588,22 @@ mod tests {
         let error = store.get("nope", &Principal::Holder).expect_err("unknown");
         assert_eq!(error.code.0, -32602);
         assert!(
-            error
-                .message
-                .starts_with("unknown task \"nope\": this server holds no such task."),
+            error.message.starts_with(&format!(
+                "unknown task (id digest {}): this server holds no such task.",
+                digest("nope")
+            )),
             "{}",
             error.message
         );
-        assert_eq!(error.data, Some(json!({"taskId": "nope"})));
+        assert!(!error.message.contains("nope"), "{}", error.message);
+        assert_eq!(error.data, None);
         assert_eq!(
-            store.cancel("nope", &Principal::Holder).await.expect_err("unknown").code.0,
+            store
+                .cancel("nope", &Principal::Holder)
+                .await
+                .expect_err("unknown")
+                .code
+                .0,
             -32602
         );
         let update = store
@@ -582,7 +616,13 @@ mod tests {
     async fn cancelling_an_ended_task_changes_nothing_and_it_takes_no_input() {
         let store = store(4);
         let task = store
-            .create(Principal::Holder, "t", Instant::now(), running(), "running".into())
+            .create(
+                Principal::Holder,
+                "t",
+                Instant::now(),
+                running(),
+                "running".into(),
+            )
             .expect("room");
         let id = task.task_id.clone();
         let stop = match &store.lock()[&id].stage {
@@ -603,9 +643,16 @@ mod tests {
         cancelled.expect("ack");
         let got = store.get(&id, &Principal::Holder).expect("kept");
         assert_eq!(got.task.status(), TaskStatus::Cancelled);
-        store.cancel(&id, &Principal::Holder).await.expect("idempotent ack");
+        store
+            .cancel(&id, &Principal::Holder)
+            .await
+            .expect("idempotent ack");
         assert_eq!(
-            store.get(&id, &Principal::Holder).expect("kept").task.status(),
+            store
+                .get(&id, &Principal::Holder)
+                .expect("kept")
+                .task
+                .status(),
             TaskStatus::Cancelled
         );
         let refused = store
@@ -613,7 +660,10 @@ mod tests {
             .expect_err("ended");
         assert_eq!(
             refused.message,
-            format!("task {id:?} has ended (cancelled); it takes no more input")
+            format!(
+                "task (id digest {}) has ended (cancelled); it takes no more input",
+                digest(&id)
+            )
         );
     }
 
@@ -654,7 +704,11 @@ mod tests {
             );
         };
         same(store.get(&id, &bob).expect_err("not bob's"));
-        same(store.get(&id, &Principal::Holder).expect_err("not anyone's"));
+        same(
+            store
+                .get(&id, &Principal::Holder)
+                .expect_err("not anyone's"),
+        );
         let approve = BTreeMap::from([(
             "confirm".to_string(),
             json!({"action": "accept", "content": {"approve": true}}),
@@ -665,7 +719,12 @@ mod tests {
                 .expect_err("bob cannot answer"),
         );
         assert!(answered.try_recv().is_err(), "bob's answer was handed over");
-        same(store.cancel(&id, &bob).await.expect_err("bob cannot cancel"));
+        same(
+            store
+                .cancel(&id, &bob)
+                .await
+                .expect_err("bob cannot cancel"),
+        );
         let task = store.get(&id, &alice).expect("alice's");
         assert_eq!(task.task.status(), TaskStatus::InputRequired);
         store.update(&id, &alice, approve).expect("alice answers");
