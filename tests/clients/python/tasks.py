@@ -196,6 +196,8 @@ async def lifecycle(c: mcp.Client) -> None:
     # A slow one becomes a task: polled while it runs, then completed with the result inlined.
     created = await session.call_tool("ticker", ticker(8, "250ms"), allow_claimed=True)
     check(isinstance(created, CreateTaskResult), f"a slow call was not a task: {created!r}")
+    # The caller checks that no task id reaches the server's log.
+    print(f"task id: {created.task_id}")
     check(created.status == "working", f"created {created.status}")
     check(created.ttl_ms == 3_600_000 and created.poll_interval_ms == 1000, f"ttl/poll {created!r}")
     first = await until(session, created.task_id, lambda t: "tick" in detail(t).get("output", ""), "output so far")
@@ -343,6 +345,7 @@ async def confirm(c: mcp.Client) -> None:
     session = c.session
     created = await session.call_tool("tags_confirm", {**PROFILE, "value": "v"}, allow_claimed=True)
     check(isinstance(created, CreateTaskResult), f"a gated call was not a task: {created!r}")
+    print(f"task id: {created.task_id}")
     check(created.status == "input_required", f"created {created.status}")
     asking = await get(session, created.task_id)
     check(asking.status == "input_required", f"polled {asking.status}")

@@ -162,3 +162,40 @@ fn stalled_bodies_on_1100_connections_are_closed_within_the_deadline_while_a_cli
     run.has("every stalled connection was closed within 3s")?;
     Ok(())
 }
+
+/// `echoes.py` against the fixture server in `mode`.
+fn echoes(mode: &str) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let app = apps::path(App::Fixture)?;
+    let server = Server::spawn_app(&clients::fixture_server()?, dir.path(), &app, &[], &[])?;
+    let run = python(
+        "echoes.py",
+        &strings(&["--url", &server.url, "--mode", mode]),
+    )?;
+    println!("{}", run.report());
+    run.has_line(
+        "hostile: listed with its help intact (U+202E, U+202C) and its look-alike flag names",
+    )?;
+    if mode == "legacy" {
+        run.has("1 MB tool name: -32602 error of ")?;
+        run.has("900 KB URI: error of ")?;
+    }
+    ensure!(
+        server.log().len() < 64 * 1024,
+        "the log grew by the echoed input:\n{}",
+        &server.log()[..4096]
+    );
+    Ok(())
+}
+
+#[test]
+fn python_sdk_a_help_text_with_a_right_to_left_override_is_listed_intact_and_echoes_are_capped_legacy()
+-> Result<()> {
+    echoes("legacy")
+}
+
+#[test]
+fn python_sdk_a_help_text_with_a_right_to_left_override_is_listed_intact_and_echoes_are_capped_2026_07_28()
+-> Result<()> {
+    echoes("2026-07-28")
+}

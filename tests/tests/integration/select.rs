@@ -467,3 +467,33 @@ fn resources_and_prompts_switch_off_separately() {
     let server = serve("expose: {agent: {mcp: {resources: false, prompts: false}}}\n");
     assert!(server.docs.cheats.is_empty() && server.docs.help.is_empty());
 }
+
+#[test]
+fn look_alike_and_invisible_parameter_names_get_a_build_warning_naming_them() {
+    let server = serve("");
+    let about = |needle: &str| {
+        server
+            .warnings
+            .iter()
+            .find(|warning| warning.contains(needle))
+            .cloned()
+            .unwrap_or_else(|| panic!("no warning about {needle}: {:#?}", server.warnings))
+    };
+    let cyrillic = about("parameter name \"n\u{430}me\"");
+    assert!(
+        cyrillic.starts_with("tool \"hostile\": ")
+            && cyrillic.contains("U+0430 (looks like a Latin letter)"),
+        "{cyrillic}"
+    );
+    let invisible = about("parameter name \"zero\\u{200b}width\"");
+    assert!(
+        invisible.contains("U+200B (invisible or a control character)"),
+        "{invisible}"
+    );
+    // Plain ASCII names are not warned about.
+    assert!(
+        !server.warnings.iter().any(|w| w.contains("\"count\"")),
+        "{:#?}",
+        server.warnings
+    );
+}
