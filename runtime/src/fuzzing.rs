@@ -76,6 +76,8 @@ fn options(stateless: bool) -> HttpOptions {
         allowed_hosts: vec!["127.0.0.1".into(), "localhost".into()],
         allowed_origins: Vec::new(),
         auth: None,
+        request_timeout: Duration::from_secs(10),
+        max_per_peer: 256,
     }
 }
 
