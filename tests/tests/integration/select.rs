@@ -51,7 +51,7 @@ fn tool<'a>(server: &'a ir::Server, name: &str) -> &'a ir::Tool {
 fn every_visible_leaf_is_a_tool_named_by_its_path() {
     let server = serve("");
     let names = names(&server);
-    assert_eq!(names.len(), 65, "{names:?}");
+    assert_eq!(names.len(), 66, "{names:?}");
     for expected in [
         "ping",
         "ticker",
