@@ -95,6 +95,7 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
         let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
+        sessions::give_back_memory(capped.clone(), shutdown.child_token());
         fast.sessions = Some(capped.clone());
         let fast = Arc::new(fast);
         let router = mcp_routes(handler, capped.clone(), config)

@@ -2,7 +2,9 @@
 //! it is deleted or idles out, and each costs memory; a client that keeps initializing could
 //! exhaust it. This wrapper refuses new sessions beyond a limit (existing ones are unaffected)
 //! and delegates everything else. With credentials required, each session belongs to the
-//! subject that opened it ([`own`]): anyone else is answered as for an unknown session.
+//! subject that opened it ([`own`]): anyone else is answered as for an unknown session. Once
+//! many sessions have ended, the memory they held is given back to the system
+//! ([`give_back_memory`]): the allocator would otherwise keep it for the process.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -23,6 +25,12 @@ use rmcp::transport::streamable_http_server::session::{
 };
 
 use crate::principal::Subject;
+
+/// How often the live sessions are counted for [`give_back_memory`].
+const MEMORY_CHECK: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How many sessions must have ended since memory was last given back before it is again.
+const ENDED_BEFORE_GIVING_BACK: usize = 16;
 
 /// The session header.
 const SESSION_ID: &str = "mcp-session-id";
@@ -246,3 +254,47 @@ fn session_not_found() -> Response {
     *response.status_mut() = StatusCode::NOT_FOUND;
     response
 }
+
+/// Gives the memory of ended sessions back to the system: every [`MEMORY_CHECK`], once at least
+/// [`ENDED_BEFORE_GIVING_BACK`] sessions (or the last one) ended since the last time, the
+/// allocator returns its free pages (glibc's `malloc_trim`). Without it, a thousand sessions
+/// that expired left the process about 30 MB larger for good (docs/runtime.md, "Limits").
+pub(crate) fn give_back_memory(
+    sessions: Arc<CappedSessions>,
+    shutdown: tokio_util::sync::CancellationToken,
+) {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(MEMORY_CHECK);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut peak = 0;
+        loop {
+            tokio::select! {
+                _ = ticks.tick() => {}
+                () = shutdown.cancelled() => return,
+            }
+            let live = sessions.inner.sessions.read().await.len();
+            peak = peak.max(live);
+            let ended = peak - live;
+            if ended >= ENDED_BEFORE_GIVING_BACK || (live == 0 && ended > 0) {
+                release_free_memory();
+                tracing::debug!(ended, live, "gave the memory of ended sessions back");
+                peak = live;
+            }
+        }
+    });
+}
+
+/// Returns the allocator's free pages to the system.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn release_free_memory() {
+    // SAFETY: malloc_trim takes no pointer and only returns free heap memory to the system; glibc
+    // allows it at any time from any thread.
+    unsafe {
+        nix::libc::malloc_trim(0);
+    }
+}
+
+/// Other allocators give memory back on their own (or not at all): nothing to do.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn release_free_memory() {}

@@ -199,3 +199,61 @@ fn python_sdk_a_help_text_with_a_right_to_left_override_is_listed_intact_and_ech
 -> Result<()> {
     echoes("2026-07-28")
 }
+
+/// The resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("no VmRSS in /proc/{pid}/status"))
+}
+
+/// After 1,000 sessions expire the server's memory is back within 10 MiB of where it was after
+/// its first session (docs/runtime.md, "Limits"): the allocator is made to give it back.
+#[test]
+fn memory_returns_within_10_mib_after_1000_sessions_expire() -> Result<()> {
+    const BOUND_KIB: u64 = 10 * 1024;
+    let dir = tempfile::tempdir()?;
+    let app = apps::path(App::Fixture)?;
+    let server = Server::spawn_app(
+        &clients::fixture_server()?,
+        dir.path(),
+        &app,
+        &[],
+        &["--max-sessions", "1000", "--session-idle-timeout", "2s"],
+    )?;
+    // One session first, so that the baseline holds what any served client costs once.
+    python(
+        "sessions.py",
+        &strings(&["--url", &server.url, "--count", "1"]),
+    )?;
+    let baseline = rss_kib(server.pid())?;
+    python(
+        "sessions.py",
+        &strings(&["--url", &server.url, "--count", "1000"]),
+    )?;
+    let peak = rss_kib(server.pid())?;
+    ensure!(
+        peak > baseline + BOUND_KIB,
+        "1,000 sessions cost less than the bound ({baseline} -> {peak} KiB): the test shows nothing"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut now = peak;
+    while std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        now = rss_kib(server.pid())?;
+        if now <= baseline + BOUND_KIB {
+            break;
+        }
+    }
+    println!(
+        "resident memory: {baseline} KiB after one session, {peak} KiB with 1,000, {now} KiB after they expired"
+    );
+    ensure!(
+        now <= baseline + BOUND_KIB,
+        "still {now} KiB 30 s after the sessions expired (baseline {baseline} KiB, peak {peak} KiB)"
+    );
+    Ok(())
+}
