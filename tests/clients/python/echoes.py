@@ -3,8 +3,8 @@ right-to-left override (U+202E) and whose flags have a Cyrillic letter and a zer
 their names, is listed with its help intact; a 1 MB tool name and a 900 KB resource URI come
 back capped in the error (its text at most a few KB, `data.uri` at most 1 KiB, with the whole
 length beside it). With the official Python SDK (`--mode legacy` or `2026-07-28`; in the latter
-the SDK mirrors the name into an HTTP header, which is refused before MCP reads the body, with
-an error as short).
+only the listing: the SDK mirrors a name and a URI into the Mcp-Name header, which HTTP refuses,
+or resets the connection, before MCP reads the body).
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ async def main(args: argparse.Namespace) -> None:
         properties = set((hostile.input_schema or {}).get("properties", {}))
         check({"n\u0430me", "zero\u200bwidth"} <= properties, f"its flags: {sorted(properties)!r}")
         print("hostile: listed with its help intact (U+202E, U+202C) and its look-alike flag names")
+        if c.protocol_version == "2026-07-28":
+            # The SDK mirrors a tool name and a URI into the Mcp-Name header, which HTTP refuses
+            # (or resets) before MCP reads the body: the echoes are checked in legacy mode.
+            return
 
         name = "x" * 1_000_000
         try:

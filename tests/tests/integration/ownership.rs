@@ -211,7 +211,9 @@ fn rss_kib(pid: u32) -> Result<u64> {
 }
 
 /// After 1,000 sessions expire the server's memory is back within 10 MiB of where it was after
-/// its first session (docs/runtime.md, "Limits"): the allocator is made to give it back.
+/// its first session (docs/runtime.md, "Limits"): the allocator is made to give it back. The
+/// sessions idle out after 20 s, long enough that all 1,000 are alive at once even on a busy
+/// machine.
 #[test]
 fn memory_returns_within_10_mib_after_1000_sessions_expire() -> Result<()> {
     const BOUND_KIB: u64 = 10 * 1024;
@@ -222,7 +224,7 @@ fn memory_returns_within_10_mib_after_1000_sessions_expire() -> Result<()> {
         dir.path(),
         &app,
         &[],
-        &["--max-sessions", "1000", "--session-idle-timeout", "2s"],
+        &["--max-sessions", "1001", "--session-idle-timeout", "20s"],
     )?;
     // One session first, so that the baseline holds what any served client costs once.
     python(
@@ -239,7 +241,8 @@ fn memory_returns_within_10_mib_after_1000_sessions_expire() -> Result<()> {
         peak > baseline + BOUND_KIB,
         "1,000 sessions cost less than the bound ({baseline} -> {peak} KiB): the test shows nothing"
     );
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    // The sessions idle out 20 s after their last request, and memory is looked at every 5 s.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let mut now = peak;
     while std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(500));
@@ -253,7 +256,7 @@ fn memory_returns_within_10_mib_after_1000_sessions_expire() -> Result<()> {
     );
     ensure!(
         now <= baseline + BOUND_KIB,
-        "still {now} KiB 30 s after the sessions expired (baseline {baseline} KiB, peak {peak} KiB)"
+        "still {now} KiB 60 s after the last session was used (baseline {baseline} KiB, peak {peak} KiB)"
     );
     Ok(())
 }
