@@ -25,10 +25,12 @@ pub(crate) const MAX_CONNECTIONS: usize = 1024;
 
 /// A request body that fails once its deadline passes: a client that sends its headers and
 /// then stalls its body gets an error answer and its connection is closed, instead of holding
-/// it open for ever.
+/// it open for ever. The timer is made only when the body is not all there at once (a plain
+/// request's body usually is), so most requests pay one clock read.
 pub(crate) struct Deadline {
     inner: Body,
-    timer: Pin<Box<tokio::time::Sleep>>,
+    deadline: tokio::time::Instant,
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
     limit: Duration,
 }
 
@@ -37,7 +39,8 @@ impl Deadline {
     pub(crate) fn new(inner: Body, limit: Duration) -> Self {
         Self {
             inner,
-            timer: Box::pin(tokio::time::sleep(limit)),
+            deadline: tokio::time::Instant::now() + limit,
+            timer: None,
             limit,
         }
     }
@@ -63,7 +66,11 @@ impl http_body::Body for Deadline {
         if let Poll::Ready(frame) = Pin::new(&mut this.inner).poll_frame(cx) {
             return Poll::Ready(frame);
         }
-        if this.timer.as_mut().poll(cx).is_ready() {
+        let deadline = this.deadline;
+        let timer = this
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if timer.as_mut().poll(cx).is_ready() {
             return Poll::Ready(Some(Err(axum::Error::new(TooSlow(this.limit)))));
         }
         Poll::Pending
