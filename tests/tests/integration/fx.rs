@@ -22,6 +22,8 @@ use tempfile::TempDir;
 use super::clients::{Server, run_bounded};
 use super::nats::fiskgen_build;
 
+/// fx's trace log (`FX_TRACE_LOG`), in its home.
+const TRACE: &str = "fx-trace.log";
 /// fx's window: wide enough that a health line is one line.
 const WINDOW: (u16, u16) = (200, 50);
 /// How long fx may take to show its welcome screen.
@@ -154,10 +156,13 @@ impl Fx {
         let binary = fx::path()?;
         let home = tempfile::tempdir().context("creating fx's home")?;
         write_config(home.path(), entries)?;
+        let trace = home.path().join(TRACE);
         let mut all: Vec<(&str, &OsStr)> = vec![
             ("HOME", home.path().as_os_str()),
-            ("XDG_CONFIG_HOME", OsStr::new("")),
             ("NO_COLOR", OsStr::new("1")),
+            // fx's own log of its MCP work, kept with the screens.
+            ("FX_TRACE_LOG", trace.as_os_str()),
+            ("FX_TRACE_SCOPES", OsStr::new("mcp")),
         ];
         all.extend_from_slice(env);
         let session = Session::start(
@@ -178,39 +183,54 @@ impl Fx {
         Ok(fx)
     }
 
-    /// Waits for the welcome screen and leaves it.
+    /// Waits for the welcome screen (the sign-in choices, which the MCP commands do not need)
+    /// and leaves it with Escape.
     fn welcome(&mut self) -> Result<()> {
+        self.session.wait_for_text("Esc to set up later", WELCOME)?;
+        self.session.press(&["Escape"])?;
         self.session
-            .wait_for("fx's welcome screen", WELCOME, |screen| {
-                screen.contains("fx").then_some(())
-            })?;
-        self.session.press(&["Escape"])
+            .wait_for("leaving the welcome screen", WELCOME, |screen| {
+                (!screen.contains("Esc to set up later")).then_some(())
+            })
     }
 
-    /// Passes `result` on; when it is an error, saves the screens and names their directory.
+    /// Passes `result` on; when it is an error, saves the screens (and fx's trace log, and
+    /// its `mcp.json`) and names their directory.
     fn check<T>(&self, result: Result<T>) -> Result<T> {
         result.or_else(|error| {
             let dir = clients::target_dir().join("fx-screens").join(self.test);
             let _ = std::fs::remove_dir_all(&dir);
             match self.session.save_screens(&dir) {
-                Ok(dir) => Err(error.context(format!("fx's screens: {}", dir.display()))),
+                Ok(dir) => {
+                    let _ = std::fs::copy(self.home.path().join(TRACE), dir.join(TRACE));
+                    let config = self.home.path().join(".fx").join("mcp.json");
+                    let _ = std::fs::copy(config, dir.join("mcp.json"));
+                    Err(error.context(format!("fx's screens: {}", dir.display())))
+                }
                 Err(save) => Err(error.context(format!("fx's screens were not saved: {save}"))),
             }
         })
     }
 
-    /// Types `line` and waits until what fx printed after it satisfies `done`.
+    /// fx's trace log so far.
+    fn trace(&self) -> String {
+        std::fs::read_to_string(self.home.path().join(TRACE)).unwrap_or_default()
+    }
+
+    /// Types `line` and waits until fx's answers to it (the transcript entries after those on
+    /// the screen before) satisfy `done`.
     fn run<T>(
         &mut self,
         line: &str,
         timeout: Duration,
         mut done: impl FnMut(&str) -> Option<T>,
     ) -> Result<T> {
-        self.session.type_line(line)?;
-        let result = self.session.wait_for(line, timeout, |screen| {
-            let after = after_last(screen, line)?;
-            done(after)
-        });
+        let result = (|| {
+            let before = answers(&self.session.capture()?);
+            self.session.type_line(line)?;
+            self.session
+                .wait_for(line, timeout, |screen| done(answers_after(screen, before)?))
+        })();
         self.check(result)
     }
 
@@ -254,9 +274,9 @@ impl Fx {
         }
     }
 
-    /// `/mcp list`: `name` is ready, on [`PROTOCOL`], serving `tools` tools (and `prompts`
-    /// prompts when given), with nothing failed.
-    fn ready(&mut self, name: &str, tools: usize, prompts: Option<usize>) -> Result<Health> {
+    /// `/mcp list`: `name` is ready, on [`PROTOCOL`], serving `tools` tools, its discovery
+    /// completed, with nothing failed.
+    fn ready(&mut self, name: &str, tools: usize) -> Result<Health> {
         let health = self.health(name)?;
         let mut wrong = Vec::new();
         for (key, want) in [
@@ -264,10 +284,7 @@ impl Fx {
             ("protocol", PROTOCOL.to_string()),
             ("tools", tools.to_string()),
             ("discovery", "completed".to_string()),
-        ]
-        .into_iter()
-        .chain(prompts.map(|n| ("prompts", n.to_string())))
-        {
+        ] {
             if health.field(key) != Some(want.as_str()) {
                 wrong.push(format!("{key}={want}"));
             }
@@ -320,13 +337,35 @@ impl Fx {
     }
 }
 
-/// The text after the last line of `screen` that shows `line` (the command as typed), when
-/// something follows it.
-fn after_last<'a>(screen: &'a str, line: &str) -> Option<&'a str> {
-    let at = screen.rfind(line)?;
-    let rest = &screen[at + line.len()..];
-    let rest = rest.split_once('\n').map_or("", |(_, rest)| rest);
-    (!rest.trim().is_empty()).then_some(rest)
+/// fx starts each transcript entry (an answer, a notice) with this mark.
+const ENTRY: &str = "● ";
+
+/// How many transcript entries `screen` shows.
+fn answers(screen: &str) -> usize {
+    screen
+        .lines()
+        .filter(|line| line.starts_with(ENTRY))
+        .count()
+}
+
+/// The transcript entries after the first `before` ones, up to the input line (`┃`) below
+/// them, when there are any.
+fn answers_after(screen: &str, before: usize) -> Option<&str> {
+    let mut seen = 0;
+    let mut offset = 0;
+    let mut start = None;
+    for line in screen.split_inclusive('\n') {
+        if line.starts_with(ENTRY) {
+            if seen == before {
+                start = Some(offset);
+            }
+            seen += 1;
+        }
+        offset += line.len();
+    }
+    let rest = &screen[start?..];
+    let end = rest.rfind("\n┃").map_or(rest.len(), |at| at + 1);
+    Some(&rest[..end])
 }
 
 /// `name`'s block in a `/mcp list` answer: its health line and the deeper-indented lines under
@@ -387,7 +426,7 @@ fn fx_lists_the_demo_server_ready_over_stdio_and_http() -> Result<()> {
     let stdio = stdio_entry(&server, &app)?;
     let name = stdio.name()?;
     let mut fx = Fx::start("demo-stdio", &[&stdio], &[])?;
-    let health = fx.ready(&name, tools, None)?;
+    let health = fx.ready(&name, tools)?;
     fx.ensure(health.field("transport") == Some("stdio"), || {
         format!("not stdio: {}", health.0)
     })?;
@@ -396,28 +435,40 @@ fn fx_lists_the_demo_server_ready_over_stdio_and_http() -> Result<()> {
     let running = Server::spawn(&server, dir.path(), &[])?;
     let http = http_entry(&server, &running.url)?;
     let mut fx = Fx::start("demo-http", &[&http], &[])?;
-    let health = fx.ready(&name, tools, None)?;
+    let health = fx.ready(&name, tools)?;
     fx.ensure(health.field("transport") == Some("http"), || {
         format!("not http: {}", health.0)
     })?;
     fx.exit()
 }
 
-#[test]
-fn fx_reads_the_resources_prompts_and_completions_made_from_help_and_cheats() -> Result<()> {
+/// `/mcp resource list|read|templates|complete` and `/mcp prompt list|get|complete` against
+/// `test-mcp` (the conformance fixture's server: a help page per tool, a sheet and a prompt
+/// per cheat, the `test://help/{tool}` template), over HTTP or stdio. Over HTTP, `read` and
+/// `get` are left out: fx 0.0.5 sends `Mcp-Name` only on `tools/call`, the 2026-07-28
+/// transport requires it on `resources/read` and `prompts/get` too, and the server refuses
+/// both without it (400, -32020: fx shows `MCP resource read failed: UnexpectedHttpStatus.`).
+fn reads_resources_prompts_and_completions(test: &'static str, http: bool) -> Result<()> {
     let server = clients::conformance_server()?;
     let app = apps::path(App::Conformance)?;
     let tools = tool_count(&server, &app)?;
     let dir = scratch()?;
-    let running = Server::spawn_conformance(dir.path(), &[])?;
-    let http = http_entry(&server, &running.url)?;
-    let name = http.name()?;
-    let mut fx = Fx::start("resources-prompts", &[&http], &[])?;
-    fx.ready(&name, tools, Some(CHEATS.len()))?;
+    let running;
+    let entry = if http {
+        running = Server::spawn_conformance(dir.path(), &[])?;
+        http_entry(&server, &running.url)?
+    } else {
+        stdio_entry(&server, &app)?
+    };
+    let name = entry.name()?;
+    let mut fx = Fx::start(test, &[&entry], &[])?;
+    fx.ready(&name, tools)?;
 
+    // Across pages (the server's page size is 4): a help page per tool, a sheet per cheat.
+    let resources = format!("MCP resources from {name} ({})", tools + CHEATS.len());
     let listed = fx.expect(
         &format!("/mcp resource list {name}"),
-        &["test://static-text", "test://watched-resource"],
+        &[&resources, "test://static-text", "test://watched-resource"],
     )?;
     for uri in [
         "test://help/greet",
@@ -428,21 +479,27 @@ fn fx_reads_the_resources_prompts_and_completions_made_from_help_and_cheats() ->
             format!("{uri} is not listed:\n{listed}")
         })?;
     }
-    fx.expect(
-        &format!("/mcp resource read {name} test://static-text"),
-        &["This is the content of the static text resource."],
-    )?;
-    fx.expect(
-        &format!("/mcp resource read {name} test://help/greet"),
-        &["greet"],
-    )?;
+    if !http {
+        fx.expect(
+            &format!("/mcp resource read {name} test://static-text"),
+            &["This is the content of the static text resource."],
+        )?;
+        fx.expect(
+            &format!("/mcp resource read {name} test://help/greet"),
+            &["conformance greet"],
+        )?;
+    }
     fx.expect(
         &format!("/mcp resource templates {name}"),
-        &["test://help/{tool}"],
+        &[
+            &format!("MCP resource templates from {name} (1)"),
+            "test://help/{tool}",
+        ],
     )?;
     let completed = fx.expect(
         &format!("/mcp resource complete {name} test://help/{{tool}} tool test_input"),
         &[
+            &format!("MCP completions from {name} (4 of 4)"),
             "test_input_required_result_elicitation",
             "test_input_required_result_multi_round",
         ],
@@ -451,21 +508,41 @@ fn fx_reads_the_resources_prompts_and_completions_made_from_help_and_cheats() ->
         format!("a completion that does not start with test_input:\n{completed}")
     })?;
 
-    let prompts = fx.expect(&format!("/mcp prompt list {name}"), &CHEATS)?;
-    fx.ensure(prompts.contains("arg1"), || {
-        format!("test_prompt_with_arguments' arguments are not shown:\n{prompts}")
-    })?;
-    fx.expect(
-        &format!(
-            r#"/mcp prompt get {name} test_prompt_with_arguments {{"arg1":"Ada","arg2":"?"}}"#
-        ),
-        &["conformance greet Ada --punctuation ?"],
+    let count = format!("MCP prompts from {name} ({})", CHEATS.len());
+    let prompts = fx.expect(
+        &format!("/mcp prompt list {name}"),
+        &[&count, "test_prompt_with_arguments [arg1, arg2]"],
     )?;
+    for cheat in CHEATS {
+        fx.ensure(prompts.contains(&format!("{name} :: {cheat} ")), || {
+            format!("prompt {cheat} is not listed:\n{prompts}")
+        })?;
+    }
+    if !http {
+        fx.expect(
+            &format!(
+                r#"/mcp prompt get {name} test_prompt_with_arguments {{"arg1":"Ada","arg2":"?"}}"#
+            ),
+            &["conformance greet Ada --punctuation ?"],
+        )?;
+    }
     fx.expect(
         &format!("/mcp prompt complete {name} slow_compute mode t"),
-        &["thorough"],
+        &[&format!("MCP completions from {name} (1 of 1)"), "thorough"],
     )?;
     fx.exit()
+}
+
+#[test]
+fn fx_reads_the_resources_prompts_and_completions_made_from_help_and_cheats_over_stdio()
+-> Result<()> {
+    reads_resources_prompts_and_completions("resources-prompts-stdio", false)
+}
+
+#[test]
+fn fx_lists_and_completes_the_resources_and_prompts_made_from_help_and_cheats_over_http()
+-> Result<()> {
+    reads_resources_prompts_and_completions("resources-prompts-http", true)
 }
 
 /// The conformance fixture's cheats (each a prompt and a `test://<label>` resource).
@@ -493,13 +570,13 @@ fn fx_reload_connects_an_added_server_and_drops_a_removed_one() -> Result<()> {
     let second = http_entry(&demo, &running.url)?;
     let (first_name, second_name) = (first.name()?, second.name()?);
     let mut fx = Fx::start("reload", &[&first], &[])?;
-    fx.ready(&first_name, conformance_tools, None)?;
+    fx.ready(&first_name, conformance_tools)?;
 
     // A second server added: reload connects it, the first stays.
     fx.reconfigure(&[&first, &second])?;
     fx.expect("/mcp reload", &["MCP configuration reloaded successfully."])?;
-    fx.ready(&second_name, demo_tools, None)?;
-    fx.ready(&first_name, conformance_tools, None)?;
+    fx.ready(&second_name, demo_tools)?;
+    fx.ready(&first_name, conformance_tools)?;
 
     // The first removed: reload drops it.
     fx.reconfigure(&[&second])?;
@@ -508,7 +585,7 @@ fn fx_reload_connects_an_added_server_and_drops_a_removed_one() -> Result<()> {
     fx.ensure(health_block(&listed, &first_name).is_none(), || {
         format!("{first_name} is still listed after its removal:\n{listed}")
     })?;
-    fx.ready(&second_name, demo_tools, None)?;
+    fx.ready(&second_name, demo_tools)?;
     fx.exit()
 }
 
@@ -586,34 +663,38 @@ fn fx_reaches_token_and_header_protected_servers_only_with_the_printed_variables
             (header_var.as_str(), OsStr::new("k3y-s3cret")),
         ],
     )?;
-    fx.ready(&token_name, tools, None)?;
-    let health = fx.ready(&header_name, tools, None)?;
-    fx.ensure(
-        health.field("auth") == Some("configured") || health.field("auth") == Some("authenticated"),
-        || format!("auth state: {}", health.0),
-    )?;
+    for name in [&token_name, &header_name] {
+        let health = fx.ready(name, tools)?;
+        fx.ensure(health.field("auth") == Some("configured"), || {
+            format!("{name}: not auth=configured:\n{}", health.0)
+        })?;
+    }
     fx.exit()?;
 
-    // Without them: each fails, saying which variable is missing.
+    // Without them: each fails, and fx's trace says which variable is missing.
     let mut fx = Fx::start("auth-unset", &entries, &[])?;
-    for (name, failure) in [
+    for (name, missing) in [
         (&token_name, "McpBearerEnvironmentMissing"),
         (&header_name, "McpHeaderEnvironmentMissing"),
     ] {
         let health = fx.health(name)?;
         fx.ensure(
-            health.field("state") == Some("failed") && health.failure() == Some(failure),
-            || {
-                format!(
-                    "{name} without its variable should fail with {failure}:\n{}",
-                    health.0
-                )
-            },
+            health.field("state") == Some("failed")
+                && health.field("auth") == Some("configured")
+                && health.failure().is_some(),
+            || format!("{name} without its variable should fail:\n{}", health.0),
+        )?;
+        let trace = fx.trace();
+        fx.ensure(
+            trace
+                .lines()
+                .any(|line| line.contains(name.as_str()) && line.contains(missing)),
+            || format!("fx's trace does not say {missing} for {name}:\n{trace}"),
         )?;
     }
     fx.exit()?;
 
-    // With wrong values: the server refuses them and fx says so.
+    // With wrong values: the server refuses them (401) and fx says authentication is required.
     let mut fx = Fx::start(
         "auth-wrong",
         &entries,
@@ -625,7 +706,11 @@ fn fx_reaches_token_and_header_protected_servers_only_with_the_printed_variables
     for name in [&token_name, &header_name] {
         let health = fx.health(name)?;
         fx.ensure(
-            health.field("state") == Some("failed") && health.failure().is_some(),
+            health.field("state") == Some("failed")
+                && health.field("auth") == Some("required")
+                && health
+                    .failure()
+                    .is_some_and(|failure| failure.starts_with("Authentication is required")),
             || format!("{name} with a wrong credential should fail:\n{}", health.0),
         )?;
     }
@@ -643,12 +728,12 @@ fn fx_discovers_every_natscli_command_within_its_limits_over_stdio_and_http() ->
     let stdio = stdio_entry(&server, &app)?;
     let name = stdio.name()?;
     let mut fx = Fx::start("nats-stdio", &[&stdio], &[])?;
-    fx.ready(&name, tools, None)?;
+    fx.ready(&name, tools)?;
     fx.exit()?;
 
     let running = Server::spawn_app(&server, dir.path(), &app, &[], &[])?;
     let http = http_entry(&server, &running.url)?;
     let mut fx = Fx::start("nats-http", &[&http], &[])?;
-    fx.ready(&name, tools, None)?;
+    fx.ready(&name, tools)?;
     fx.exit()
 }
