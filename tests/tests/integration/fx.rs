@@ -4,419 +4,72 @@
 //! server object unchanged; several entries are merged into the one `mcp` map), typing `/mcp`
 //! commands and reading the screen.
 //!
-//! Every screen read is kept; when a test fails they are written to
-//! `target/fx-screens/<test>/` and the error names the directory.
+//! One test runs every scenario in turn (each with its own fx, home and servers), so fx's
+//! first build holds one test thread, not all of them; it reports every scenario that failed.
+//! Every screen read is kept; when a scenario fails they are written to
+//! `target/fx-screens/<scenario>/` with fx's trace log and `mcp.json`, and the error names the
+//! directory.
+
+mod driver;
 
 use std::ffi::OsStr;
-use std::path::Path;
-use std::process::Command;
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail, ensure};
 use fiskgen_tests::apps::{self, App};
-use fiskgen_tests::tmux::Session;
 use fiskgen_tests::{clients, fx};
-use serde_json::{Map, Value};
-use tempfile::TempDir;
+use serde_json::Value;
 
-use super::clients::{Server, run_bounded};
+use self::driver::{Fx, Printed, health_block, http_entry, scratch, stdio_entry, tool_count};
+use super::clients::Server;
 use super::nats::fiskgen_build;
 
-/// fx's trace log (`FX_TRACE_LOG`), in its home.
-const TRACE: &str = "fx-trace.log";
-/// fx's window: wide enough that a health line is one line.
-const WINDOW: (u16, u16) = (200, 50);
-/// How long fx may take to show its welcome screen.
-const WELCOME: Duration = Duration::from_secs(30);
-/// How long a server may take to reach `state=ready` (natscli's 230 tools included).
-const READY: Duration = Duration::from_secs(90);
-/// How long one `/mcp` command may take to answer.
-const ANSWER: Duration = Duration::from_secs(30);
-/// Bound of one `<server> config` run.
-const QUICK: Duration = Duration::from_secs(20);
-/// The protocol every generated server negotiates with fx.
-const PROTOCOL: &str = "2026-07-28";
-
-// ---------------------------------------------------------------------------------------
-// Entries and fx's home
-// ---------------------------------------------------------------------------------------
-
-/// What `<server> config --client fx ARGS` printed: the entry (one JSON line) and the note on
-/// stderr.
-struct Printed {
-    entry: Value,
-    note: String,
-}
-
-impl Printed {
-    /// The entry's one server: its name and object.
-    fn server(&self) -> Result<(&str, &Value)> {
-        let servers = self.entry["mcp"]
-            .as_object()
-            .with_context(|| format!("the fx entry has no `mcp` map: {}", self.entry))?;
-        ensure!(servers.len() == 1, "not one server: {}", self.entry);
-        let (name, server) = servers.iter().next().context("no server")?;
-        Ok((name.as_str(), server))
-    }
-
-    fn name(&self) -> Result<String> {
-        Ok(self.server()?.0.to_string())
-    }
-}
-
-/// Runs `<server> config --client fx ARGS`: exactly one line on stdout, a JSON object.
-fn print_entry(server: &Path, args: &[&str]) -> Result<Printed> {
-    let mut cmd = Command::new(server);
-    cmd.args(["config", "--client", "fx"])
-        .args(args)
-        .env_remove("FISK_AI_MCP_PORT")
-        .env_remove("FISK_AI_MCP_ADDRESS");
-    let what = format!("{} config --client fx {}", server.display(), args.join(" "));
-    let printed = run_bounded(&mut cmd, QUICK, &what)?.success()?;
-    let lines: Vec<&str> = printed.stdout.lines().collect();
-    ensure!(lines.len() == 1, "{what}: not one line: {}", printed.stdout);
-    let entry = serde_json::from_str(lines[0]).with_context(|| format!("{what}: {}", lines[0]))?;
-    Ok(Printed {
-        entry,
-        note: printed.stderr,
-    })
-}
-
-/// The stdio entry for `server` running `app`.
-fn stdio_entry(server: &Path, app: &Path) -> Result<Printed> {
-    let app = app.display().to_string();
-    print_entry(server, &["--stdio", "--application-path", &app])
-}
-
-/// The HTTP entry for a running server.
-fn http_entry(server: &Path, url: &str) -> Result<Printed> {
-    print_entry(server, &["--url", url])
-}
-
-/// fx's `~/.fx/mcp.json`: the printed entries' `mcp` maps merged, each server object as
-/// printed.
-fn write_config(home: &Path, entries: &[&Printed]) -> Result<()> {
-    let mut merged = Map::new();
-    for printed in entries {
-        let servers = printed.entry["mcp"]
-            .as_object()
-            .with_context(|| format!("the fx entry has no `mcp` map: {}", printed.entry))?;
-        for (name, server) in servers {
-            ensure!(
-                merged.insert(name.clone(), server.clone()).is_none(),
-                "two entries named {name}"
-            );
-        }
-    }
-    let dir = home.join(".fx");
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let file = dir.join("mcp.json");
-    let text = if let [only] = entries {
-        // One entry: the printed text itself.
-        serde_json::to_string(&only.entry)?
-    } else {
-        serde_json::to_string_pretty(&serde_json::json!({ "mcp": merged }))?
-    };
-    std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))
-}
-
-// ---------------------------------------------------------------------------------------
-// fx in tmux
-// ---------------------------------------------------------------------------------------
-
-/// fx running in tmux with a home of its own.
-struct Fx {
-    session: Session,
-    home: TempDir,
-    test: &'static str,
-}
-
-/// One server's block of `/mcp list` (its health line and the indented lines under it).
-#[derive(Debug)]
-struct Health(String);
-
-impl Health {
-    fn field(&self, key: &str) -> Option<&str> {
-        self.0
-            .split_whitespace()
-            .find_map(|word| word.strip_prefix(key)?.strip_prefix('='))
-    }
-
-    fn failure(&self) -> Option<&str> {
-        self.0
-            .lines()
-            .find_map(|line| line.trim().strip_prefix("failure="))
-    }
-}
-
-impl Fx {
-    /// Writes `entries` into a fresh home's `~/.fx/mcp.json`, starts fx there with `env`
-    /// added, and leaves its welcome screen (Escape).
-    fn start(test: &'static str, entries: &[&Printed], env: &[(&str, &OsStr)]) -> Result<Fx> {
-        let binary = fx::path()?;
-        let home = tempfile::tempdir().context("creating fx's home")?;
-        write_config(home.path(), entries)?;
-        let trace = home.path().join(TRACE);
-        let mut all: Vec<(&str, &OsStr)> = vec![
-            ("HOME", home.path().as_os_str()),
-            ("NO_COLOR", OsStr::new("1")),
-            // fx's own log of its MCP work, kept with the screens.
-            ("FX_TRACE_LOG", trace.as_os_str()),
-            ("FX_TRACE_SCOPES", OsStr::new("mcp")),
-        ];
-        all.extend_from_slice(env);
-        let session = Session::start(
-            &home.path().join("tmux"),
-            &binary,
-            &[],
-            &all,
-            home.path(),
-            WINDOW,
-        )?;
-        let mut fx = Fx {
-            session,
-            home,
-            test,
-        };
-        let started = fx.welcome();
-        fx.check(started)?;
-        Ok(fx)
-    }
-
-    /// Waits for the welcome screen (the sign-in choices, which the MCP commands do not need)
-    /// and leaves it with Escape.
-    fn welcome(&mut self) -> Result<()> {
-        self.session.wait_for_text("Esc to set up later", WELCOME)?;
-        self.session.press(&["Escape"])?;
-        self.session
-            .wait_for("leaving the welcome screen", WELCOME, |screen| {
-                (!screen.contains("Esc to set up later")).then_some(())
-            })
-    }
-
-    /// Passes `result` on; when it is an error, saves the screens (and fx's trace log, and
-    /// its `mcp.json`) and names their directory.
-    fn check<T>(&self, result: Result<T>) -> Result<T> {
-        result.or_else(|error| {
-            let dir = clients::target_dir().join("fx-screens").join(self.test);
-            let _ = std::fs::remove_dir_all(&dir);
-            match self.session.save_screens(&dir) {
-                Ok(dir) => {
-                    let _ = std::fs::copy(self.home.path().join(TRACE), dir.join(TRACE));
-                    let config = self.home.path().join(".fx").join("mcp.json");
-                    let _ = std::fs::copy(config, dir.join("mcp.json"));
-                    Err(error.context(format!("fx's screens: {}", dir.display())))
-                }
-                Err(save) => Err(error.context(format!("fx's screens were not saved: {save}"))),
-            }
-        })
-    }
-
-    /// fx's trace log so far.
-    fn trace(&self) -> String {
-        std::fs::read_to_string(self.home.path().join(TRACE)).unwrap_or_default()
-    }
-
-    /// Types `line` and waits until fx's answers to it (the transcript entries after those on
-    /// the screen before) satisfy `done`.
-    fn run<T>(
-        &mut self,
-        line: &str,
-        timeout: Duration,
-        mut done: impl FnMut(&str) -> Option<T>,
-    ) -> Result<T> {
-        let result = (|| {
-            let before = answers(&self.session.capture()?);
-            self.session.type_line(line)?;
-            self.session
-                .wait_for(line, timeout, |screen| done(answers_after(screen, before)?))
-        })();
-        self.check(result)
-    }
-
-    /// Types `line`; the answer must contain every one of `texts`. Returns the answer.
-    fn expect(&mut self, line: &str, texts: &[&str]) -> Result<String> {
-        self.run(line, ANSWER, |after| {
-            texts
-                .iter()
-                .all(|text| after.contains(text))
-                .then(|| after.to_string())
-        })
-    }
-
-    /// `/mcp list` until `name`'s block is settled (ready or failed, discovery done), then
-    /// returns it. Discovery runs in the background, so a person asks again until it settles.
-    fn health(&mut self, name: &str) -> Result<Health> {
-        let deadline = std::time::Instant::now() + READY;
-        loop {
-            let found = self.run("/mcp list", ANSWER, |after| {
-                after
-                    .contains("MCP health")
-                    .then(|| health_block(after, name))
-            })?;
-            if let Some(health) = found {
-                let settled = match health.field("state") {
-                    Some("ready") => health.field("discovery") == Some("completed"),
-                    Some("failed") => true,
-                    _ => false,
-                };
-                if settled {
-                    return Ok(health);
-                }
-            }
-            if std::time::Instant::now() >= deadline {
-                let result = Err(anyhow::anyhow!(
-                    "{name} did not settle within {READY:?} in /mcp list"
-                ));
-                return self.check(result);
-            }
-            std::thread::sleep(Duration::from_millis(500));
-        }
-    }
-
-    /// `/mcp list`: `name` is ready, on [`PROTOCOL`], serving `tools` tools, its discovery
-    /// completed, with nothing failed.
-    fn ready(&mut self, name: &str, tools: usize) -> Result<Health> {
-        let health = self.health(name)?;
-        let mut wrong = Vec::new();
-        for (key, want) in [
-            ("state", "ready".to_string()),
-            ("protocol", PROTOCOL.to_string()),
-            ("tools", tools.to_string()),
-            ("discovery", "completed".to_string()),
-        ] {
-            if health.field(key) != Some(want.as_str()) {
-                wrong.push(format!("{key}={want}"));
-            }
-        }
-        if let Some(failure) = health.failure() {
-            wrong.push(format!("no failure (failure={failure})"));
-        }
-        let result = if wrong.is_empty() {
-            Ok(health)
-        } else {
-            Err(anyhow::anyhow!(
-                "{name}: /mcp list should show {}:\n{}",
-                wrong.join(", "),
-                health.0
-            ))
-        };
-        self.check(result)
-    }
-
-    /// Fails (with the screens saved) unless `condition` holds.
-    fn ensure(&self, condition: bool, message: impl FnOnce() -> String) -> Result<()> {
-        let result = if condition {
-            Ok(())
-        } else {
-            Err(anyhow::anyhow!(message()))
-        };
-        self.check(result)
-    }
-
-    /// Rewrites `~/.fx/mcp.json` with `entries`.
-    fn reconfigure(&self, entries: &[&Printed]) -> Result<()> {
-        write_config(self.home.path(), entries)
-    }
-
-    /// Leaves fx with `/exit` and waits until it has exited.
-    fn exit(self) -> Result<()> {
-        self.session.type_line("/exit")?;
-        let exited = (|| {
-            let deadline = std::time::Instant::now() + ANSWER;
-            while !self.session.exited()? {
-                ensure!(
-                    std::time::Instant::now() < deadline,
-                    "fx did not exit within {ANSWER:?} of /exit"
-                );
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            Ok(())
-        })();
-        self.check(exited)
-    }
-}
-
-/// fx starts each transcript entry (an answer, a notice) with this mark.
-const ENTRY: &str = "● ";
-
-/// How many transcript entries `screen` shows.
-fn answers(screen: &str) -> usize {
-    screen
-        .lines()
-        .filter(|line| line.starts_with(ENTRY))
-        .count()
-}
-
-/// The transcript entries after the first `before` ones, up to the input line (`┃`) below
-/// them, when there are any.
-fn answers_after(screen: &str, before: usize) -> Option<&str> {
-    let mut seen = 0;
-    let mut offset = 0;
-    let mut start = None;
-    for line in screen.split_inclusive('\n') {
-        if line.starts_with(ENTRY) {
-            if seen == before {
-                start = Some(offset);
-            }
-            seen += 1;
-        }
-        offset += line.len();
-    }
-    let rest = &screen[start?..];
-    let end = rest.rfind("\n┃").map_or(rest.len(), |at| at + 1);
-    Some(&rest[..end])
-}
-
-/// `name`'s block in a `/mcp list` answer: its health line and the deeper-indented lines under
-/// it.
-fn health_block(answer: &str, name: &str) -> Option<Health> {
-    let mut lines = answer.lines();
-    let head = lines.find(|line| {
-        line.trim_start()
-            .strip_prefix(name)
-            .is_some_and(|rest| rest.starts_with(" source="))
-    })?;
-    let indent = head.len() - head.trim_start().len();
-    let mut block = head.trim().to_string();
-    for line in lines {
-        let deeper = line.len() - line.trim_start().len() > indent;
-        if !deeper || line.trim().is_empty() {
-            break;
-        }
-        block.push('\n');
-        block.push_str(line.trim());
-    }
-    Some(Health(block))
-}
-
-// ---------------------------------------------------------------------------------------
-// The servers
-// ---------------------------------------------------------------------------------------
-
-/// The tools the demo serves (`tasks-mcp tools --json`).
-fn tool_count(server: &Path, app: &Path) -> Result<usize> {
-    let mut cmd = Command::new(server);
-    cmd.args(["tools", "--json", "--application-path"]).arg(app);
-    let listed = run_bounded(&mut cmd, QUICK, "tools --json")?
-        .success()?
-        .json()?;
-    listed
-        .as_array()
-        .map(Vec::len)
-        .context("tools --json printed no list")
-}
-
-/// A scratch directory for servers and builds.
-fn scratch() -> Result<TempDir> {
-    tempfile::tempdir().context("creating a scratch directory")
-}
-
-// ---------------------------------------------------------------------------------------
-// The tests
-// ---------------------------------------------------------------------------------------
-
+/// Every scenario, in turn: fx is built first (once per machine), then each scenario runs
+/// with its own fx; the test fails naming every scenario that failed, with its error.
 #[test]
+fn fx_shows_what_the_user_should_see_with_the_entries_config_prints() -> Result<()> {
+    fx::path().context("building fx")?;
+    let scenarios: [(&str, fn() -> Result<()>); 6] = [
+        (
+            "the demo server ready over stdio and HTTP",
+            fx_lists_the_demo_server_ready_over_stdio_and_http,
+        ),
+        (
+            "resources, prompts and completions over stdio",
+            fx_reads_the_resources_prompts_and_completions_made_from_help_and_cheats_over_stdio,
+        ),
+        (
+            "resources, prompts and completions over HTTP",
+            fx_lists_and_completes_the_resources_and_prompts_made_from_help_and_cheats_over_http,
+        ),
+        (
+            "reload after a server is added and one removed",
+            fx_reload_connects_an_added_server_and_drops_a_removed_one,
+        ),
+        (
+            "token and header authentication",
+            fx_reaches_token_and_header_protected_servers_only_with_the_printed_variables_set,
+        ),
+        (
+            "natscli whole",
+            fx_discovers_every_natscli_command_within_its_limits_over_stdio_and_http,
+        ),
+    ];
+    let mut failed = Vec::new();
+    for (what, scenario) in scenarios {
+        if let Err(error) = scenario() {
+            failed.push(format!("{what}: {error:?}"));
+        }
+    }
+    ensure!(
+        failed.is_empty(),
+        "{} of {} fx scenarios failed:\n\n{}",
+        failed.len(),
+        scenarios.len(),
+        failed.join("\n\n")
+    );
+    Ok(())
+}
+
 fn fx_lists_the_demo_server_ready_over_stdio_and_http() -> Result<()> {
     let server = clients::demo_server()?;
     let app = apps::path(App::Demo)?;
@@ -533,13 +186,11 @@ fn reads_resources_prompts_and_completions(test: &'static str, http: bool) -> Re
     fx.exit()
 }
 
-#[test]
 fn fx_reads_the_resources_prompts_and_completions_made_from_help_and_cheats_over_stdio()
 -> Result<()> {
     reads_resources_prompts_and_completions("resources-prompts-stdio", false)
 }
 
-#[test]
 fn fx_lists_and_completes_the_resources_and_prompts_made_from_help_and_cheats_over_http()
 -> Result<()> {
     reads_resources_prompts_and_completions("resources-prompts-http", true)
@@ -556,7 +207,6 @@ const CHEATS: [&str; 7] = [
     "watched-resource",
 ];
 
-#[test]
 fn fx_reload_connects_an_added_server_and_drops_a_removed_one() -> Result<()> {
     let conformance = clients::conformance_server()?;
     let conformance_app = apps::path(App::Conformance)?;
@@ -614,7 +264,6 @@ fn credential_var(printed: &Printed) -> Result<String> {
     Ok(var)
 }
 
-#[test]
 fn fx_reaches_token_and_header_protected_servers_only_with_the_printed_variables_set() -> Result<()>
 {
     let app = apps::path(App::Demo)?;
@@ -717,7 +366,6 @@ fn fx_reaches_token_and_header_protected_servers_only_with_the_printed_variables
     fx.exit()
 }
 
-#[test]
 fn fx_discovers_every_natscli_command_within_its_limits_over_stdio_and_http() -> Result<()> {
     let app = apps::path(App::Nats)?;
     let dir = scratch()?;
