@@ -1,15 +1,15 @@
 //! Build fx, the MCP client the project was specified against (vercel-labs/fx, a Zig
-//! program), once, into a cache outside the clone, for the tests that drive it in tmux.
+//! program), once, into a cache outside the clone, for the tests that drive it in tmux
+//! (docs/testing-clients.md, "fx").
 //!
-//! The source is the snapshot in `../shared/clients/fx/` beside the workspace
-//! (`$FISKGEN_FX_SOURCE` names another directory): its `build.sh OUT` installs Zig 0.16.0 from
-//! PyPI into a throwaway venv and builds fx from the snapshot's tarball (about 4 minutes on 2
-//! cores). The binary is kept in `$FISKGEN_FX_DIR` when set, otherwise
-//! `$XDG_CACHE_HOME/fiskgen-tests/fx` (default `~/.cache/fiskgen-tests/fx`), so a fresh clone on
-//! the same machine reuses it. Next to the binary, `fx.stamp` holds a sha256 over the
-//! snapshot's `build.sh` and tarball; a build is skipped when the stamp matches and the binary
-//! exists. Builds hold an exclusive lock on `fx.lock`, so parallel test threads and processes
-//! build fx once. A failed build keeps its output in `fx.build.log`.
+//! The source is the project's fx snapshot in the directory [`source_dir`] names: its
+//! `build.sh OUT` installs Zig 0.16.0 from PyPI into a throwaway venv and builds fx from the
+//! snapshot's tarball (about 4 minutes on 2 cores). The binary is kept in `$FISKGEN_FX_DIR` when
+//! set, otherwise `$XDG_CACHE_HOME/fiskgen-tests/fx` (default `~/.cache/fiskgen-tests/fx`), so a
+//! fresh clone on the same machine reuses it. Next to the binary, `fx.stamp` holds a sha256 over
+//! the snapshot's `build.sh` and tarball; a build is skipped when the stamp matches and the
+//! binary exists. Builds hold an exclusive lock on `fx.lock`, so parallel test threads and
+//! processes build fx once. A failed build keeps its output in `fx.build.log`.
 
 use std::fs::{self, File};
 use std::io::Read;
@@ -27,6 +27,8 @@ use crate::apps::workspace_root;
 pub const FX_DIR_VAR: &str = "FISKGEN_FX_DIR";
 /// Environment variable naming the directory with fx's `build.sh` and source snapshot.
 pub const FX_SOURCE_VAR: &str = "FISKGEN_FX_SOURCE";
+/// Where fx's snapshot is, relative to the workspace root.
+pub const SOURCE: &str = "../shared/clients/fx";
 /// The snapshot's tarball (vercel-labs/fx v0.0.5 at 4a8f765).
 pub const SNAPSHOT: &str = "fx-4a8f765.tar.gz";
 
@@ -35,12 +37,12 @@ const STAMP_FORMAT: &str = "fiskgen-tests fx v1";
 /// Bound of one build (about 4 minutes on 2 idle cores; the test run shares them).
 const BUILD_TIMEOUT: Duration = Duration::from_secs(40 * 60);
 
-/// The directory holding `build.sh` and the snapshot: `$FISKGEN_FX_SOURCE`, or
-/// `<workspace root>/../shared/clients/fx`.
+/// The directory holding `build.sh` and the snapshot: `$FISKGEN_FX_SOURCE`, or [`SOURCE`]
+/// beside the workspace root (the project's directory of client snapshots, next to the clone).
 pub fn source_dir() -> PathBuf {
     match std::env::var_os(FX_SOURCE_VAR) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => workspace_root().join("../shared/clients/fx"),
+        _ => workspace_root().join(SOURCE),
     }
 }
 
@@ -79,8 +81,8 @@ pub fn path_in(cache: &Path, source: &Path) -> Result<PathBuf> {
     if !script.is_file() || !tarball.is_file() {
         bail!(
             "fx's snapshot is missing: {} needs build.sh and {SNAPSHOT} (the tests expect the \
-             project's shared directory beside the clone, ../shared/clients/fx; set \
-             {FX_SOURCE_VAR} to another copy)",
+             project's shared directory beside the clone, {SOURCE}; set {FX_SOURCE_VAR} to \
+             another copy)",
             source.display()
         );
     }

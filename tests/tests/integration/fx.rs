@@ -23,12 +23,15 @@ use self::driver::{Fx, Printed, health_block, http_entry, scratch, stdio_entry, 
 use super::clients::Server;
 use super::nats::fiskgen_build;
 
+/// One scenario: it starts its own servers and fx.
+type Scenario = fn() -> Result<()>;
+
 /// Every scenario, in turn: fx is built first (once per machine), then each scenario runs
 /// with its own fx; the test fails naming every scenario that failed, with its error.
 #[test]
 fn fx_shows_what_the_user_should_see_with_the_entries_config_prints() -> Result<()> {
     fx::path().context("building fx")?;
-    let scenarios: [(&str, fn() -> Result<()>); 6] = [
+    let scenarios: [(&str, Scenario); 6] = [
         (
             "the demo server ready over stdio and HTTP",
             fx_lists_the_demo_server_ready_over_stdio_and_http,

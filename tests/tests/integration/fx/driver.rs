@@ -195,7 +195,7 @@ impl Fx {
     /// Passes `result` on; when it is an error, saves the screens (and fx's trace log, and
     /// its `mcp.json`) and names their directory.
     pub(super) fn check<T>(&self, result: Result<T>) -> Result<T> {
-        result.or_else(|error| {
+        result.map_err(|error| {
             let dir = clients::target_dir().join("fx-screens").join(self.test);
             let _ = std::fs::remove_dir_all(&dir);
             match self.session.save_screens(&dir) {
@@ -206,12 +206,12 @@ impl Fx {
                     let trace = self.trace();
                     let lines: Vec<&str> = trace.lines().collect();
                     let tail = lines[lines.len().saturating_sub(10)..].join("\n");
-                    Err(error.context(format!(
+                    error.context(format!(
                         "fx's screens, trace log and mcp.json: {}\nfx's trace log ends:\n{tail}",
                         dir.display()
-                    )))
+                    ))
                 }
-                Err(save) => Err(error.context(format!("fx's screens were not saved: {save}"))),
+                Err(save) => error.context(format!("fx's screens were not saved: {save}")),
             }
         })
     }
