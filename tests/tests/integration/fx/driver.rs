@@ -22,7 +22,7 @@ const TRACE: &str = "fx-trace.log";
 const WINDOW: (u16, u16) = (200, 50);
 /// How long fx may take to show its welcome screen.
 const WELCOME: Duration = Duration::from_secs(30);
-/// How long a server may take to reach `state=ready` (natscli's 230 tools included).
+/// How long a server may take to reach `state=ready` (natscli's every command included).
 const READY: Duration = Duration::from_secs(90);
 /// How long one `/mcp` command may take to answer.
 const ANSWER: Duration = Duration::from_secs(30);
@@ -35,9 +35,10 @@ const PROTOCOL: &str = "2026-07-28";
 // Entries and fx's home
 // ---------------------------------------------------------------------------------------
 
-/// What `<server> config --client fx ARGS` printed: the entry (one JSON line) and the note on
-/// stderr.
+/// What `<server> config --client fx ARGS` printed: the entry (one JSON line, as text and
+/// parsed) and the note on stderr.
 pub(super) struct Printed {
+    pub(super) text: String,
     pub(super) entry: Value,
     pub(super) note: String,
 }
@@ -71,6 +72,7 @@ pub(super) fn print_entry(server: &Path, args: &[&str]) -> Result<Printed> {
     ensure!(lines.len() == 1, "{what}: not one line: {}", printed.stdout);
     let entry = serde_json::from_str(lines[0]).with_context(|| format!("{what}: {}", lines[0]))?;
     Ok(Printed {
+        text: lines[0].to_string(),
         entry,
         note: printed.stderr,
     })
@@ -107,7 +109,7 @@ pub(super) fn write_config(home: &Path, entries: &[&Printed]) -> Result<()> {
     let file = dir.join("mcp.json");
     let text = if let [only] = entries {
         // One entry: the printed text itself.
-        serde_json::to_string(&only.entry)?
+        only.text.clone()
     } else {
         serde_json::to_string_pretty(&serde_json::json!({ "mcp": merged }))?
     };
@@ -409,7 +411,7 @@ pub(super) fn health_block(answer: &str, name: &str) -> Option<Health> {
 // The servers
 // ---------------------------------------------------------------------------------------
 
-/// The tools the demo serves (`tasks-mcp tools --json`).
+/// How many tools `server` serves for `app` (`<server> tools --json`).
 pub(super) fn tool_count(server: &Path, app: &Path) -> Result<usize> {
     let mut cmd = Command::new(server);
     cmd.args(["tools", "--json", "--application-path"]).arg(app);
