@@ -25,6 +25,17 @@ pub enum BuildError {
         /// The config file.
         config: String,
     },
+    /// The server would serve no tool, and `--allow-empty` was not given.
+    #[error(
+        "{config} serves no tool: {reason}. Nothing was built; pass --allow-empty to build a \
+         server without tools on purpose"
+    )]
+    NoTools {
+        /// The config file.
+        config: String,
+        /// Why nothing is served.
+        reason: String,
+    },
     /// Neither `$XDG_CACHE_HOME` nor `$HOME` is set.
     #[error("no cache directory: set XDG_CACHE_HOME or HOME, or pass --crate-dir and --target-dir")]
     NoCacheDir,
@@ -104,6 +115,9 @@ pub struct BuildOptions {
     pub crate_dir: Option<PathBuf>,
     /// A runtime source directory to use instead of the embedded one.
     pub runtime_path: Option<PathBuf>,
+    /// Build a server that serves no tool (`--allow-empty`), instead of refusing with the
+    /// reason.
+    pub allow_empty: bool,
 }
 
 /// A finished build.
@@ -133,6 +147,13 @@ pub fn build(options: &BuildOptions) -> Result<Built, Error> {
     if !plan.server.settings.mcp {
         return Err(BuildError::NoMcp {
             config: options.config.display().to_string(),
+        }
+        .into());
+    }
+    if let Some(reason) = plan.server.empty.as_ref().filter(|_| !options.allow_empty) {
+        return Err(BuildError::NoTools {
+            config: options.config.display().to_string(),
+            reason: reason.clone(),
         }
         .into());
     }

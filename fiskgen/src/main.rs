@@ -108,6 +108,7 @@ fn build(args: BuildArgs) -> Result<()> {
         target_dir: args.target_dir,
         crate_dir: args.crate_dir,
         runtime_path: args.runtime_path,
+        allow_empty: args.allow_empty,
     };
     let built = fiskgen::builder::build(&options)?;
     for warning in &built.warnings {

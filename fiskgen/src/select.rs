@@ -21,6 +21,7 @@ use crate::{lower, model};
 
 mod named;
 mod shape;
+mod unmatched;
 
 pub use shape::model_description;
 use shape::{collect_tags, confirm_trigger, describe_origin, exposable_globals, hints, shadows};
@@ -68,11 +69,14 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
     let mut selection = Selection::default();
     let mut application = None;
     let mut global_flags = Vec::new();
+    let mut leaves = 0;
 
     if let Some(app) = app {
         let exposed = selection.exposed_globals(config, app.model);
         global_flags = exposable_globals(app.model, &exposed);
         let candidates = selection.leaf_tools(config, app.model, &exposed);
+        leaves = candidates.len();
+        selection.check_filters_match(config, &candidates, &app.model.name);
         let served = selection.apply_filters(config, candidates);
         let param_headers = config
             .mcp
@@ -151,7 +155,15 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .collect(),
     });
     let docs = crate::docs::docs(config, app.map(|app| app.model), &selection.tools);
+    let empty = selection.tools.is_empty().then(|| {
+        let reason = unmatched::why_empty(app.map(|app| app.model), leaves, &selection.removed);
+        selection
+            .warnings
+            .push(format!("no tool is served: {reason}"));
+        reason
+    });
     Ok(ir::Server {
+        empty,
         identity: config.identity.clone(),
         application,
         tools: selection.tools,
@@ -179,6 +191,8 @@ struct Selection {
     problems: Vec<String>,
     notes: Vec<String>,
     warnings: Vec<String>,
+    /// What `ai:deny` and each filter stage removed.
+    removed: unmatched::Removed,
 }
 
 impl Selection {
@@ -366,6 +380,7 @@ impl Selection {
         let (denied, mut tools): (Vec<Candidate<'m>>, Vec<Candidate<'m>>) = tools
             .into_iter()
             .partition(|candidate| candidate.tool.tags.iter().any(|tag| tag == DENY_TAG));
+        self.removed.denied = denied.iter().map(|c| c.tool.name.clone()).collect();
         if !denied.is_empty() {
             let names: Vec<&str> = denied.iter().map(|c| c.tool.name.as_str()).collect();
             let (count, verb) = match names.len() {
@@ -378,9 +393,34 @@ impl Selection {
             ));
         }
         for stage in filter_stages(config) {
-            tools.retain(|candidate| keeps(&stage, &candidate.tool));
+            let (kept, dropped): (Vec<Candidate<'m>>, Vec<Candidate<'m>>) = tools
+                .into_iter()
+                .partition(|candidate| keeps(&stage, &candidate.tool));
+            let dropped = dropped.into_iter().map(|c| c.tool.name).collect();
+            self.removed.stages.push((stage.label, dropped));
+            tools = kept;
         }
         tools
+    }
+
+    /// Warns about every include/exclude pattern and tag that matches no command and no
+    /// enabled built-in ([`unmatched::unmatched_filter_entries`]).
+    fn check_filters_match(&mut self, config: &Config, candidates: &[Candidate<'_>], app: &str) {
+        let builtins = enabled_builtin_names(config);
+        let mut tools: Vec<unmatched::Candidate<'_>> = candidates
+            .iter()
+            .map(|c| unmatched::Candidate {
+                name: &c.tool.name,
+                tags: Some(c.tool.tags.as_slice()),
+            })
+            .collect();
+        tools.extend(
+            builtins
+                .iter()
+                .map(|name| unmatched::Candidate { name, tags: None }),
+        );
+        let warnings = unmatched::unmatched_filter_entries(&filter_stages(config), &tools, app);
+        self.warnings.extend(warnings);
     }
 
     /// The enabled built-ins that survive the filters; a note for each one that does not.
@@ -505,6 +545,21 @@ impl Selection {
             }
         }
     }
+}
+
+/// The names of the built-ins the config enables (before the filters).
+fn enabled_builtin_names(config: &Config) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = config
+        .harness
+        .tools
+        .iter()
+        .filter_map(|entry| Builtin::from_name(&entry.name))
+        .map(Builtin::name)
+        .collect();
+    if config.harness.knowledge.enabled {
+        names.extend(Builtin::KNOWLEDGE.iter().map(|builtin| builtin.name()));
+    }
+    names
 }
 
 /// Whether a stage keeps a tool: commands match by name or tag, built-ins by name alone.

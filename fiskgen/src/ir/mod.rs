@@ -42,6 +42,10 @@ pub struct Server {
     pub notes: Vec<String>,
     /// Things that are probably mistakes but do not stop a build.
     pub warnings: Vec<String>,
+    /// Why no tool is served, when none is (`fiskgen build` refuses such a server unless
+    /// asked for one with `--allow-empty`).
+    #[serde(skip)]
+    pub empty: Option<String>,
     /// Long calls as tasks (`expose.agent.mcp.tasks`), when on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Tasks>,
