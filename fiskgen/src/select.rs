@@ -19,6 +19,7 @@ pub use crate::settings::{filter_stages, serving_rules};
 use crate::suggest::nearest;
 use crate::{lower, model};
 
+mod catalog;
 mod named;
 mod shape;
 mod unmatched;
@@ -31,8 +32,7 @@ pub use fiskgen_contract::surface::{DENY_TAG, MAX_TOOL_NAME, is_valid_tool_name}
 
 /// The reserved tag that always gates a command behind the user's approval.
 pub const CONFIRM_TAG: &str = "ai:confirm";
-/// Tool names longer than this are rejected by some clients.
-pub const LONG_TOOL_NAME: usize = 64;
+pub use catalog::{LARGE_LIST_BYTES, LONG_TOOL_NAME, MAX_SESSION_TOOLS};
 
 /// Everything that stops a server from being built, found in one pass.
 #[derive(Debug, thiserror::Error)]
@@ -121,6 +121,8 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
     let builtins = selection.builtin_tools(config);
     selection.tools.extend(builtins);
     selection.check_names();
+    let catalog = catalog::catalog_warnings(&selection.tools);
+    selection.warnings.extend(catalog);
     selection.notes.extend(config.notes.iter().cloned());
     if config.mcp.is_none() {
         selection.notes.push(
@@ -485,7 +487,7 @@ impl Selection {
         served
     }
 
-    /// Tool names must be valid MCP names and unique; long ones get a warning.
+    /// Tool names must be valid MCP names and unique (long ones get a catalog warning).
     fn check_names(&mut self) {
         let mut valid = Vec::with_capacity(self.tools.len());
         for tool in std::mem::take(&mut self.tools) {
@@ -508,14 +510,6 @@ impl Selection {
                     tool.name,
                     describe_origin(first),
                     describe_origin(tool)
-                ));
-            }
-            if tool.name.len() > LONG_TOOL_NAME {
-                self.warnings.push(format!(
-                    "tool name \"{}\" is {} characters long; some clients reject names over \
-                     {LONG_TOOL_NAME}",
-                    tool.name,
-                    tool.name.len()
                 ));
             }
         }
@@ -997,7 +991,7 @@ mod tests {
             server
                 .warnings
                 .iter()
-                .any(|w| w.contains("70 characters long"))
+                .any(|w| w.contains(&format!("1 tool name is over 64 characters, which Claude's API and other clients refuse: {long} (70)")))
         );
         assert!(
             is_valid_tool_name(&"y".repeat(128))
