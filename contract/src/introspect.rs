@@ -108,6 +108,10 @@ pub struct Options {
     /// Told the application's process group while it runs, so its owner (a server) can kill it
     /// at shutdown instead of waiting for the timeout.
     pub groups: Option<Arc<dyn GroupRegistry>>,
+    /// The directory the application runs in (`None`: the caller's). fiskgen runs it in the
+    /// config file's directory, where an application that reads files relative to its working
+    /// directory (a task file, say) finds them whichever directory fiskgen was started from.
+    pub working_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for Options {
@@ -118,6 +122,7 @@ impl fmt::Debug for Options {
             .field("scrub_env", &self.scrub_env)
             .field("low_priority", &self.low_priority)
             .field("groups", &self.groups.is_some())
+            .field("working_dir", &self.working_dir)
             .finish()
     }
 }
@@ -130,6 +135,7 @@ impl Default for Options {
             scrub_env: Vec::new(),
             low_priority: false,
             groups: None,
+            working_dir: None,
         }
     }
 }
@@ -245,10 +251,17 @@ fn capture_with_env<I>(
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
-    let program = program_path(app);
+    let mut program = program_path(app);
     check_executable(&program)?;
+    if options.working_dir.is_some() {
+        // A relative program would be found against the new directory: resolve it here first.
+        program = std::path::absolute(&program).unwrap_or(program);
+    }
     let env = child_env(parent_env, &options.scrub_env);
     let mut command = introspect_command(&program, env, options.low_priority);
+    if let Some(dir) = &options.working_dir {
+        command.current_dir(dir);
+    }
     tracing::debug!(app = %app.display(), timeout = ?options.timeout, "introspecting");
     let started = Instant::now();
     let child = command.spawn().map_err(|error| spawn_error(app, error))?;

@@ -96,7 +96,7 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         selection.check_ask(&ask, &names);
         selection.tools = selection.lower(served, &param_headers, &ask);
         application = Some(ir::Application {
-            configured_path: config.application_path.clone().unwrap_or_default(),
+            configured_path: config.served_application_path().unwrap_or_default(),
             path: app.path.to_path_buf(),
             name: app.model.name.clone(),
             version: app.model.version.clone(),

@@ -75,7 +75,11 @@ fn the_natscli_example_config_gets_no_catalog_warning() {
     let shown = info(&workspace_root().join("examples/nats/nats.yaml"));
     let out = text(&shown.stdout);
     assert!(shown.status.success(), "{}", text(&shown.stderr));
-    for needle in ["VS Code uses at most", "the tool list is", "no tool is gated"] {
+    for needle in [
+        "VS Code uses at most",
+        "the tool list is",
+        "no tool is gated",
+    ] {
         assert!(!out.contains(needle), "{needle:?} in:\n{out}");
     }
 }

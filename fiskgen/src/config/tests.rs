@@ -1604,3 +1604,18 @@ fn exit_code_is_error_and_tasks_required_are_read_with_positions_and_bad_types_r
         ["4:25: expose.agent.mcp.tasks.required must be a list of strings, found \"x\""]
     );
 }
+
+#[test]
+fn a_relative_application_path_is_served_resolved_against_the_config_directory() {
+    let served = |spec: &str| {
+        let yaml = format!("application_path: {spec}\n");
+        match parse(&yaml, Path::new("/srv/conf/app.yaml")) {
+            Ok(config) => config.served_application_path(),
+            Err(error) => panic!("{error}"),
+        }
+    };
+    assert_eq!(served("../bin/curl").as_deref(), Some("/srv/bin/curl"));
+    assert_eq!(served("./curl").as_deref(), Some("/srv/conf/curl"));
+    assert_eq!(served("curl").as_deref(), Some("curl"), "PATH at run time");
+    assert_eq!(served("/opt/curl").as_deref(), Some("/opt/curl"));
+}

@@ -120,7 +120,8 @@ pub struct Tasks {
 /// The wrapped application as introspected.
 #[derive(Debug, Clone, Serialize)]
 pub struct Application {
-    /// `application_path` as written in the config.
+    /// `application_path` as the server runs it ([`crate::config::Config::served_application_path`]):
+    /// a bare name or an absolute path as written, a relative one made absolute.
     pub configured_path: String,
     /// Where it was found when it was introspected.
     pub path: PathBuf,
