@@ -102,7 +102,9 @@ pub struct ConfigError {
     /// Every problem found, in file order (empty when the file could not be read).
     pub problems: Vec<Problem>,
     /// Why the file could not be read, if that is what failed.
-    #[source]
+    ///
+    /// Part of the message and deliberately not a `source()`, so a report that prints the
+    /// whole chain says the OS error once.
     pub read_error: Option<std::io::Error>,
 }
 

@@ -215,6 +215,15 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
     let mut drifted = false;
     let mut report = String::new();
     for baseline in &baselines {
+        if !baseline.exists() {
+            anyhow::bail!(
+                "there is no saved model at {baseline}: save the application's current one with \
+                 `fiskgen introspect {config} -o {baseline}` (and commit it beside the config), \
+                 or name one with --model FILE or --generated DIR",
+                baseline = baseline.display(),
+                config = args.config.display()
+            );
+        }
         let saved = introspect::read(baseline)?;
         let saved_server = fiskgen::select_for(&config, Some(&saved))?;
         // The verdict `<binary> verify` gives for the same two documents.

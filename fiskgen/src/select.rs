@@ -216,17 +216,23 @@ impl Selection {
                 }
                 Some(flag) => exposed.push(flag),
                 None => {
-                    let candidates = model
+                    let candidates: Vec<&str> = model
                         .flags
                         .iter()
                         .filter(|flag| !flag.hidden && !is_framework_flag(&flag.name))
-                        .map(|flag| flag.name.as_str());
-                    let suggestion = nearest(name, candidates)
+                        .map(|flag| flag.name.as_str())
+                        .collect();
+                    let suggestion = nearest(name, candidates.iter().copied())
                         .map(|near| format!("; did you mean \"{near}\"?"))
                         .unwrap_or_default();
+                    let listed = if candidates.is_empty() {
+                        "it has no global flag that can be exposed".to_string()
+                    } else {
+                        format!("its exposable global flags: {}", candidates.join(", "))
+                    };
                     self.problems.push(format!(
                         "global_flags entry \"{name}\" matches no global flag of application \
-                         \"{}\"{suggestion} (run `fiskgen info` to list the exposable global flags)",
+                         \"{}\"{suggestion} ({listed})",
                         model.name
                     ));
                 }

@@ -278,7 +278,9 @@ fn load_reads_files_and_reports_unreadable_ones() {
         )),
         "{shown}"
     );
-    assert!(std::error::Error::source(&error).is_some());
+    // The OS error is in the message once, not again as a source (`error: {:#}` prints both).
+    assert!(std::error::Error::source(&error).is_none());
+    assert_eq!(shown.matches("(os error 2)").count(), 1, "{shown}");
 }
 
 // ---------------------------------------------------------------------------------------------
