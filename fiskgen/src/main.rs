@@ -204,7 +204,9 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
             args.config.display()
         )
     })?;
-    let current_server = fiskgen::select_for(&config, Some(&current))?;
+    // A current application the config cannot serve (an allowlisted global flag removed) is
+    // drift, as `<binary> verify` says, not an error.
+    let current_server = fiskgen::select_for(&config, Some(&current));
 
     let mut baselines: Vec<PathBuf> = args.model.into_iter().collect();
     baselines.extend(args.generated.map(|dir| dir.join("model.json")));
@@ -227,7 +229,18 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         let saved = introspect::read(baseline)?;
         let saved_server = fiskgen::select_for(&config, Some(&saved))?;
         // The verdict `<binary> verify` gives for the same two documents.
-        let outcome = check::check((&saved, &saved_server), (&current, &current_server));
+        let outcome = match &current_server {
+            Ok(current_server) => check::check((&saved, &saved_server), (&current, current_server)),
+            Err(problems) => {
+                drifted = true;
+                report.push_str(&format!(
+                    "{}: the current application cannot be served with {}:\n{problems}\n",
+                    baseline.display(),
+                    args.config.display()
+                ));
+                check::check_unservable((&saved, &saved_server), &current)
+            }
+        };
         let name = baseline.display();
         if outcome.verdict.is_drift() {
             drifted = true;

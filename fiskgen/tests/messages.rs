@@ -100,3 +100,43 @@ fn check_without_a_saved_model_says_how_to_save_one() {
         "{err}"
     );
 }
+
+#[test]
+fn check_reports_a_removed_allowlisted_global_flag_as_drift_like_verify() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path();
+    std::fs::write(
+        dir.join("app.yaml"),
+        format!(
+            "identity: ex\napplication_path: {}\nglobal_flags: [timeout]\n\
+             expose: {{agent: {{mcp: {{}}}}}}\n",
+            curl()
+        ),
+    )
+    .expect("config");
+    let saved = fiskgen(dir, &["introspect", "app.yaml", "-o", "model.json"]);
+    assert!(saved.status.success(), "{}", text(&saved.stderr));
+    // The application's next release, without the allowlisted --timeout.
+    let mut next: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("model.json")).expect("model"))
+            .expect("JSON");
+    next["flags"]
+        .as_array_mut()
+        .expect("flags")
+        .retain(|flag| flag["name"] != "timeout");
+    std::fs::write(dir.join("next.json"), next.to_string()).expect("next");
+    let checked = fiskgen(dir, &["check", "app.yaml", "--current", "next.json"]);
+    let out = text(&checked.stdout);
+    assert_eq!(
+        checked.status.code(),
+        Some(1),
+        "drift, not an error: {out}{}",
+        text(&checked.stderr)
+    );
+    assert!(
+        out.contains("the current application cannot be served with app.yaml"),
+        "{out}"
+    );
+    assert!(out.contains("\"timeout\" matches no global flag"), "{out}");
+    assert!(out.contains("Regenerate: "), "{out}");
+}
