@@ -88,6 +88,9 @@ pub const PROVIDER_CREDENTIAL_VARS: &[&str] = &[
 
 /// The variable that switches fisk's help output to its LLM-friendly form; always set to `1`.
 const LLM_FORMAT_VAR: &str = "LLMFORMAT";
+/// Set to `1` for every process, as Fisk AI's `fisk mcp` sets it: tells a command it was started
+/// by an agent harness rather than a person.
+const FISK_AI_VAR: &str = "FISK_AI";
 /// How many lines of stderr (and of stray stdout) an error message quotes.
 const QUOTED_LINES: usize = 10;
 
@@ -313,13 +316,15 @@ fn program_path(app: &Path) -> PathBuf {
 
 /// The environment of every process fiskgen and its servers start (the introspection and each
 /// command): the parent's without credential variables (the provider keys and `scrub_env`),
-/// with `LLMFORMAT=1`, which wins over an inherited value.
+/// with `LLMFORMAT=1` and `FISK_AI=1` (as Fisk AI's `fisk mcp` runs commands), which win over
+/// inherited values.
 pub fn child_env<I>(parent_env: I, scrub_env: &[String]) -> Vec<(OsString, OsString)>
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
     let scrubbed = |name: &OsStr| {
         name == LLM_FORMAT_VAR
+            || name == FISK_AI_VAR
             || PROVIDER_CREDENTIAL_VARS.iter().any(|var| name == *var)
             || scrub_env
                 .iter()
@@ -331,6 +336,7 @@ where
         .filter(|(name, _)| !scrubbed(name))
         .collect();
     env.push((LLM_FORMAT_VAR.into(), "1".into()));
+    env.push((FISK_AI_VAR.into(), "1".into()));
     env
 }
 
@@ -963,6 +969,7 @@ mod tests {
             ("ANTHROPIC_BASE_URL", "https://proxy"),
             ("MY_TOKEN", "operator secret"),
             ("LLMFORMAT", "0"),
+            ("FISK_AI", "0"),
             ("HOME", "/home/x"),
         ]
         .map(|(name, value)| (OsString::from(name), OsString::from(value)));
@@ -971,8 +978,12 @@ mod tests {
             .iter()
             .map(|(name, _)| name.to_str().expect("utf-8"))
             .collect();
-        assert_eq!(names, ["ANTHROPIC_BASE_URL", "HOME", "LLMFORMAT"]);
-        assert_eq!(env.last(), Some(&("LLMFORMAT".into(), "1".into())));
+        assert_eq!(
+            names,
+            ["ANTHROPIC_BASE_URL", "HOME", "LLMFORMAT", "FISK_AI"]
+        );
+        assert_eq!(env[2], ("LLMFORMAT".into(), "1".into()));
+        assert_eq!(env.last(), Some(&("FISK_AI".into(), "1".into())));
     }
 
     #[test]

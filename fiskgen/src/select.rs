@@ -22,6 +22,7 @@ use crate::{lower, model};
 mod catalog;
 mod named;
 mod shape;
+mod tags;
 mod unmatched;
 
 pub use shape::model_description;
@@ -123,6 +124,8 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
     selection.check_names();
     let catalog = catalog::catalog_warnings(&selection.tools);
     selection.warnings.extend(catalog);
+    let tag_warnings = tags::tag_warnings(&selection.tools);
+    selection.warnings.extend(tag_warnings);
     selection.notes.extend(config.notes.iter().cloned());
     if config.mcp.is_none() {
         selection.notes.push(

@@ -115,3 +115,33 @@ fn a_relative_application_path_is_compiled_in_resolved_so_the_server_runs_from_a
         text(&verified.stderr)
     );
 }
+
+#[test]
+fn the_application_runs_with_llmformat_and_fisk_ai_set_as_fisk_mcp_runs_it() {
+    let scratch = project();
+    let dir = scratch.path();
+    let wrapper = dir.join("project/conf/env.sh");
+    std::fs::write(
+        &wrapper,
+        "#!/bin/sh\necho \"LLMFORMAT=$LLMFORMAT FISK_AI=$FISK_AI\" > seen.txt\n\
+         exec ../bin/fisk-curl \"$@\"\n",
+    )
+    .expect("script");
+    let mut permissions = std::fs::metadata(&wrapper).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&wrapper, permissions).expect("chmod");
+    std::fs::write(
+        dir.join("project/conf/env.yaml"),
+        "identity: env\napplication_path: ./env.sh\nexpose: {agent: {mcp: {}}}\n",
+    )
+    .expect("config");
+    let info = Command::new(env!("CARGO_BIN_EXE_fiskgen"))
+        .args(["info", "env.yaml"])
+        .current_dir(dir.join("project/conf"))
+        .env("FISK_AI", "0")
+        .output()
+        .expect("fiskgen runs");
+    assert!(info.status.success(), "{}", text(&info.stderr));
+    let seen = std::fs::read_to_string(dir.join("project/conf/seen.txt")).expect("seen");
+    assert_eq!(seen.trim(), "LLMFORMAT=1 FISK_AI=1");
+}
