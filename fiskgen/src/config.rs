@@ -35,6 +35,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 mod values;
+pub(crate) use values::KNOWLEDGE_ENUMERATE;
 mod yaml;
 
 /// The built-in tools `harness.tools` can enable.

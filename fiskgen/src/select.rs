@@ -465,6 +465,17 @@ impl Selection {
                 }
             }
         }
+        let enumerate = crate::config::KNOWLEDGE_ENUMERATE;
+        if config
+            .mcp
+            .as_ref()
+            .is_some_and(|mcp| mcp.builtins.iter().any(|name| name == enumerate))
+        {
+            self.warnings.push(format!(
+                "expose.agent.mcp.builtins lists \"{enumerate}\", which Fisk AI's newest fisk mcp \
+                 serves but fiskgen does not yet: it is not served"
+            ));
+        }
         if config.harness.human_in_the_loop {
             self.notes.push(
                 "harness.human_in_the_loop is enabled, but ask_human_confirm, ask_human_select \
@@ -1080,6 +1091,25 @@ mod tests {
                 .to_string()
                 .contains("by command \"read file\" and by built-in \"read_file\""),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn knowledge_enumerate_is_a_valid_builtin_that_is_said_not_to_be_served() {
+        let server = select(
+            &config(
+                "harness: {knowledge: {enabled: true}}\n\
+                 expose: {agent: {mcp: {builtins: [knowledge_search, knowledge_enumerate]}}}",
+            ),
+            None,
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(names(&server), ["knowledge_search"]);
+        assert!(
+            server
+                .warnings
+                .iter()
+                .any(|w| w.contains("\"knowledge_enumerate\", which Fisk AI's newest"))
         );
     }
 

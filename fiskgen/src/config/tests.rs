@@ -1621,3 +1621,28 @@ fn a_relative_application_path_is_served_resolved_against_the_config_directory()
     assert_eq!(served("curl").as_deref(), Some("curl"), "PATH at run time");
     assert_eq!(served("/opt/curl").as_deref(), Some("/opt/curl"));
 }
+
+/// Every key of the newest Fisk AI config, set once.
+const FISK_AI_NEWEST: &str = include_str!("../../tests/config/fisk-ai-4515e16.yaml");
+
+#[test]
+fn every_key_of_the_newest_fisk_ai_config_is_valid_with_the_same_meaning() {
+    let config = ok(FISK_AI_NEWEST);
+    assert_eq!(
+        config.notes,
+        [
+            "ignoring agent-only settings (nats_context, system_prompt, remote_agents, \
+             remote_tools, telemetry, harness.human_in_the_loop, harness.tool_timeout, \
+             harness.no_tui, harness.no_bell, harness.memory, harness.pii, harness.sessions, \
+             llm, expose.agent.a2a, expose.agent.jobs): fiskgen serves MCP only"
+        ]
+    );
+    let mcp = config.mcp.as_ref().expect("expose.agent.mcp");
+    assert_eq!(mcp.port, Some(8080));
+    assert_eq!(mcp.builtins, ["knowledge_search"]);
+    assert_eq!(mcp.max_concurrent_tools, 4);
+    assert_eq!(mcp.tool_timeout, Duration::from_secs(60));
+    assert_eq!(config.harness.confirm_tags, ["impact:rw"]);
+    assert!(config.harness.knowledge.enabled);
+    assert_eq!(config.global_flags, ["context"]);
+}
