@@ -162,13 +162,14 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
     let docs = crate::docs::docs(config, app.map(|app| app.model), &selection.tools);
     let empty = selection.tools.is_empty().then(|| {
         let reason = unmatched::why_empty(app.map(|app| app.model), leaves, &selection.removed);
-        selection
-            .warnings
-            .push(format!("no tool is served: {reason}"));
+        let warning = format!("no tool is served: {reason}");
+        selection.start_warnings.push(warning.clone());
+        selection.warnings.push(warning);
         reason
     });
     Ok(ir::Server {
         empty,
+        start_warnings: selection.start_warnings,
         identity: config.identity.clone(),
         application,
         tools: selection.tools,
@@ -198,6 +199,8 @@ struct Selection {
     warnings: Vec<String>,
     /// What `ai:deny` and each filter stage removed.
     removed: unmatched::Removed,
+    /// The warnings the banner repeats.
+    start_warnings: Vec<String>,
 }
 
 impl Selection {
@@ -431,6 +434,7 @@ impl Selection {
                 .map(|name| unmatched::Candidate { name, tags: None }),
         );
         let warnings = unmatched::unmatched_filter_entries(&filter_stages(config), &tools, app);
+        self.start_warnings.extend(warnings.iter().cloned());
         self.warnings.extend(warnings);
     }
 

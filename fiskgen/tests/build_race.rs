@@ -141,3 +141,40 @@ fn an_output_directory_with_a_trailing_slash_is_created_before_compiling() {
     );
     assert_eq!(served(&dir.join("new/sub/racer-mcp")), ["get_url"]);
 }
+
+#[test]
+fn the_servers_banner_repeats_a_filter_entry_that_matches_nothing() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path();
+    let curl = apps::path(App::FiskCurl).expect("fisk's curl example builds");
+    std::fs::write(
+        dir.join("typo.yaml"),
+        format!(
+            "identity: banner\napplication_path: {}\ninclude: {{tools: [\"^get_url$\", \
+             \"^gte_file$\"]}}\nexpose: {{agent: {{mcp: {{}}}}}}\n",
+            curl.display()
+        ),
+    )
+    .expect("config");
+    let built = finish(spawn_fiskgen(dir, &["build", "typo.yaml"]));
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    assert!(
+        text(&built.stderr)
+            .contains("warning: include.tools pattern \"^gte_file$\" matches no tool"),
+        "{}",
+        text(&built.stderr)
+    );
+    // Started over stdio with nothing to read, the server prints its banner and ends.
+    let started = Command::new(dir.join("banner-mcp"))
+        .arg("--stdio")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the server runs");
+    let banner = text(&started.stderr);
+    assert!(
+        banner.contains(
+            "warning: include.tools pattern \"^gte_file$\" matches no tool of \"fisk-curl\""
+        ),
+        "{banner}"
+    );
+}

@@ -42,6 +42,10 @@ pub struct Server {
     pub notes: Vec<String>,
     /// Things that are probably mistakes but do not stop a build.
     pub warnings: Vec<String>,
+    /// The warnings the server's start-up banner repeats (filter entries that match nothing,
+    /// why no tool is served): mistakes an operator should see where the server runs too.
+    #[serde(skip)]
+    pub start_warnings: Vec<String>,
     /// Why no tool is served, when none is (`fiskgen build` refuses such a server unless
     /// asked for one with `--allow-empty`).
     #[serde(skip)]
