@@ -272,7 +272,7 @@ fn info_on_nats_serves_stream_tools_with_hints_and_confirmation() {
     );
     for interactive in ["stream_view", "stream_graph", "consumer_graph", "kv_watch"] {
         assert!(
-            !names.iter().any(|name| *name == interactive),
+            !names.contains(&interactive),
             "{interactive} only works at a terminal: {names:?}"
         );
     }
