@@ -91,3 +91,72 @@ fn contradictory_tags_are_served_as_the_more_dangerous_reading_and_unknown_ai_ta
         assert!(out.contains(needle), "{needle:?} in:\n{out}");
     }
 }
+
+#[test]
+fn an_additive_command_is_listed_with_destructive_hint_false() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path();
+    let curl = apps::path(App::FiskCurl).expect("fisk's curl example builds");
+    std::fs::write(
+        dir.join("app.yaml"),
+        format!(
+            "identity: ex\napplication_path: {}\nexpose: {{agent: {{mcp: {{}}}}}}\n",
+            curl.display()
+        ),
+    )
+    .expect("config");
+    let saved = fiskgen(dir, &["introspect", "app.yaml", "-o", "model.json"]);
+    assert!(saved.status.success(), "{}", text(&saved.stderr));
+    let mut doc: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("model.json")).expect("model"))
+            .expect("JSON");
+    tag(&mut doc, &["post"], &["ai:additive"]);
+    std::fs::write(dir.join("tagged.json"), doc.to_string()).expect("tagged");
+
+    let info = fiskgen(
+        dir,
+        &["info", "--json", "app.yaml", "--model", "tagged.json"],
+    );
+    assert!(info.status.success(), "{}", text(&info.stderr));
+    let listed: Value = serde_json::from_slice(&info.stdout).expect("JSON");
+    let post = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|tool| tool["name"] == "post")
+        .expect("post");
+    assert_eq!(post["hints"], serde_json::json!(["additive"]));
+
+    // The tools/list answer compiled into the server says it.
+    let generated = fiskgen(
+        dir,
+        &[
+            "generate",
+            "app.yaml",
+            "--model",
+            "tagged.json",
+            "-o",
+            "crate",
+        ],
+    );
+    assert!(generated.status.success(), "{}", text(&generated.stderr));
+    let listing = std::fs::read_to_string(dir.join("crate/src/listing.json")).expect("listing");
+    // In rmcp's key order, as the server sends it.
+    assert!(
+        listing.contains(r#""annotations":{"title":"post","destructiveHint":false}"#),
+        "{listing}"
+    );
+    let page: Value = serde_json::from_str(&listing).expect("the listing is JSON");
+    let annotations = |name: &str| {
+        page.as_array()
+            .expect("entries")
+            .iter()
+            .find(|entry| entry["name"] == name)
+            .map(|entry| entry["annotations"].clone())
+            .expect("the entry")
+    };
+    assert_eq!(
+        annotations("get_url"),
+        serde_json::json!({"title": "get url"})
+    );
+}

@@ -158,7 +158,19 @@ pub struct Tool {
     pub kind: ToolKind,
 }
 
+/// The tag that says a command changes state only by adding to it (Fisk AI's newest rule:
+/// `destructiveHint: false`).
+pub const ADDITIVE_TAG: &str = "ai:additive";
+
 impl Tool {
+    /// Whether the command says it only adds (`ai:additive`) and nothing marks it destructive:
+    /// then `destructiveHint: false` is sent.
+    pub fn additive(&self) -> bool {
+        matches!(self.kind, ToolKind::Command(_))
+            && self.tags.iter().any(|tag| tag == ADDITIVE_TAG)
+            && !self.hints.contains(&HintName(Hint::Destructive))
+    }
+
     /// The tool as `fiskgen info --json` and `<binary> tools --json` list it.
     pub fn info(&self) -> ToolInfo {
         let has = |hint: Hint| self.hints.contains(&HintName(hint));
@@ -167,12 +179,15 @@ impl Tool {
             title: self.title.clone(),
             description: self.description.clone(),
             tags: self.tags.clone(),
-            hints: info::hint_names([
-                has(Hint::ReadOnly),
-                has(Hint::Destructive),
-                has(Hint::Idempotent),
-                has(Hint::OpenWorld),
-            ]),
+            hints: info::hint_names(
+                [
+                    has(Hint::ReadOnly),
+                    has(Hint::Destructive),
+                    has(Hint::Idempotent),
+                    has(Hint::OpenWorld),
+                ],
+                self.additive(),
+            ),
             confirm: self.confirm.as_ref().map(|confirm| info::Confirm {
                 trigger: confirm.trigger.clone(),
             }),

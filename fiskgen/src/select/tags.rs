@@ -8,8 +8,7 @@ use crate::config::Hint;
 use crate::ir::{HintName, Tool, ToolKind};
 use crate::suggest::nearest;
 
-/// The tag that says a command changes state only by adding to it.
-const ADDITIVE_TAG: &str = "ai:additive";
+use crate::ir::ADDITIVE_TAG;
 
 /// Every `ai:` tag Fisk AI recognises, plus fiskgen's `ai:open_world`.
 const KNOWN: &[&str] = &[
