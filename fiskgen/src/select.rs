@@ -77,7 +77,9 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         global_flags = exposable_globals(app.model, &exposed);
         let candidates = selection.leaf_tools(config, app.model, &exposed);
         leaves = candidates.len();
-        selection.check_filters_match(config, &candidates, &app.model.name);
+        let warnings = unmatched::filter_warnings(config, &candidates, &app.model.name);
+        selection.start_warnings.extend(warnings.iter().cloned());
+        selection.warnings.extend(warnings);
         let served = selection.apply_filters(config, candidates);
         let param_headers = config
             .mcp
@@ -417,27 +419,6 @@ impl Selection {
         tools
     }
 
-    /// Warns about every include/exclude pattern and tag that matches no command and no
-    /// enabled built-in ([`unmatched::unmatched_filter_entries`]).
-    fn check_filters_match(&mut self, config: &Config, candidates: &[Candidate<'_>], app: &str) {
-        let builtins = enabled_builtin_names(config);
-        let mut tools: Vec<unmatched::Candidate<'_>> = candidates
-            .iter()
-            .map(|c| unmatched::Candidate {
-                name: &c.tool.name,
-                tags: Some(c.tool.tags.as_slice()),
-            })
-            .collect();
-        tools.extend(
-            builtins
-                .iter()
-                .map(|name| unmatched::Candidate { name, tags: None }),
-        );
-        let warnings = unmatched::unmatched_filter_entries(&filter_stages(config), &tools, app);
-        self.start_warnings.extend(warnings.iter().cloned());
-        self.warnings.extend(warnings);
-    }
-
     /// The enabled built-ins that survive the filters; a note for each one that does not.
     fn builtin_tools(&mut self, config: &Config) -> Vec<Tool> {
         let mut enabled: Vec<(Builtin, bool)> = Vec::new();
@@ -469,17 +450,7 @@ impl Selection {
                 }
             }
         }
-        let enumerate = crate::config::KNOWLEDGE_ENUMERATE;
-        if config
-            .mcp
-            .as_ref()
-            .is_some_and(|mcp| mcp.builtins.iter().any(|name| name == enumerate))
-        {
-            self.warnings.push(format!(
-                "expose.agent.mcp.builtins lists \"{enumerate}\", which Fisk AI's newest fisk mcp \
-                 serves but fiskgen does not yet: it is not served"
-            ));
-        }
+        self.warnings.extend(unmatched::unserved_enumerate(config));
         if config.harness.human_in_the_loop {
             self.notes.push(
                 "harness.human_in_the_loop is enabled, but ask_human_confirm, ask_human_select \
@@ -563,21 +534,6 @@ impl Selection {
             }
         }
     }
-}
-
-/// The names of the built-ins the config enables (before the filters).
-fn enabled_builtin_names(config: &Config) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = config
-        .harness
-        .tools
-        .iter()
-        .filter_map(|entry| Builtin::from_name(&entry.name))
-        .map(Builtin::name)
-        .collect();
-    if config.harness.knowledge.enabled {
-        names.extend(Builtin::KNOWLEDGE.iter().map(|builtin| builtin.name()));
-    }
-    names
 }
 
 /// Whether a stage keeps a tool: commands match by name or tag, built-ins by name alone.

@@ -3,7 +3,10 @@
 
 use fiskgen_contract::surface::Stage;
 
+use crate::config::Config;
+use crate::ir::Builtin;
 use crate::model;
+use crate::settings::filter_stages;
 
 /// What one filter stage removed, by tool name, for the "why no tools" reason.
 #[derive(Debug, Default)]
@@ -19,6 +22,56 @@ pub(super) struct Removed {
 pub(super) struct Candidate<'a> {
     pub name: &'a str,
     pub tags: Option<&'a [String]>,
+}
+
+/// The warnings about every include/exclude pattern and tag that matches no leaf command and no
+/// enabled built-in ([`unmatched_filter_entries`]).
+pub(super) fn filter_warnings(
+    config: &Config,
+    candidates: &[super::Candidate<'_>],
+    app: &str,
+) -> Vec<String> {
+    let builtins = enabled_builtin_names(config);
+    let mut tools: Vec<Candidate<'_>> = candidates
+        .iter()
+        .map(|c| Candidate {
+            name: &c.tool.name,
+            tags: Some(c.tool.tags.as_slice()),
+        })
+        .collect();
+    tools.extend(builtins.iter().map(|name| Candidate { name, tags: None }));
+    unmatched_filter_entries(&filter_stages(config), &tools, app)
+}
+
+/// The names of the built-ins the config enables (before the filters).
+fn enabled_builtin_names(config: &Config) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = config
+        .harness
+        .tools
+        .iter()
+        .filter_map(|entry| Builtin::from_name(&entry.name))
+        .map(Builtin::name)
+        .collect();
+    if config.harness.knowledge.enabled {
+        names.extend(Builtin::KNOWLEDGE.iter().map(|builtin| builtin.name()));
+    }
+    names
+}
+
+/// A warning when `expose.agent.mcp.builtins` lists Fisk AI's `knowledge_enumerate`, which
+/// the config may name but fiskgen does not serve yet.
+pub(super) fn unserved_enumerate(config: &Config) -> Option<String> {
+    let enumerate = crate::config::KNOWLEDGE_ENUMERATE;
+    let listed = config
+        .mcp
+        .as_ref()
+        .is_some_and(|mcp| mcp.builtins.iter().any(|name| name == enumerate));
+    listed.then(|| {
+        format!(
+            "expose.agent.mcp.builtins lists \"{enumerate}\", which Fisk AI's newest fisk mcp \
+             serves but fiskgen does not yet: it is not served"
+        )
+    })
 }
 
 /// One warning for every pattern and tag of a filter stage that matches no command and no
