@@ -24,6 +24,7 @@ mod named;
 mod shape;
 mod tags;
 mod unmatched;
+mod unusual;
 
 pub use shape::model_description;
 use shape::{collect_tags, confirm_trigger, describe_origin, exposable_globals, hints, shadows};
@@ -77,9 +78,8 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         global_flags = exposable_globals(app.model, &exposed);
         let candidates = selection.leaf_tools(config, app.model, &exposed);
         leaves = candidates.len();
-        let warnings = unmatched::filter_warnings(config, &candidates, &app.model.name);
-        selection.start_warnings.extend(warnings.iter().cloned());
-        selection.warnings.extend(warnings);
+        selection.start_warnings = unmatched::filter_warnings(config, &candidates, &app.model.name);
+        selection.warnings.extend(selection.start_warnings.clone());
         let served = selection.apply_filters(config, candidates);
         let param_headers = config
             .mcp
@@ -125,9 +125,10 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
     selection.tools.extend(builtins);
     selection.check_names();
     let catalog = catalog::catalog_warnings(&selection.tools);
-    selection.warnings.extend(catalog);
     let tag_warnings = tags::tag_warnings(&selection.tools);
-    selection.warnings.extend(tag_warnings);
+    let unusual = unusual::warnings(&selection.tools);
+    let found = catalog.into_iter().chain(tag_warnings).chain(unusual);
+    selection.warnings.extend(found);
     selection.notes.extend(config.notes.iter().cloned());
     if config.mcp.is_none() {
         selection.notes.push(
@@ -162,13 +163,7 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .collect(),
     });
     let docs = crate::docs::docs(config, app.map(|app| app.model), &selection.tools);
-    let empty = selection.tools.is_empty().then(|| {
-        let reason = unmatched::why_empty(app.map(|app| app.model), leaves, &selection.removed);
-        let warning = format!("no tool is served: {reason}");
-        selection.start_warnings.push(warning.clone());
-        selection.warnings.push(warning);
-        reason
-    });
+    let empty = selection.empty_reason(app.map(|app| app.model), leaves);
     Ok(ir::Server {
         empty,
         start_warnings: selection.start_warnings,

@@ -129,12 +129,27 @@ fn sample_names(candidates: &[Candidate<'_>]) -> String {
     }
 }
 
+impl super::Selection {
+    /// Why no tool is served, when none is ([`why_empty`]), also said as a warning, in
+    /// `fiskgen info` and in the server's banner.
+    pub(super) fn empty_reason(
+        &mut self,
+        model: Option<&model::Application>,
+        leaves: usize,
+    ) -> Option<String> {
+        if !self.tools.is_empty() {
+            return None;
+        }
+        let reason = why_empty(model, leaves, &self.removed);
+        let warning = format!("no tool is served: {reason}");
+        self.start_warnings.push(warning.clone());
+        self.warnings.push(warning);
+        Some(reason)
+    }
+}
+
 /// Why a server serves no tool: the application's shape, or which rule removed what.
-pub(super) fn why_empty(
-    model: Option<&model::Application>,
-    leaves: usize,
-    removed: &Removed,
-) -> String {
+fn why_empty(model: Option<&model::Application>, leaves: usize, removed: &Removed) -> String {
     let Some(model) = model else {
         return "the config names no application_path and enables no built-in tool (harness.tools \
                 or harness.knowledge)"
