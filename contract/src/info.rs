@@ -10,6 +10,10 @@ use serde_json::{Map, Value};
 /// `openWorldHint` of MCP, by their config names.
 pub const HINTS: [&str; 4] = ["read_only", "destructive", "idempotent", "open_world"];
 
+/// Listed after [`HINTS`] for a command that says it only adds (`ai:additive`): it is sent as
+/// `destructiveHint: false`.
+pub const ADDITIVE_HINT: &str = "additive";
+
 /// One served tool. A key it does not know is refused when read (on [`Kind`], which takes the
 /// keys the struct's own fields leave).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,14 +76,20 @@ pub enum Kind {
     },
 }
 
-/// The names in [`HINTS`] of the hints that are on, in `[read_only, destructive, idempotent,
+/// The names in [`HINTS`] of the hints that are on, then [`ADDITIVE_HINT`] for a tool that says
+/// it only adds (`ai:additive`) and is not destructive; in `[read_only, destructive, idempotent,
 /// open_world]` order.
-pub fn hint_names(on: [bool; 4]) -> Vec<String> {
-    on.iter()
+pub fn hint_names(on: [bool; 4], additive: bool) -> Vec<String> {
+    let mut names: Vec<String> = on
+        .iter()
         .zip(HINTS)
         .filter(|(on, _)| **on)
         .map(|(_, name)| name.to_string())
-        .collect()
+        .collect();
+    if additive && !on[1] {
+        names.push(ADDITIVE_HINT.to_string());
+    }
+    names
 }
 
 /// `<binary> tools --json`: the entries as pretty JSON, with a trailing newline.
@@ -99,7 +109,7 @@ mod tests {
             title: "stream info".into(),
             description: "Shows a stream".into(),
             tags: vec!["ai:read-only".into()],
-            hints: hint_names([true, false, true, false]),
+            hints: hint_names([true, false, true, false], false),
             confirm: Some(Confirm {
                 trigger: "ai:confirm".into(),
             }),
@@ -139,7 +149,7 @@ mod tests {
             assert!(keys.windows(2).all(|pair| pair[0] < pair[1]), "{text}");
         }
         assert_eq!(
-            hint_names([true, false, true, false]),
+            hint_names([true, false, true, false], false),
             ["read_only", "idempotent"]
         );
     }

@@ -88,6 +88,9 @@ pub const PROVIDER_CREDENTIAL_VARS: &[&str] = &[
 
 /// The variable that switches fisk's help output to its LLM-friendly form; always set to `1`.
 const LLM_FORMAT_VAR: &str = "LLMFORMAT";
+/// Set to `1` for every process, as Fisk AI's `fisk mcp` sets it: tells a command it was started
+/// by an agent harness rather than a person.
+const FISK_AI_VAR: &str = "FISK_AI";
 /// How many lines of stderr (and of stray stdout) an error message quotes.
 const QUOTED_LINES: usize = 10;
 
@@ -108,6 +111,10 @@ pub struct Options {
     /// Told the application's process group while it runs, so its owner (a server) can kill it
     /// at shutdown instead of waiting for the timeout.
     pub groups: Option<Arc<dyn GroupRegistry>>,
+    /// The directory the application runs in (`None`: the caller's). fiskgen runs it in the
+    /// config file's directory, where an application that reads files relative to its working
+    /// directory (a task file, say) finds them whichever directory fiskgen was started from.
+    pub working_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for Options {
@@ -118,6 +125,7 @@ impl fmt::Debug for Options {
             .field("scrub_env", &self.scrub_env)
             .field("low_priority", &self.low_priority)
             .field("groups", &self.groups.is_some())
+            .field("working_dir", &self.working_dir)
             .finish()
     }
 }
@@ -130,6 +138,7 @@ impl Default for Options {
             scrub_env: Vec::new(),
             low_priority: false,
             groups: None,
+            working_dir: None,
         }
     }
 }
@@ -245,10 +254,17 @@ fn capture_with_env<I>(
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
-    let program = program_path(app);
+    let mut program = program_path(app);
     check_executable(&program)?;
+    if options.working_dir.is_some() {
+        // A relative program would be found against the new directory: resolve it here first.
+        program = std::path::absolute(&program).unwrap_or(program);
+    }
     let env = child_env(parent_env, &options.scrub_env);
     let mut command = introspect_command(&program, env, options.low_priority);
+    if let Some(dir) = &options.working_dir {
+        command.current_dir(dir);
+    }
     tracing::debug!(app = %app.display(), timeout = ?options.timeout, "introspecting");
     let started = Instant::now();
     let child = command.spawn().map_err(|error| spawn_error(app, error))?;
@@ -300,13 +316,15 @@ fn program_path(app: &Path) -> PathBuf {
 
 /// The environment of every process fiskgen and its servers start (the introspection and each
 /// command): the parent's without credential variables (the provider keys and `scrub_env`),
-/// with `LLMFORMAT=1`, which wins over an inherited value.
+/// with `LLMFORMAT=1` and `FISK_AI=1` (as Fisk AI's `fisk mcp` runs commands), which win over
+/// inherited values.
 pub fn child_env<I>(parent_env: I, scrub_env: &[String]) -> Vec<(OsString, OsString)>
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
     let scrubbed = |name: &OsStr| {
         name == LLM_FORMAT_VAR
+            || name == FISK_AI_VAR
             || PROVIDER_CREDENTIAL_VARS.iter().any(|var| name == *var)
             || scrub_env
                 .iter()
@@ -318,6 +336,7 @@ where
         .filter(|(name, _)| !scrubbed(name))
         .collect();
     env.push((LLM_FORMAT_VAR.into(), "1".into()));
+    env.push((FISK_AI_VAR.into(), "1".into()));
     env
 }
 
@@ -950,6 +969,7 @@ mod tests {
             ("ANTHROPIC_BASE_URL", "https://proxy"),
             ("MY_TOKEN", "operator secret"),
             ("LLMFORMAT", "0"),
+            ("FISK_AI", "0"),
             ("HOME", "/home/x"),
         ]
         .map(|(name, value)| (OsString::from(name), OsString::from(value)));
@@ -958,8 +978,12 @@ mod tests {
             .iter()
             .map(|(name, _)| name.to_str().expect("utf-8"))
             .collect();
-        assert_eq!(names, ["ANTHROPIC_BASE_URL", "HOME", "LLMFORMAT"]);
-        assert_eq!(env.last(), Some(&("LLMFORMAT".into(), "1".into())));
+        assert_eq!(
+            names,
+            ["ANTHROPIC_BASE_URL", "HOME", "LLMFORMAT", "FISK_AI"]
+        );
+        assert_eq!(env[2], ("LLMFORMAT".into(), "1".into()));
+        assert_eq!(env.last(), Some(&("FISK_AI".into(), "1".into())));
     }
 
     #[test]

@@ -62,6 +62,9 @@ pub struct Entry<'a> {
     /// `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`: only hints that
     /// are on are sent.
     pub hints: [bool; 4],
+    /// The command says it only adds to what exists (`ai:additive`): `"destructiveHint":false`
+    /// is sent when the destructive hint is off (clients otherwise assume a write destroys).
+    pub additive: bool,
     /// The tool runs only as a task (`tasks.required`): `"execution":{"taskSupport":"required"}`
     /// after the annotations.
     pub task_required: bool,
@@ -124,12 +127,18 @@ impl Entry<'_> {
         }
         out.push_str(",\"annotations\":{\"title\":");
         out.push_str(&text(self.title));
-        for (on, hint) in self.hints.iter().zip(HINTS) {
-            if *on {
-                out.push_str(",\"");
-                out.push_str(hint);
-                out.push_str("\":true");
-            }
+        for (index, (on, hint)) in self.hints.iter().zip(HINTS).enumerate() {
+            let value = if *on {
+                "true"
+            } else if index == 1 && self.additive {
+                "false"
+            } else {
+                continue;
+            };
+            out.push_str(",\"");
+            out.push_str(hint);
+            out.push_str("\":");
+            out.push_str(value);
         }
         out.push('}');
         if self.task_required {
@@ -233,6 +242,7 @@ mod tests {
             input_schema: r#"{"type":"object","properties":{}}"#,
             output_schema: name != "b",
             hints: [true, false, false, name == "c"],
+            additive: false,
             task_required: name == "c",
         }
         .to_json()
@@ -276,6 +286,7 @@ mod tests {
                 input_schema: schema,
                 output_schema: false,
                 hints: [false; 4],
+                additive: false,
                 task_required: false,
             }
             .check()

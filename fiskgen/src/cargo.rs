@@ -115,7 +115,8 @@ pub fn build(options: &CargoBuild) -> Result<PathBuf, CargoError> {
 
     let stderr_thread = child.stderr.take().map(|stderr| {
         let bar = bar.clone();
-        thread::spawn(move || forward_stderr(stderr, bar.as_ref()))
+        let target = options.target_dir.display().to_string();
+        thread::spawn(move || forward_stderr(stderr, bar.as_ref(), &target))
     });
 
     let mut executable = None;
@@ -163,6 +164,43 @@ pub fn build(options: &CargoBuild) -> Result<PathBuf, CargoError> {
     })
 }
 
+/// What a build shows while it waits for another to finish: a spinner on a terminal, one line
+/// elsewhere. Cleared when dropped.
+#[derive(Debug)]
+pub struct Waiting {
+    spinner: Option<ProgressBar>,
+}
+
+impl Waiting {
+    /// Starts showing that the build waits for `holder` (`another fiskgen build of x-mcp in
+    /// /target`).
+    pub fn start(holder: &str) -> Self {
+        let message = format!("for {holder} to finish");
+        if !io::stderr().is_terminal() {
+            eprintln!("{:>12} {message}", "Waiting");
+            return Self { spinner: None };
+        }
+        let spinner = ProgressBar::new_spinner();
+        let style = ProgressStyle::with_template("{prefix:>12.cyan.bold} {spinner} {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner());
+        spinner.set_style(style);
+        spinner.set_prefix("Waiting");
+        spinner.set_message(message);
+        spinner.enable_steady_tick(Duration::from_millis(200));
+        Self {
+            spinner: Some(spinner),
+        }
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if let Some(spinner) = &self.spinner {
+            spinner.finish_and_clear();
+        }
+    }
+}
+
 /// `patch.crates-io.fiskgen-runtime.path="<dir>"`, for `--config`.
 fn patch_config(runtime_dir: &Path) -> String {
     let path = runtime_dir.display().to_string();
@@ -192,11 +230,18 @@ fn crate_label(message: &Value) -> String {
     }
 }
 
-/// Passes cargo's stderr through above the bar, without cargo's own status lines.
-fn forward_stderr(stderr: impl io::Read, bar: Option<&ProgressBar>) {
+/// Passes cargo's stderr through above the bar, without cargo's own status lines; cargo's
+/// "Blocking waiting for file lock" becomes the bar's message, naming what it waits for.
+fn forward_stderr(stderr: impl io::Read, bar: Option<&ProgressBar>, target_dir: &str) {
     for line in BufReader::new(stderr).lines() {
         let Ok(line) = line else { break };
-        if is_status_line(&strip_ansi(&line)) {
+        let plain = strip_ansi(&line);
+        if is_status_line(&plain) {
+            if let Some(bar) = bar
+                && let Some(waiting) = blocking_message(&plain, target_dir)
+            {
+                bar.set_message(waiting);
+            }
             continue;
         }
         match bar {
@@ -204,6 +249,18 @@ fn forward_stderr(stderr: impl io::Read, bar: Option<&ProgressBar>) {
             None => eprintln!("{line}"),
         }
     }
+}
+
+/// What the bar says while cargo waits for a lock (`    Blocking waiting for file lock on
+/// build directory`): another cargo build using the same target directory (a build of another
+/// identity, or an editor's).
+fn blocking_message(line: &str, target_dir: &str) -> Option<String> {
+    let rest = line
+        .trim_start()
+        .strip_prefix("Blocking waiting for file lock on ")?;
+    Some(format!(
+        "waiting for another cargo build to release the {rest} in {target_dir}"
+    ))
 }
 
 /// Cargo's right-aligned status words (`   Compiling serde v1.0`).
@@ -279,6 +336,19 @@ mod tests {
         assert_eq!(crate_label(&message), "serde v1.0.228");
         let local = json!({"package_id": "path+file:///x/tasks-mcp#0.1.0", "target": {"name": "tasks-mcp"}});
         assert_eq!(crate_label(&local), "tasks-mcp v0.1.0");
+    }
+
+    #[test]
+    fn cargo_waiting_for_its_lock_names_the_target_directory() {
+        assert_eq!(
+            blocking_message(
+                &strip_ansi("\u{1b}[1m\u{1b}[36m    Blocking\u{1b}[0m waiting for file lock on build directory"),
+                "/c/target"
+            )
+            .as_deref(),
+            Some("waiting for another cargo build to release the build directory in /c/target")
+        );
+        assert_eq!(blocking_message("   Compiling serde v1", "/t"), None);
     }
 
     #[test]

@@ -53,6 +53,24 @@ pub fn check(
     Outcome { verdict, details }
 }
 
+/// [`check`] when the current application cannot be served under the config at all (an
+/// allowlisted global flag is gone, say): the verdict is the same one a server gives, from the
+/// documents and the baseline's rules alone; there are no per-tool details.
+pub fn check_unservable(
+    baseline: (&Introspection, &ir::Server),
+    current: &Introspection,
+) -> Outcome {
+    let rules = &baseline.1.settings.serving;
+    let verdict = surface::compare(
+        &Surface::of(&baseline.0.document, rules),
+        &Surface::of(&current.document, rules),
+    );
+    Outcome {
+        verdict,
+        details: BTreeMap::new(),
+    }
+}
+
 /// The differences between a baseline served set and the current one, tool by tool.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Drift {

@@ -88,6 +88,10 @@ pub(crate) struct BuildArgs {
     /// Generate the crate here instead of <user cache dir>/fiskgen/crates/<identity>.
     #[arg(long, value_name = "DIR")]
     pub(crate) crate_dir: Option<PathBuf>,
+    /// Build the server even when it serves no tool (otherwise the build fails, saying which
+    /// filter removed what).
+    #[arg(long)]
+    pub(crate) allow_empty: bool,
     #[command(flatten)]
     pub(crate) source: SourceArgs,
     /// Build against this fiskgen-runtime source instead of the one embedded in fiskgen

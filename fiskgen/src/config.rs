@@ -35,6 +35,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 mod values;
+pub(crate) use values::KNOWLEDGE_ENUMERATE;
 mod yaml;
 
 /// The built-in tools `harness.tools` can enable.
@@ -102,7 +103,9 @@ pub struct ConfigError {
     /// Every problem found, in file order (empty when the file could not be read).
     pub problems: Vec<Problem>,
     /// Why the file could not be read, if that is what failed.
-    #[source]
+    ///
+    /// Part of the message and deliberately not a `source()`, so a report that prints the
+    /// whole chain says the OS error once.
     pub read_error: Option<std::io::Error>,
 }
 
@@ -479,4 +482,53 @@ impl Config {
     pub fn base_dir(&self) -> &Path {
         self.source.parent().unwrap_or(Path::new("."))
     }
+
+    /// The directory the application is introspected in: the config file's, absolute (Fisk AI's
+    /// config has no key for it; `fisk mcp` runs where it is started, which for a config kept
+    /// beside the application's files is that directory).
+    pub fn working_dir(&self) -> PathBuf {
+        let base = self.base_dir();
+        let base = if base.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            base
+        };
+        std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf())
+    }
+
+    /// `application_path` as the generated server runs it: a bare name as written (looked up
+    /// on `PATH` when the server runs), an absolute path as written, and a relative path
+    /// resolved against the config file's directory once, at build time, so the server finds
+    /// the application whichever directory it is started from (a client starts a stdio
+    /// server in a directory of its choosing).
+    pub fn served_application_path(&self) -> Option<String> {
+        let spec = self.application_path.as_deref()?;
+        let path = Path::new(spec);
+        if !spec.contains('/') || path.is_absolute() {
+            return Some(spec.to_string());
+        }
+        let joined = self.working_dir().join(path);
+        Some(normalize(&joined).display().to_string())
+    }
+}
+
+/// `path` with `.` and `dir/..` pairs removed, without touching the file system (a `..` at the
+/// start of a relative path is kept).
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) {
+                    out.pop();
+                } else if !out.has_root() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }

@@ -19,7 +19,7 @@ pub fn render_text(server: &ir::Server, width: usize) -> String {
     let _ = writeln!(out, "{}", headline(server));
     out.push('\n');
     if server.tools.is_empty() {
-        out.push_str("No tools are served.\n");
+        out.push_str("No tools are served (the warnings below say why).\n");
     } else {
         out.push_str(&tool_table(&server.tools, width));
         out.push_str(

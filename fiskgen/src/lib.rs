@@ -119,6 +119,7 @@ pub fn introspect_for(
 ) -> Result<Option<introspect::Introspection>, introspect::IntrospectError> {
     let options = introspect::Options {
         scrub_env: config.credential_env_names(),
+        working_dir: Some(config.working_dir()),
         ..introspect::Options::default()
     };
     match source {

@@ -108,6 +108,7 @@ fn build(args: BuildArgs) -> Result<()> {
         target_dir: args.target_dir,
         crate_dir: args.crate_dir,
         runtime_path: args.runtime_path,
+        allow_empty: args.allow_empty,
     };
     let built = fiskgen::builder::build(&options)?;
     for warning in &built.warnings {
@@ -203,7 +204,9 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
             args.config.display()
         )
     })?;
-    let current_server = fiskgen::select_for(&config, Some(&current))?;
+    // A current application the config cannot serve (an allowlisted global flag removed) is
+    // drift, as `<binary> verify` says, not an error.
+    let current_server = fiskgen::select_for(&config, Some(&current));
 
     let mut baselines: Vec<PathBuf> = args.model.into_iter().collect();
     baselines.extend(args.generated.map(|dir| dir.join("model.json")));
@@ -214,10 +217,30 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
     let mut drifted = false;
     let mut report = String::new();
     for baseline in &baselines {
+        if !baseline.exists() {
+            anyhow::bail!(
+                "there is no saved model at {baseline}: save the application's current one with \
+                 `fiskgen introspect {config} -o {baseline}` (and commit it beside the config), \
+                 or name one with --model FILE or --generated DIR",
+                baseline = baseline.display(),
+                config = args.config.display()
+            );
+        }
         let saved = introspect::read(baseline)?;
         let saved_server = fiskgen::select_for(&config, Some(&saved))?;
         // The verdict `<binary> verify` gives for the same two documents.
-        let outcome = check::check((&saved, &saved_server), (&current, &current_server));
+        let outcome = match &current_server {
+            Ok(current_server) => check::check((&saved, &saved_server), (&current, current_server)),
+            Err(problems) => {
+                drifted = true;
+                report.push_str(&format!(
+                    "{}: the current application cannot be served with {}:\n{problems}\n",
+                    baseline.display(),
+                    args.config.display()
+                ));
+                check::check_unservable((&saved, &saved_server), &current)
+            }
+        };
         let name = baseline.display();
         if outcome.verdict.is_drift() {
             drifted = true;

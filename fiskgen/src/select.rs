@@ -19,8 +19,11 @@ pub use crate::settings::{filter_stages, serving_rules};
 use crate::suggest::nearest;
 use crate::{lower, model};
 
+mod catalog;
 mod named;
 mod shape;
+mod tags;
+mod unmatched;
 mod unusual;
 
 pub use shape::model_description;
@@ -31,8 +34,7 @@ pub use fiskgen_contract::surface::{DENY_TAG, MAX_TOOL_NAME, is_valid_tool_name}
 
 /// The reserved tag that always gates a command behind the user's approval.
 pub const CONFIRM_TAG: &str = "ai:confirm";
-/// Tool names longer than this are rejected by some clients.
-pub const LONG_TOOL_NAME: usize = 64;
+pub use catalog::{LARGE_LIST_BYTES, LONG_TOOL_NAME, MAX_SESSION_TOOLS};
 
 /// Everything that stops a server from being built, found in one pass.
 #[derive(Debug, thiserror::Error)]
@@ -69,11 +71,15 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
     let mut selection = Selection::default();
     let mut application = None;
     let mut global_flags = Vec::new();
+    let mut leaves = 0;
 
     if let Some(app) = app {
         let exposed = selection.exposed_globals(config, app.model);
         global_flags = exposable_globals(app.model, &exposed);
         let candidates = selection.leaf_tools(config, app.model, &exposed);
+        leaves = candidates.len();
+        selection.start_warnings = unmatched::filter_warnings(config, &candidates, &app.model.name);
+        selection.warnings.extend(selection.start_warnings.clone());
         let served = selection.apply_filters(config, candidates);
         let param_headers = config
             .mcp
@@ -93,7 +99,7 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         selection.check_ask(&ask, &names);
         selection.tools = selection.lower(served, &param_headers, &ask);
         application = Some(ir::Application {
-            configured_path: config.application_path.clone().unwrap_or_default(),
+            configured_path: config.served_application_path().unwrap_or_default(),
             path: app.path.to_path_buf(),
             name: app.model.name.clone(),
             version: app.model.version.clone(),
@@ -118,8 +124,11 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
     let builtins = selection.builtin_tools(config);
     selection.tools.extend(builtins);
     selection.check_names();
+    let catalog = catalog::catalog_warnings(&selection.tools);
+    let tag_warnings = tags::tag_warnings(&selection.tools);
     let unusual = unusual::warnings(&selection.tools);
-    selection.warnings.extend(unusual);
+    let found = catalog.into_iter().chain(tag_warnings).chain(unusual);
+    selection.warnings.extend(found);
     selection.notes.extend(config.notes.iter().cloned());
     if config.mcp.is_none() {
         selection.notes.push(
@@ -154,7 +163,10 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .collect(),
     });
     let docs = crate::docs::docs(config, app.map(|app| app.model), &selection.tools);
+    let empty = selection.empty_reason(app.map(|app| app.model), leaves);
     Ok(ir::Server {
+        empty,
+        start_warnings: selection.start_warnings,
         identity: config.identity.clone(),
         application,
         tools: selection.tools,
@@ -182,6 +194,10 @@ struct Selection {
     problems: Vec<String>,
     notes: Vec<String>,
     warnings: Vec<String>,
+    /// What `ai:deny` and each filter stage removed.
+    removed: unmatched::Removed,
+    /// The warnings the banner repeats.
+    start_warnings: Vec<String>,
 }
 
 impl Selection {
@@ -203,17 +219,23 @@ impl Selection {
                 }
                 Some(flag) => exposed.push(flag),
                 None => {
-                    let candidates = model
+                    let candidates: Vec<&str> = model
                         .flags
                         .iter()
                         .filter(|flag| !flag.hidden && !is_framework_flag(&flag.name))
-                        .map(|flag| flag.name.as_str());
-                    let suggestion = nearest(name, candidates)
+                        .map(|flag| flag.name.as_str())
+                        .collect();
+                    let suggestion = nearest(name, candidates.iter().copied())
                         .map(|near| format!("; did you mean \"{near}\"?"))
                         .unwrap_or_default();
+                    let listed = if candidates.is_empty() {
+                        "it has no global flag that can be exposed".to_string()
+                    } else {
+                        format!("its exposable global flags: {}", candidates.join(", "))
+                    };
                     self.problems.push(format!(
                         "global_flags entry \"{name}\" matches no global flag of application \
-                         \"{}\"{suggestion} (run `fiskgen info` to list the exposable global flags)",
+                         \"{}\"{suggestion} ({listed})",
                         model.name
                     ));
                 }
@@ -369,6 +391,7 @@ impl Selection {
         let (denied, mut tools): (Vec<Candidate<'m>>, Vec<Candidate<'m>>) = tools
             .into_iter()
             .partition(|candidate| candidate.tool.tags.iter().any(|tag| tag == DENY_TAG));
+        self.removed.denied = denied.iter().map(|c| c.tool.name.clone()).collect();
         if !denied.is_empty() {
             let names: Vec<&str> = denied.iter().map(|c| c.tool.name.as_str()).collect();
             let (count, verb) = match names.len() {
@@ -381,7 +404,12 @@ impl Selection {
             ));
         }
         for stage in filter_stages(config) {
-            tools.retain(|candidate| keeps(&stage, &candidate.tool));
+            let (kept, dropped): (Vec<Candidate<'m>>, Vec<Candidate<'m>>) = tools
+                .into_iter()
+                .partition(|candidate| keeps(&stage, &candidate.tool));
+            let dropped = dropped.into_iter().map(|c| c.tool.name).collect();
+            self.removed.stages.push((stage.label, dropped));
+            tools = kept;
         }
         tools
     }
@@ -417,6 +445,7 @@ impl Selection {
                 }
             }
         }
+        self.warnings.extend(unmatched::unserved_enumerate(config));
         if config.harness.human_in_the_loop {
             self.notes.push(
                 "harness.human_in_the_loop is enabled, but ask_human_confirm, ask_human_select \
@@ -448,7 +477,7 @@ impl Selection {
         served
     }
 
-    /// Tool names must be valid MCP names and unique; long ones get a warning.
+    /// Tool names must be valid MCP names and unique (long ones get a catalog warning).
     fn check_names(&mut self) {
         let mut valid = Vec::with_capacity(self.tools.len());
         for tool in std::mem::take(&mut self.tools) {
@@ -471,14 +500,6 @@ impl Selection {
                     tool.name,
                     describe_origin(first),
                     describe_origin(tool)
-                ));
-            }
-            if tool.name.len() > LONG_TOOL_NAME {
-                self.warnings.push(format!(
-                    "tool name \"{}\" is {} characters long; some clients reject names over \
-                     {LONG_TOOL_NAME}",
-                    tool.name,
-                    tool.name.len()
                 ));
             }
         }
@@ -945,7 +966,7 @@ mod tests {
             server
                 .warnings
                 .iter()
-                .any(|w| w.contains("70 characters long"))
+                .any(|w| w.contains(&format!("1 tool name is over 64 characters, which Claude's API and other clients refuse: {long} (70)")))
         );
         assert!(
             is_valid_tool_name(&"y".repeat(128))
@@ -1025,6 +1046,25 @@ mod tests {
                 .to_string()
                 .contains("by command \"read file\" and by built-in \"read_file\""),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn knowledge_enumerate_is_a_valid_builtin_that_is_said_not_to_be_served() {
+        let server = select(
+            &config(
+                "harness: {knowledge: {enabled: true}}\n\
+                 expose: {agent: {mcp: {builtins: [knowledge_search, knowledge_enumerate]}}}",
+            ),
+            None,
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(names(&server), ["knowledge_search"]);
+        assert!(
+            server
+                .warnings
+                .iter()
+                .any(|w| w.contains("\"knowledge_enumerate\", which Fisk AI's newest"))
         );
     }
 

@@ -263,9 +263,19 @@ fn info_on_nats_serves_stream_tools_with_hints_and_confirmation() {
     let names = tool_names(&info);
     assert!(names.len() > 15, "{names:?}");
     assert!(
-        names.iter().all(|name| name.starts_with("stream_")),
-        "{names:?}"
+        names
+            .iter()
+            .all(|name| ["stream_", "consumer_", "kv_", "object_"]
+                .iter()
+                .any(|group| name.starts_with(group))),
+        "the JetStream groups: {names:?}"
     );
+    for interactive in ["stream_view", "stream_graph", "consumer_graph", "kv_watch"] {
+        assert!(
+            !names.contains(&interactive),
+            "{interactive} only works at a terminal: {names:?}"
+        );
+    }
     for tool in info["tools"].as_array().expect("tools") {
         let tags: Vec<&str> = tool["tags"]
             .as_array()
@@ -273,11 +283,11 @@ fn info_on_nats_serves_stream_tools_with_hints_and_confirmation() {
             .iter()
             .filter_map(Value::as_str)
             .collect();
-        let read_only = tool["hints"]
-            .as_array()
-            .expect("hints")
-            .contains(&Value::from("read_only"));
+        let hints = tool["hints"].as_array().expect("hints");
+        let read_only = hints.contains(&Value::from("read_only"));
         assert_eq!(read_only, tags.contains(&"impact:ro"), "{}", tool["name"]);
+        let destructive = hints.contains(&Value::from("destructive"));
+        assert_eq!(destructive, tags.contains(&"impact:rw"), "{}", tool["name"]);
         let gated = tool["confirm"]["trigger"] == "impact:rw";
         assert_eq!(gated, tags.contains(&"impact:rw"), "{}", tool["name"]);
         assert!(!tags.contains(&"ai:deny"));

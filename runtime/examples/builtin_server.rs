@@ -19,6 +19,7 @@ const READ_ONLY: Hints = Hints {
     destructive: false,
     idempotent: false,
     open_world: false,
+    additive: false,
 };
 
 const READ_FILE_SCHEMA: &str = r#"{"type":"object","additionalProperties":false,"properties":{"path":{"type":"string","description":"Path of the file, relative to the server's working directory or absolute"},"offset":{"type":"integer","minimum":0,"description":"Byte offset to start reading at (default 0)"},"length":{"type":"integer","minimum":1,"description":"Number of bytes to read (default and maximum 65536)"}},"required":["path"]}"#;

@@ -23,6 +23,10 @@ pub const NATS_MODULE: &str = "github.com/nats-io/natscli/nats@v0.5.0";
 /// the natscli tests drive (not a fisk application).
 pub const NATS_SERVER_MODULE: &str = "github.com/nats-io/nats-server/v2@v2.15.3";
 
+/// The fisk module whose example programs ([`App::FiskCurl`], [`App::FiskPing`]) are built from
+/// the module proxy: applications nobody on this project wrote.
+pub const FISK_MODULE: &str = "github.com/choria-io/fisk@v0.9.1";
+
 /// Bumped when the way binaries are built changes, so every stamp goes stale.
 const STAMP_FORMAT: &str = "fiskgen-tests apps v1";
 
@@ -48,11 +52,17 @@ pub enum App {
     /// A real `nats-server` (with JetStream), installed from [`NATS_SERVER_MODULE`], for the
     /// natscli tests to talk to.
     NatsServer,
+    /// fisk's own `_examples/curl` ([`FISK_MODULE`]): `get url`, `get file` and `post`, three
+    /// small leaves. Binary `fisk-curl`.
+    FiskCurl,
+    /// fisk's own `_examples/ping` ([`FISK_MODULE`]): a root command with arguments and no
+    /// subcommands, so no tools. Binary `fisk-ping`.
+    FiskPing,
 }
 
 impl App {
     /// Every application, in declaration order.
-    pub const ALL: [App; 7] = [
+    pub const ALL: [App; 9] = [
         App::Demo,
         App::DemoV2,
         App::Fixture,
@@ -60,6 +70,8 @@ impl App {
         App::Conformance,
         App::Nats,
         App::NatsServer,
+        App::FiskCurl,
+        App::FiskPing,
     ];
 
     /// The file name of the application's binary.
@@ -72,6 +84,8 @@ impl App {
             App::Conformance => "conformance",
             App::Nats => "nats",
             App::NatsServer => "nats-server",
+            App::FiskCurl => "fisk-curl",
+            App::FiskPing => "fisk-ping",
         }
     }
 
@@ -81,6 +95,7 @@ impl App {
         match self {
             App::Nats => Some(NATS_MODULE),
             App::NatsServer => Some(NATS_SERVER_MODULE),
+            App::FiskCurl | App::FiskPing => Some(FISK_MODULE),
             _ => None,
         }
     }
@@ -93,13 +108,22 @@ impl App {
             App::Fixture => "tests/apps/fixture",
             App::OldFisk => "tests/apps/oldfisk",
             App::Conformance => "tests/apps/conformance",
-            App::Nats | App::NatsServer => return None,
+            App::Nats | App::NatsServer | App::FiskCurl | App::FiskPing => return None,
         };
         Some(workspace_root().join(rel))
     }
 
     fn index(self) -> usize {
         self as usize
+    }
+
+    /// The directory of fisk's example program this application is, inside [`FISK_MODULE`].
+    fn fisk_example(self) -> Option<&'static str> {
+        match self {
+            App::FiskCurl => Some("_examples/curl"),
+            App::FiskPing => Some("_examples/ping"),
+            _ => None,
+        }
     }
 
     /// Go build tags the application is built with.
@@ -194,6 +218,15 @@ pub fn path_in(cache: &Path, app: App) -> Result<PathBuf> {
             .current_dir(&dir);
             run_go(cmd, &format!("go build in {}", dir.display()))?;
         }
+        None if app.fisk_example().is_some() => {
+            let dir = fisk_example_dir(app, cache)?;
+            let mut cmd = go_command();
+            cmd.args(["build", "-trimpath", "-buildvcs=false", "-o"])
+                .arg(&built)
+                .arg(".")
+                .current_dir(&dir);
+            run_go(cmd, &format!("go build in {}", dir.display()))?;
+        }
         None => {
             let module = app
                 .module()
@@ -213,6 +246,26 @@ pub fn path_in(cache: &Path, app: App) -> Result<PathBuf> {
     Ok(binary)
 }
 
+/// The directory of one of fisk's example programs in the Go module cache, downloaded through
+/// the module proxy (`go mod download`) when missing.
+fn fisk_example_dir(app: App, cache: &Path) -> Result<PathBuf> {
+    let example = app
+        .fisk_example()
+        .with_context(|| format!("{} is not one of fisk's examples", app.binary_name()))?;
+    let mut cmd = go_command();
+    cmd.args(["mod", "download", "-json", FISK_MODULE])
+        .current_dir(cache);
+    let output = run_go(cmd, &format!("go mod download {FISK_MODULE}"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    // `"Dir": "/root/go/pkg/mod/github.com/choria-io/fisk@v0.9.1",`
+    let dir = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("\"Dir\": \""))
+        .and_then(|rest| rest.strip_suffix("\","))
+        .with_context(|| format!("go mod download printed no Dir: {text}"))?;
+    Ok(Path::new(dir).join(example))
+}
+
 /// The sha256 (hex) of everything `app`'s binary is built from.
 pub fn fingerprint(app: App) -> Result<String> {
     let mut hash = Sha256::new();
@@ -221,7 +274,10 @@ pub fn fingerprint(app: App) -> Result<String> {
     hash.update(app.binary_name().as_bytes());
     hash.update([0]);
     match app.source_dir() {
-        None => hash.update(app.module().unwrap_or_default().as_bytes()),
+        None => {
+            hash.update(app.module().unwrap_or_default().as_bytes());
+            hash.update(app.fisk_example().unwrap_or_default().as_bytes());
+        }
         Some(dir) => {
             let mut files = Vec::new();
             collect_sources(&dir, &dir, &mut files)?;

@@ -48,7 +48,7 @@ impl Draft {
         let (identity, key, pos, derived) = match (explicit, &self.config.application_path) {
             (Some((identity, pos)), _) => (identity, "identity", Some(pos), false),
             (None, Some(path)) => (
-                base_name(path),
+                derived_identity(path),
                 "application_path",
                 self.application_path,
                 true,
@@ -147,6 +147,21 @@ impl Draft {
 
 /// The last element of a slash-separated path, as Go's `filepath.Base` computes it on Unix:
 /// trailing slashes ignored, `/` for a path of only slashes, `.` for an empty one.
+/// The identity a config without one gets from its application: the base name, without a
+/// script's extension (`hang.sh` serves as `hang`: the extension names the interpreter, not
+/// the tool, and a dot cannot name a Cargo package). Other dotted names are kept, and rejected
+/// by the identity check with a hint to set `identity:`.
+fn derived_identity(path: &str) -> String {
+    const SCRIPT_EXTENSIONS: &[&str] = &["sh", "bash", "zsh", "py", "pl", "rb", "js", "exe"];
+    let base = base_name(path);
+    match base.rsplit_once('.') {
+        Some((stem, extension)) if !stem.is_empty() && SCRIPT_EXTENSIONS.contains(&extension) => {
+            stem.to_string()
+        }
+        _ => base,
+    }
+}
+
 fn base_name(path: &str) -> String {
     let trimmed = path.trim_end_matches('/');
     if trimmed.is_empty() {
@@ -161,7 +176,7 @@ fn base_name(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::base_name;
+    use super::{base_name, derived_identity};
 
     #[test]
     fn base_names_follow_go() {
@@ -171,5 +186,13 @@ mod tests {
         assert_eq!(base_name("/"), "/");
         assert_eq!(base_name(""), ".");
         assert_eq!(base_name("/usr/bin/my.agent"), "my.agent");
+    }
+
+    #[test]
+    fn a_scripts_extension_is_left_out_of_the_derived_identity() {
+        assert_eq!(derived_identity("./hang.sh"), "hang");
+        assert_eq!(derived_identity("tools/build.py"), "build");
+        assert_eq!(derived_identity("/usr/bin/my.agent"), "my.agent");
+        assert_eq!(derived_identity(".sh"), ".sh");
     }
 }

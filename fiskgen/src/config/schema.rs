@@ -18,7 +18,7 @@ use super::values::{
     env_name, normalized, read_base_url, read_budget_count, read_builtins, read_concurrency,
     read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
     read_options, read_page_size, read_param_headers, read_port, read_task_duration, read_task_max,
-    read_tool_timeout, validate_bool, validate_string,
+    read_tool_timeout, validate_bool, validate_pii_mode, validate_string,
 };
 use super::yaml::{Kind, Node};
 use super::{Config, McpConfig, Problem, TaskConfig};
@@ -117,6 +117,7 @@ static HARNESS: Section<Draft> = Section::new(&[
     Field::section("human_in_the_loop", &HUMAN_IN_THE_LOOP).agent_only(),
     Field::section("memory", &MEMORY).agent_only(),
     Field::section("sessions", &SESSIONS).agent_only(),
+    Field::section("pii", &PII).agent_only(),
     Field::value("no_tui", validate_bool).agent_only(),
     Field::value("no_bell", validate_bool).agent_only(),
     Field::value("tool_timeout", validate_duration).agent_only(),
@@ -135,6 +136,8 @@ static MEMORY: Section<Draft> = Section::new(&[
     Field::value("read_only", validate_bool),
     Field::value("options", read_options),
 ]);
+
+static PII: Section<Draft> = Section::new(&[Field::value("mode", validate_pii_mode)]);
 
 static SESSIONS: Section<Draft> = Section::new(&[
     Field::value("backend", validate_string),

@@ -278,7 +278,9 @@ fn load_reads_files_and_reports_unreadable_ones() {
         )),
         "{shown}"
     );
-    assert!(std::error::Error::source(&error).is_some());
+    // The OS error is in the message once, not again as a source (`error: {:#}` prints both).
+    assert!(std::error::Error::source(&error).is_none());
+    assert_eq!(shown.matches("(os error 2)").count(), 1, "{shown}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1603,4 +1605,44 @@ fn exit_code_is_error_and_tasks_required_are_read_with_positions_and_bad_types_r
         located("expose:\n  agent:\n    mcp:\n      tasks: {required: x}\n"),
         ["4:25: expose.agent.mcp.tasks.required must be a list of strings, found \"x\""]
     );
+}
+
+#[test]
+fn a_relative_application_path_is_served_resolved_against_the_config_directory() {
+    let served = |spec: &str| {
+        let yaml = format!("application_path: {spec}\n");
+        match parse(&yaml, Path::new("/srv/conf/app.yaml")) {
+            Ok(config) => config.served_application_path(),
+            Err(error) => panic!("{error}"),
+        }
+    };
+    assert_eq!(served("../bin/curl").as_deref(), Some("/srv/bin/curl"));
+    assert_eq!(served("./curl").as_deref(), Some("/srv/conf/curl"));
+    assert_eq!(served("curl").as_deref(), Some("curl"), "PATH at run time");
+    assert_eq!(served("/opt/curl").as_deref(), Some("/opt/curl"));
+}
+
+/// Every key of the newest Fisk AI config, set once.
+const FISK_AI_NEWEST: &str = include_str!("../../tests/config/fisk-ai-4515e16.yaml");
+
+#[test]
+fn every_key_of_the_newest_fisk_ai_config_is_valid_with_the_same_meaning() {
+    let config = ok(FISK_AI_NEWEST);
+    assert_eq!(
+        config.notes,
+        [
+            "ignoring agent-only settings (nats_context, system_prompt, remote_agents, \
+             remote_tools, telemetry, harness.human_in_the_loop, harness.tool_timeout, \
+             harness.no_tui, harness.no_bell, harness.memory, harness.pii, harness.sessions, \
+             llm, expose.agent.a2a, expose.agent.jobs): fiskgen serves MCP only"
+        ]
+    );
+    let mcp = config.mcp.as_ref().expect("expose.agent.mcp");
+    assert_eq!(mcp.port, Some(8080));
+    assert_eq!(mcp.builtins, ["knowledge_search"]);
+    assert_eq!(mcp.max_concurrent_tools, 4);
+    assert_eq!(mcp.tool_timeout, Duration::from_secs(60));
+    assert_eq!(config.harness.confirm_tags, ["impact:rw"]);
+    assert!(config.harness.knowledge.enabled);
+    assert_eq!(config.global_flags, ["context"]);
 }

@@ -43,6 +43,20 @@ pub(super) fn validate_bool(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
     r.bool(v);
 }
 
+/// `harness.pii.mode` (agent-only): one of Fisk AI's modes, as it checks them.
+pub(super) fn validate_pii_mode(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
+    let Some(raw) = r.string(v) else { return };
+    let modes = ["redact", "reject", "off"];
+    let mode = raw.trim().to_lowercase();
+    if !mode.is_empty() && !modes.contains(&mode.as_str()) {
+        let problem = r.invalid(
+            v,
+            format!("invalid harness.pii.mode {raw:?}: must be redact, reject or off"),
+        );
+        problem.help = nearest(&mode, modes).map(|near| format!("did you mean {near:?}?"));
+    }
+}
+
 /// A backend's `options` block: opaque, decoded by the agent per backend.
 pub(super) fn read_options(r: &mut Reader, v: Value<'_>, _: &mut Draft) {
     if matches!(v.node.kind, Kind::Scalar(_) | Kind::List(_)) {
@@ -275,11 +289,21 @@ pub(super) fn read_confirm_mode(r: &mut Reader, v: Value<'_>) -> ConfirmMode {
 }
 
 /// `builtins`: trimmed, de-duplicated, each one of the knowledge tools.
+/// Fisk AI's read-only `knowledge_enumerate` built-in (which documents mention a term at all),
+/// valid in `expose.agent.mcp.builtins` but not served by fiskgen yet.
+pub(crate) const KNOWLEDGE_ENUMERATE: &str = "knowledge_enumerate";
+
 pub(super) fn read_builtins(r: &mut Reader, v: Value<'_>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for text in r.strings(v) {
         let name = text.text.trim();
         if name.is_empty() || names.iter().any(|seen| seen == name) {
+            continue;
+        }
+        // Fisk AI's newest `fisk mcp` serves it; fiskgen accepts the config and says at
+        // selection that it does not serve it yet.
+        if name == KNOWLEDGE_ENUMERATE {
+            names.push(name.to_string());
             continue;
         }
         if !KNOWLEDGE_TOOLS.contains(&name) {

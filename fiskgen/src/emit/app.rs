@@ -74,14 +74,26 @@ pub(super) fn main_rs(
         .to_string()
         .contains("Duration")
         .then(|| quote! { use std::time::Duration; });
-    let main_fn = if server.notes.is_empty() {
+    // The banner's lines: the notes, then the warnings worth repeating at every start.
+    let banner: Vec<String> = server
+        .notes
+        .iter()
+        .cloned()
+        .chain(
+            server
+                .start_warnings
+                .iter()
+                .map(|warning| format!("warning: {warning}")),
+        )
+        .collect();
+    let main_fn = if banner.is_empty() {
         quote! {
             fn main() -> ExitCode {
                 rt::main(&APP)
             }
         }
     } else {
-        let notes = &server.notes;
+        let notes = &banner;
         let notes_doc =
             doc("What the operator should know about the served set, printed at start.");
         quote! {

@@ -40,6 +40,7 @@ pub(super) fn files(
                 has(Hint::Idempotent),
                 has(Hint::OpenWorld),
             ],
+            additive: tool.additive(),
             task_required: task_required.contains(&tool.name),
         };
         entry.check().map_err(|error| GenerateError::Drift {

@@ -242,7 +242,7 @@ fn value_type(ty: &ParamType) -> TokenStream {
 }
 
 pub(super) fn hints(tool: &Tool) -> TokenStream {
-    if tool.hints.is_empty() {
+    if tool.hints.is_empty() && !tool.additive() {
         return quote! { rt::Hints::NONE };
     }
     let has = |hint: Hint| tool.hints.contains(&HintName(hint));
@@ -250,7 +250,8 @@ pub(super) fn hints(tool: &Tool) -> TokenStream {
     let destructive = has(Hint::Destructive).then(|| quote! { .destructive() });
     let idempotent = has(Hint::Idempotent).then(|| quote! { .idempotent() });
     let open_world = has(Hint::OpenWorld).then(|| quote! { .open_world() });
-    quote! { rt::Hints::NONE #read_only #destructive #idempotent #open_world }
+    let additive = tool.additive().then(|| quote! { .additive() });
+    quote! { rt::Hints::NONE #read_only #destructive #idempotent #open_world #additive }
 }
 
 /// The first non-empty line of a text.

@@ -42,6 +42,14 @@ pub struct Server {
     pub notes: Vec<String>,
     /// Things that are probably mistakes but do not stop a build.
     pub warnings: Vec<String>,
+    /// The warnings the server's start-up banner repeats (filter entries that match nothing,
+    /// why no tool is served): mistakes an operator should see where the server runs too.
+    #[serde(skip)]
+    pub start_warnings: Vec<String>,
+    /// Why no tool is served, when none is (`fiskgen build` refuses such a server unless
+    /// asked for one with `--allow-empty`).
+    #[serde(skip)]
+    pub empty: Option<String>,
     /// Long calls as tasks (`expose.agent.mcp.tasks`), when on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Tasks>,
@@ -116,7 +124,8 @@ pub struct Tasks {
 /// The wrapped application as introspected.
 #[derive(Debug, Clone, Serialize)]
 pub struct Application {
-    /// `application_path` as written in the config.
+    /// `application_path` as the server runs it ([`crate::config::Config::served_application_path`]):
+    /// a bare name or an absolute path as written, a relative one made absolute.
     pub configured_path: String,
     /// Where it was found when it was introspected.
     pub path: PathBuf,
@@ -149,7 +158,19 @@ pub struct Tool {
     pub kind: ToolKind,
 }
 
+/// The tag that says a command changes state only by adding to it (Fisk AI's newest rule:
+/// `destructiveHint: false`).
+pub const ADDITIVE_TAG: &str = "ai:additive";
+
 impl Tool {
+    /// Whether the command says it only adds (`ai:additive`) and nothing marks it destructive:
+    /// then `destructiveHint: false` is sent.
+    pub fn additive(&self) -> bool {
+        matches!(self.kind, ToolKind::Command(_))
+            && self.tags.iter().any(|tag| tag == ADDITIVE_TAG)
+            && !self.hints.contains(&HintName(Hint::Destructive))
+    }
+
     /// The tool as `fiskgen info --json` and `<binary> tools --json` list it.
     pub fn info(&self) -> ToolInfo {
         let has = |hint: Hint| self.hints.contains(&HintName(hint));
@@ -158,12 +179,15 @@ impl Tool {
             title: self.title.clone(),
             description: self.description.clone(),
             tags: self.tags.clone(),
-            hints: info::hint_names([
-                has(Hint::ReadOnly),
-                has(Hint::Destructive),
-                has(Hint::Idempotent),
-                has(Hint::OpenWorld),
-            ]),
+            hints: info::hint_names(
+                [
+                    has(Hint::ReadOnly),
+                    has(Hint::Destructive),
+                    has(Hint::Idempotent),
+                    has(Hint::OpenWorld),
+                ],
+                self.additive(),
+            ),
             confirm: self.confirm.as_ref().map(|confirm| info::Confirm {
                 trigger: confirm.trigger.clone(),
             }),

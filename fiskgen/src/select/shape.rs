@@ -64,6 +64,7 @@ pub(super) fn hints(config: &Config, tags: &[String]) -> BTreeSet<HintName> {
             hints.extend(mapped.iter().copied().map(HintName));
         }
     }
+    super::tags::resolve(&mut hints, tags);
     hints
 }
 

@@ -56,13 +56,9 @@ pub(crate) fn trace(args: &Args) -> String {
     line
 }
 
-/// Reads the file; the error is the client's text.
+/// Reads the file; the error is the client's text. The arguments were checked by
+/// [`super::prepare`] (a `length` of 0 is refused there, with the property named).
 pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String, ToolError> {
-    if args.length == Some(0) {
-        return Err(ToolError::InvalidArguments(
-            "property \"length\": must be at least 1",
-        ));
-    }
     let shown = go_quote(&args.path);
     let roots = Roots::resolve(access, cwd);
     let mut opened = files::open(&args.path, &roots, cwd)?;

@@ -192,6 +192,7 @@ mod tests {
                 destructive: false,
                 idempotent: false,
                 open_world: false,
+                additive: false,
             },
             confirm,
             input_schema: "{}",

@@ -404,6 +404,9 @@ pub struct Hints {
     pub idempotent: bool,
     /// `openWorldHint`.
     pub open_world: bool,
+    /// The command says it only adds (`ai:additive`): `destructiveHint: false` is sent when
+    /// [`Hints::destructive`] is off.
+    pub additive: bool,
 }
 
 impl Hints {
@@ -413,6 +416,7 @@ impl Hints {
         destructive: false,
         idempotent: false,
         open_world: false,
+        additive: false,
     };
 
     /// These hints and `readOnlyHint`.
@@ -443,6 +447,14 @@ impl Hints {
     pub const fn open_world(self) -> Self {
         Self {
             open_world: true,
+            ..self
+        }
+    }
+
+    /// These hints and `destructiveHint: false` (`ai:additive`).
+    pub const fn additive(self) -> Self {
+        Self {
+            additive: true,
             ..self
         }
     }
@@ -485,7 +497,7 @@ pub enum Run {
 ///     title: "read_file",
 ///     description: "Read a text file below the server's allowed directories.",
 ///     tags: &[],
-///     hints: Hints { read_only: true, destructive: false, idempotent: false, open_world: false },
+///     hints: Hints { read_only: true, destructive: false, idempotent: false, open_world: false, additive: false },
 ///     confirm: Some("ai:confirm"),
 ///     input_schema: r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
 ///     questions: &[],

@@ -172,6 +172,7 @@ impl Listing {
                         spec.hints.idempotent,
                         spec.hints.open_world,
                     ],
+                    additive: spec.hints.additive,
                     task_required: task_required.contains(&spec.name),
                 }
                 .to_json()

@@ -93,6 +93,8 @@ fn annotations(spec: &ToolSpec) -> ToolAnnotations {
     }
     if hints.destructive {
         annotations = annotations.destructive(true);
+    } else if hints.additive {
+        annotations = annotations.destructive(false);
     }
     if hints.idempotent {
         annotations = annotations.idempotent(true);
@@ -124,12 +126,15 @@ pub(crate) fn info(spec: &ToolSpec) -> Result<ToolInfo, CatalogError> {
         title: spec.title.to_string(),
         description: spec.description.to_string(),
         tags: spec.tags.iter().map(|tag| tag.to_string()).collect(),
-        hints: info::hint_names([
-            spec.hints.read_only,
-            spec.hints.destructive,
-            spec.hints.idempotent,
-            spec.hints.open_world,
-        ]),
+        hints: info::hint_names(
+            [
+                spec.hints.read_only,
+                spec.hints.destructive,
+                spec.hints.idempotent,
+                spec.hints.open_world,
+            ],
+            spec.hints.additive,
+        ),
         confirm: spec.confirm.map(|trigger| info::Confirm {
             trigger: trigger.to_string(),
         }),
@@ -159,4 +164,64 @@ pub(crate) fn render_text(app: &AppSpec) -> String {
         out.push_str(&format!("{:<width$}  {summary}{gate}\n", spec.name));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use fiskgen_contract::listing::Entry;
+
+    use super::*;
+    use crate::contract::spec::{Hints, Run};
+
+    fn spec(hints: Hints) -> ToolSpec {
+        ToolSpec {
+            name: "kv_add",
+            title: "kv add",
+            description: "",
+            tags: &["ai:additive"],
+            hints,
+            confirm: None,
+            input_schema: "{}",
+            questions: &[],
+            run: Run::Command(crate::contract::params::Command {
+                path: &[],
+                globals: crate::contract::params::Globals::NONE,
+                params: &[],
+            }),
+        }
+    }
+
+    /// rmcp's annotations and the precomputed listing's say the same for every combination.
+    #[test]
+    fn an_additive_tool_is_sent_destructive_hint_false_by_rmcp_and_the_listing_alike() {
+        for hints in [
+            Hints::NONE.additive(),
+            Hints::NONE.additive().destructive(),
+            Hints::NONE.read_only(),
+        ] {
+            let spec = spec(hints);
+            let rmcp = serde_json::to_value(annotations(&spec)).expect("JSON");
+            let entry = Entry {
+                name: spec.name,
+                title: spec.title,
+                description: spec.description,
+                input_schema: "{}",
+                output_schema: false,
+                hints: [
+                    hints.read_only,
+                    hints.destructive,
+                    hints.idempotent,
+                    hints.open_world,
+                ],
+                additive: hints.additive,
+                task_required: false,
+            };
+            let listed: serde_json::Value = serde_json::from_str(&entry.to_json()).expect("JSON");
+            assert_eq!(listed["annotations"], rmcp, "{hints:?}");
+        }
+        let additive =
+            serde_json::to_value(annotations(&spec(Hints::NONE.additive()))).expect("JSON");
+        assert_eq!(additive["destructiveHint"], false);
+        assert!(additive.get("readOnlyHint").is_none());
+    }
 }

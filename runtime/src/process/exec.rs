@@ -14,6 +14,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -35,11 +36,15 @@ const DRAIN_AFTER_KILL: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ProcessGroups {
     live: Arc<Mutex<HashSet<i32>>>,
+    /// Set by the first [`Self::kill_all`]: a group registered after it (a background check
+    /// that started its child between the shutdown's kill and the exit) is killed at once.
+    closed: Arc<AtomicBool>,
 }
 
 impl ProcessGroups {
-    /// Sends SIGKILL to every live group.
+    /// Sends SIGKILL to every live group, and to every group registered from now on.
     pub(crate) fn kill_all(&self) -> usize {
+        self.closed.store(true, Ordering::SeqCst);
         let groups: Vec<i32> = self.lock().iter().copied().collect();
         for group in &groups {
             kill_group(*group);
@@ -58,6 +63,11 @@ impl ProcessGroups {
 
     pub(crate) fn register(&self, group: i32) -> GroupGuard {
         self.lock().insert(group);
+        // Registered first, checked second: a concurrent kill_all either saw the group or had
+        // already closed the registry.
+        if self.closed.load(Ordering::SeqCst) {
+            kill_group(group);
+        }
         GroupGuard {
             group,
             groups: self.clone(),
@@ -318,6 +328,23 @@ pub(crate) fn signal_name(status: &ExitStatus) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_group_registered_after_the_shutdown_kill_is_killed_at_once() {
+        let groups = ProcessGroups::default();
+        assert_eq!(groups.kill_all(), 0);
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("/bin/sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .expect("sleep starts");
+        let group = i32::try_from(child.id()).expect("pid");
+        let guard = groups.register(group);
+        let status = child.wait().expect("reaped");
+        assert_eq!(status.signal(), Some(9), "{status:?}");
+        guard.finish();
+    }
 
     fn sh(script: &str) -> Vec<String> {
         vec!["-c".into(), script.into()]

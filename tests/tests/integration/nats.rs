@@ -151,6 +151,7 @@ pub(super) fn fiskgen_build(config: &str, app: &Path, binary: &Path) -> Result<P
         target_dir: Some(e2e.join("target")),
         crate_dir: Some(cache.join("crates").join(crate_name)),
         runtime_path: Some(runtime),
+        allow_empty: false,
     };
     let (done, finished) = mpsc::channel();
     thread::spawn(move || {
