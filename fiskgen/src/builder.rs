@@ -88,6 +88,8 @@ pub struct BuildOptions {
     pub crate_dir: Option<PathBuf>,
     /// A runtime source directory to use instead of the embedded one.
     pub runtime_path: Option<PathBuf>,
+    /// The target triple and glibc version (the host's by default).
+    pub platform: crate::portable::Platform,
 }
 
 /// A finished build.
@@ -107,6 +109,7 @@ pub struct Built {
 
 /// Generates the crate, compiles it and copies the binary into place.
 pub fn build(options: &BuildOptions) -> Result<Built, Error> {
+    let platform = options.platform.clone().resolve()?;
     let plan = crate::plan(&options.config, &options.source)?;
     if !plan.server.settings.mcp {
         return Err(BuildError::NoMcp {
@@ -144,11 +147,18 @@ pub fn build(options: &BuildOptions) -> Result<Built, Error> {
         Some(dir) => dir.clone(),
         None => cache::target_dir().ok_or(BuildError::NoCacheDir)?,
     };
+    let remap = crate::portable::Remap {
+        runtime_parent: runtime_dir.parent().unwrap_or(&runtime_dir).to_path_buf(),
+        target_dir: absolute(&target_dir)?,
+        cargo_home: crate::portable::cargo_home(),
+    };
     let executable = cargo::build(&cargo::CargoBuild {
         crate_dir: crate_dir.clone(),
         target_dir,
         runtime_dir,
         binary: generated.package.clone(),
+        platform,
+        remap,
     })?;
     install(&executable, &binary)?;
     Ok(Built {

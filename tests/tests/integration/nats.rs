@@ -133,6 +133,7 @@ fn build_server(dir: &Path) -> Result<PathBuf> {
         target_dir: Some(e2e.join("target")),
         crate_dir: Some(cache.join("crates").join("nats")),
         runtime_path: Some(runtime),
+        platform: fiskgen::portable::Platform::default(),
     };
     let (done, finished) = mpsc::channel();
     thread::spawn(move || {
