@@ -8,5 +8,6 @@
 
 pub mod apps;
 pub mod clients;
+pub mod ship;
 
 pub use apps::App;
