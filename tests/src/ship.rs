@@ -1,7 +1,8 @@
-//! The tools the shipping tests use, installed once into [`clients::tools_dir`] (kept between
-//! runs on one machine, like the Go applications' cache): cargo-zigbuild (crates.io) and Zig
-//! (PyPI's `ziglang`) for portable Linux builds, actionlint (Go module proxy) for the generated
-//! workflows and the official MCP Bundle CLI `mcpb` (npm).
+//! The tools the shipping tests use, each installed once under a lock and a stamp: cargo-zigbuild
+//! (crates.io) and Zig (PyPI's `ziglang`) for portable Linux builds into [`machine_tools_dir`]
+//! (kept between runs and checkouts on one machine: compiling cargo-zigbuild is the slow part),
+//! actionlint (Go module proxy) for the generated workflows and the official MCP Bundle CLI
+//! `mcpb` (npm) into [`clients::tools_dir`].
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -24,7 +25,7 @@ pub const ACTIONLINT_MODULE: &str = "github.com/rhysd/actionlint/cmd/actionlint@
 /// whose `python3` has `ziglang` (cargo-zigbuild runs `python3 -m ziglang` as Zig), installing
 /// both first if they are missing or out of date.
 pub fn zigbuild_path() -> Result<Vec<PathBuf>> {
-    let tools = clients::tools_dir();
+    let tools = machine_tools_dir();
     let root = tools.join("zigbuild");
     let bin = root.join("bin");
     let venv = tools.join("zig-venv");
@@ -74,6 +75,20 @@ pub fn zigbuild_path() -> Result<Vec<PathBuf>> {
         },
     )?;
     Ok(vec![bin, venv.join("bin")])
+}
+
+/// `$FISKGEN_TEST_TOOLS_DIR` when set (as for every test tool), else
+/// `<user cache dir>/fiskgen-tests` (`$XDG_CACHE_HOME`, else `$HOME/.cache`), shared by every
+/// checkout on the machine, else [`clients::tools_dir`].
+pub fn machine_tools_dir() -> PathBuf {
+    let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    if set(clients::TOOLS_DIR_VAR).is_some() {
+        return clients::tools_dir();
+    }
+    set("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| set("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .map_or_else(clients::tools_dir, |cache| cache.join("fiskgen-tests"))
 }
 
 /// The `mcpb` CLI, installed with `npm ci` from `tests/clients/mcpb` (its lockfile pins it).
