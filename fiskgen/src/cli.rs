@@ -39,10 +39,9 @@ pub(crate) enum Command {
     /// Builds share one target directory (FISKGEN_TARGET_DIR or <user cache dir>/fiskgen/target),
     /// so a second application or a regeneration recompiles only the generated crate.
     Build(BuildArgs),
-    /// Build CONFIG's server, then pack it as an MCP Bundle for Claude Desktop
-    /// (<binary>.mcpb beside the binary; docs/install.md).
+    /// Build CONFIG's server and pack it as an MCP Bundle (.mcpb) for Claude Desktop.
     ///
-    /// The bundle holds the binary and a manifest.json naming the server, its tools and what
+    /// The bundle, <binary>.mcpb beside the binary (docs/install.md), holds the binary and a manifest.json naming the server, its tools and what
     /// the user must set (the application's path); the application itself is not bundled.
     Bundle(BuildArgs),
     /// Exit 1 with a readable diff when what the server would serve changed since generation.
