@@ -76,6 +76,8 @@ fn options(stateless: bool) -> HttpOptions {
         allowed_hosts: vec!["127.0.0.1".into(), "localhost".into()],
         allowed_origins: Vec::new(),
         auth: None,
+        request_timeout: Duration::from_secs(10),
+        max_per_peer: 256,
     }
 }
 
@@ -126,6 +128,8 @@ fn http_harness(app: &'static AppSpec) -> &'static Http {
             .build()
             .unwrap_or_else(|error| panic!("a tokio runtime: {error}"));
         let shutdown = CancellationToken::new();
+        // The app starts a task (sessions::give_back_memory): inside the runtime.
+        let entered = runtime.enter();
         let sessions = http::app(
             Handler::new(state(app, &shutdown)),
             &options(false),
@@ -136,6 +140,7 @@ fn http_harness(app: &'static AppSpec) -> &'static Http {
             &options(true),
             &shutdown,
         );
+        drop(entered);
         let initialize = json!({
             "jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {"protocolVersion": "2025-11-25", "capabilities": {},

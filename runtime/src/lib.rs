@@ -16,6 +16,7 @@ mod fuzzing;
 mod gzip;
 mod logging;
 mod mcp;
+mod principal;
 mod process;
 mod transport;
 

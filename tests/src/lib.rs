@@ -5,9 +5,15 @@
 //! Go module proxy, once, into a cache shared by every test process.
 //! [`clients`] installs the pinned MCP clients (the Python SDK, the MCP Inspector,
 //! the conformance suite) the same way, and finds the generated server they test.
+//! [`fx`] builds fx, the MCP client the project was specified against, once, into a cache
+//! outside the clone; [`tmux`] drives an interactive program like it in a tmux session.
+//! [`ship`] installs what the shipping tests use: cargo-zigbuild and Zig, actionlint and the
+//! MCP Bundle CLI.
 
 pub mod apps;
 pub mod clients;
+pub mod fx;
 pub mod ship;
+pub mod tmux;
 
 pub use apps::App;

@@ -66,11 +66,13 @@ pub(crate) enum Credentials {
     /// Nothing (no authentication, or stdio).
     #[default]
     None,
-    /// `Authorization: Bearer <token>`; the client reads the whole header value from this
-    /// variable (`Bearer ...`).
+    /// `Authorization: Bearer <token>`; the client reads the whole header value from
+    /// `header_var` (`Bearer ...`), or, for fx, the token alone from `token_var`.
     Bearer {
         /// The variable the client's header value comes from.
         header_var: String,
+        /// The variable fx reads the token from (`bearer_token_env`: fx adds `Bearer `).
+        token_var: String,
     },
     /// A custom header; the client reads its value from this variable.
     Header {
@@ -87,7 +89,7 @@ impl Credentials {
     /// The header name and variable, for header-based schemes.
     fn header(&self) -> Option<(&str, &str)> {
         match self {
-            Credentials::Bearer { header_var } => Some(("Authorization", header_var)),
+            Credentials::Bearer { header_var, .. } => Some(("Authorization", header_var)),
             Credentials::Header { name, header_var } => Some((name, header_var)),
             Credentials::None | Credentials::OAuth => None,
         }
@@ -199,16 +201,25 @@ fn claude_desktop(name: &str, transport: &Transport, credentials: &Credentials) 
 }
 
 /// `{"mcp": {NAME: {"type": "local", "command": [...]}}}` or `{"type": "http", "url"}`, with
-/// `header_env` (fx refuses a literal Authorization header in its config).
+/// `bearer_token_env` for a token (fx sends `Authorization: Bearer <token>` itself, and refuses
+/// an Authorization header in `headers` and `header_env`) or `header_env` for another header.
 fn fx(name: &str, transport: &Transport, credentials: &Credentials) -> Value {
     let server = match transport {
         Transport::Stdio(command) => json!({ "type": "local", "command": command }),
         Transport::Http(url) => {
-            let mut server = json!({ "type": "http", "url": url });
-            if let (Some((header, var)), Value::Object(map)) = (credentials.header(), &mut server) {
-                map.insert("header_env".into(), json!({ header: var }));
+            let mut server = serde_json::Map::new();
+            server.insert("type".into(), "http".into());
+            server.insert("url".into(), url.as_str().into());
+            match credentials {
+                Credentials::Bearer { token_var, .. } => {
+                    server.insert("bearer_token_env".into(), token_var.as_str().into());
+                }
+                Credentials::Header { name, header_var } => {
+                    server.insert("header_env".into(), json!({ name: header_var }));
+                }
+                Credentials::None | Credentials::OAuth => {}
             }
-            server
+            Value::Object(server)
         }
     };
     json!({ "mcp": { name: server } })
@@ -253,13 +264,31 @@ fn vscode(name: &str, transport: &Transport, credentials: &Credentials) -> Value
     json!({ "servers": { name: server } })
 }
 
-/// What a header-based entry needs set in the client's environment, as a reminder line.
-pub(crate) fn credentials_note(credentials: &Credentials) -> Option<String> {
+/// What a header-based entry needs set in the client's environment, as a reminder line: for
+/// one client's entry, or (`None`) for every client's.
+pub(crate) fn credentials_note(
+    credentials: &Credentials,
+    client: Option<Client>,
+) -> Option<String> {
     match credentials {
-        Credentials::Bearer { header_var } => Some(format!(
-            "The HTTP entries read the Authorization header from {header_var}: export \
-             {header_var}=\"Bearer <token>\" where the client runs."
+        Credentials::Bearer { token_var, .. } if client == Some(Client::Fx) => Some(format!(
+            "The fx entry reads the token from {token_var} (fx sends Authorization: Bearer \
+             <token>): export {token_var}=<token> where fx runs."
         )),
+        Credentials::Bearer {
+            header_var,
+            token_var,
+        } => Some(match client {
+            Some(_) => format!(
+                "The HTTP entry reads the Authorization header from {header_var}: export \
+                 {header_var}=\"Bearer <token>\" where the client runs."
+            ),
+            None => format!(
+                "The HTTP entries read the Authorization header from {header_var}: export \
+                 {header_var}=\"Bearer <token>\" where the client runs (fx reads the token \
+                 alone: export {token_var}=<token>)."
+            ),
+        }),
         Credentials::Header { name, header_var } => Some(format!(
             "The HTTP entries read the {name} header from {header_var}: export \
              {header_var}=<value> where the client runs."
@@ -298,7 +327,7 @@ pub(crate) fn render_all(
                 entry(client, name, transport, creds)
             );
         }
-        if let (Transport::Http(_), Some(note)) = (transport, credentials_note(credentials)) {
+        if let (Transport::Http(_), Some(note)) = (transport, credentials_note(credentials, None)) {
             let _ = writeln!(out, "  {note}");
         }
     }
@@ -337,7 +366,7 @@ mod tests {
     }
 
     #[test]
-    fn fx_wants_local_commands_and_header_env() {
+    fn fx_wants_local_commands_bearer_token_env_and_header_env() {
         let entry = entry_json(Client::Fx, "my.tasks", &stdio(), &Credentials::None);
         assert_eq!(
             entry,
@@ -345,8 +374,11 @@ mod tests {
                 json!({"mcp": {"my-tasks": {"type": "local", "command": ["/opt/bin/tasks-mcp", "--stdio"]}}})
             )
         );
+        // fx refuses an Authorization header in `header_env`: the token goes through
+        // `bearer_token_env`, which holds the token alone.
         let bearer = Credentials::Bearer {
             header_var: "TASKS_MCP_AUTHORIZATION".into(),
+            token_var: "TASKS_MCP_TOKEN".into(),
         };
         let entry = entry_json(Client::Fx, "tasks", &http(), &bearer);
         assert_eq!(
@@ -354,7 +386,22 @@ mod tests {
             Some(json!({"mcp": {"tasks": {
                 "type": "http",
                 "url": "http://127.0.0.1:8080/mcp",
-                "header_env": {"Authorization": "TASKS_MCP_AUTHORIZATION"}
+                "bearer_token_env": "TASKS_MCP_TOKEN"
+            }}}))
+        );
+        let note = credentials_note(&bearer, Some(Client::Fx)).unwrap_or_default();
+        assert!(note.contains("export TASKS_MCP_TOKEN=<token>"), "{note}");
+        let header = Credentials::Header {
+            name: "X-Api-Key".into(),
+            header_var: "TASKS_MCP_X_API_KEY".into(),
+        };
+        let entry = entry_json(Client::Fx, "tasks", &http(), &header);
+        assert_eq!(
+            entry,
+            Some(json!({"mcp": {"tasks": {
+                "type": "http",
+                "url": "http://127.0.0.1:8080/mcp",
+                "header_env": {"X-Api-Key": "TASKS_MCP_X_API_KEY"}
             }}}))
         );
     }
@@ -395,6 +442,7 @@ mod tests {
     fn entries_never_hold_a_secret() {
         let bearer = Credentials::Bearer {
             header_var: "VAR".into(),
+            token_var: "TOKEN_VAR".into(),
         };
         for client in Client::ALL {
             let text = entry(client, "tasks", &http(), &bearer);

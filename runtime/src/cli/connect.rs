@@ -11,7 +11,17 @@ use crate::contract::spec::{AppSpec, AuthSpec};
 
 /// The variable a client's `Authorization` header value is read from in printed entries.
 pub(crate) fn authorization_var(identity: &str) -> String {
-    let upper: String = clients::sanitise(identity)
+    format!("{}_MCP_AUTHORIZATION", upper_identity(identity))
+}
+
+/// The variable fx reads the bare token from (its `bearer_token_env`) in printed entries.
+pub(crate) fn token_var(identity: &str) -> String {
+    format!("{}_MCP_TOKEN", upper_identity(identity))
+}
+
+/// The identity as the start of an environment variable's name: `my-app` is `MY_APP`.
+fn upper_identity(identity: &str) -> String {
+    clients::sanitise(identity)
         .chars()
         .map(|c| {
             if c == '-' {
@@ -20,8 +30,7 @@ pub(crate) fn authorization_var(identity: &str) -> String {
                 c.to_ascii_uppercase()
             }
         })
-        .collect();
-    format!("{upper}_MCP_AUTHORIZATION")
+        .collect()
 }
 
 /// What an HTTP client must send, as far as an entry can say it.
@@ -57,6 +66,7 @@ fn auth_credentials(identity: &str, auth: &AuthSpec) -> Credentials {
     if auth.token.is_some() {
         return Credentials::Bearer {
             header_var: authorization_var(identity),
+            token_var: token_var(identity),
         };
     }
     Credentials::None
@@ -118,7 +128,7 @@ pub(crate) fn run_config(app: &AppSpec, request: &ConfigRequest<'_>) -> ExitCode
                 println!("{}", clients::entry(client, app.identity, transport, creds));
             }
             if transports.iter().any(|t| matches!(t, Transport::Http(_)))
-                && let Some(note) = clients::credentials_note(&credentials)
+                && let Some(note) = clients::credentials_note(&credentials, Some(client))
             {
                 eprintln!("{note}");
             }
@@ -154,6 +164,7 @@ mod tests {
     fn header_variables_are_named_after_the_identity() {
         assert_eq!(authorization_var("tasks"), "TASKS_MCP_AUTHORIZATION");
         assert_eq!(authorization_var("my-app"), "MY_APP_MCP_AUTHORIZATION");
+        assert_eq!(token_var("my-app"), "MY_APP_MCP_TOKEN");
     }
 
     #[test]

@@ -28,14 +28,9 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::server::Handler;
 use crate::transport::auth::{self, Auth};
 use crate::transport::intake;
+use crate::transport::limits::{Deadline, MAX_CONNECTIONS, Peers};
 use crate::transport::list_http::{self, AllowedHosts, FastList};
 use crate::transport::sessions::{self, CappedSessions};
-
-/// The time a client has to send a request's headers.
-pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Open connections at most; further ones are closed at once.
-const MAX_CONNECTIONS: usize = 1024;
 
 /// How HTTP is served.
 #[derive(Debug)]
@@ -52,6 +47,11 @@ pub(crate) struct HttpOptions {
     pub(crate) allowed_origins: Vec<String>,
     /// Required credentials (`expose.agent.mcp.auth`), if any.
     pub(crate) auth: Option<Arc<Auth>>,
+    /// The time a client has to send a request's headers, and then its body
+    /// (`--request-timeout`).
+    pub(crate) request_timeout: Duration,
+    /// Open connections of one peer address at most (`--max-connections-per-peer`).
+    pub(crate) max_per_peer: usize,
 }
 
 /// The HTTP app: axum's router (MCP at `/` and `/mcp`, behind the credentials check when one
@@ -62,6 +62,10 @@ pub(crate) struct App {
     router: Router,
     /// `None` when credentials are required: the lists are answered inside their check.
     front: Option<Arc<FastList>>,
+    /// `--request-timeout`.
+    request_timeout: Duration,
+    /// `--max-connections-per-peer`.
+    max_per_peer: usize,
 }
 
 /// The app for `handler`, served as `options` say.
@@ -91,15 +95,17 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
         let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
+        sessions::give_back_memory(capped.clone(), shutdown.child_token());
         fast.sessions = Some(capped.clone());
         let fast = Arc::new(fast);
-        let router = mcp_routes(handler, capped, config)
+        let router = mcp_routes(handler, capped.clone(), config)
             .layer(axum::middleware::from_fn_with_state(
                 fast.clone(),
                 list_http::answer,
             ))
             .layer(axum::middleware::from_fn(intake::check_body))
-            .layer(axum::middleware::from_fn(sessions::limit_status));
+            .layer(axum::middleware::from_fn(sessions::limit_status))
+            .layer(axum::middleware::from_fn_with_state(capped, sessions::own));
         (router, fast)
     };
     match &options.auth {
@@ -116,11 +122,15 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
             App {
                 router,
                 front: None,
+                request_timeout: options.request_timeout,
+                max_per_peer: options.max_per_peer,
             }
         }
         None => App {
             router,
             front: Some(fast),
+            request_timeout: options.request_timeout,
+            max_per_peer: options.max_per_peer,
         },
     }
 }
@@ -137,8 +147,12 @@ where
     fn call(&self, request: http::Request<B>) -> Self::Future {
         let mut router = self.router.clone();
         let front = self.front.clone();
+        let limit = self.request_timeout;
         Box::pin(async move {
-            let request = request.map(axum::body::Body::new);
+            // The body must arrive within the request deadline, counted from its headers.
+            let request = request.map(|body| {
+                axum::body::Body::new(Deadline::new(axum::body::Body::new(body), limit))
+            });
             let request = match front {
                 Some(fast) => match list_http::front(&fast, request).await {
                     Ok(response) => return Ok(response),
@@ -206,12 +220,13 @@ pub(crate) async fn serve(
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .header_read_timeout(app.request_timeout)
         .keep_alive(true);
     let graceful = GracefulShutdown::new();
     let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let peers = Arc::new(Peers::default());
     loop {
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(error) => {
@@ -222,6 +237,15 @@ pub(crate) async fn serve(
                 }
             },
             () = shutdown.cancelled() => break,
+        };
+        let Some(slot) = peers.take(peer.ip(), app.max_per_peer) else {
+            // Not a warning per connection: a client trying to fill the server would flood
+            // the log.
+            tracing::debug!(
+                limit = app.max_per_peer,
+                "refused a connection: its peer holds too many (--max-connections-per-peer)"
+            );
+            continue;
         };
         let Ok(permit) = connections.clone().try_acquire_owned() else {
             tracing::warn!(
@@ -240,6 +264,7 @@ pub(crate) async fn serve(
                 tracing::debug!(%error, "connection ended with an error");
             }
             drop(permit);
+            drop(slot);
         });
     }
     drop(listener);

@@ -8,6 +8,7 @@ pub(crate) mod auth;
 pub(crate) mod http;
 pub(crate) mod intake;
 pub(crate) mod jwt;
+pub(crate) mod limits;
 pub(crate) mod list_http;
 pub(crate) mod list_stdio;
 pub(crate) mod security;

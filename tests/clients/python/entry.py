@@ -33,7 +33,10 @@ def target(kind: str, name: str, entry: dict, store: str) -> str | StdioServerPa
     env["TASKS_STORE"] = store
     cwd = os.path.dirname(os.path.abspath(store))
     if kind == "fx":
-        check(set(server) <= {"type", "command", "url", "header_env"}, f"fx: keys {sorted(server)}")
+        check(
+            set(server) <= {"type", "command", "url", "header_env", "bearer_token_env"},
+            f"fx: keys {sorted(server)}",
+        )
         if server["type"] == "local":
             command = server["command"]
             check(isinstance(command, list) and command, f"fx: command {command!r}")

@@ -21,6 +21,10 @@ mod connect;
 /// The generated server checks the application it wraps: `verify`, `--strict-app`, and the
 /// background check at start.
 mod drift;
+/// fx, the client the project was specified against, driven in tmux with the entries
+/// `config --client fx` prints: health, resources, prompts, completions, reload, header and
+/// token authentication, natscli whole.
+mod fx;
 /// The generated crates of the demo and the fixture match their goldens, byte for byte.
 mod golden;
 /// The shipped crates' layout rules: no import cycle, no file over 500 lines of code, comments
@@ -35,6 +39,9 @@ mod nats;
 /// Two stateless replicas behind a real nginx: confirmations across replicas, replays refused,
 /// legacy clients answered as documented.
 mod nginx;
+/// Whose is it: tasks, approvals and sessions belong to the principal that made them, with the
+/// Python SDK in both eras; session end; capped echoes; help text that cannot break a build.
+mod ownership;
 /// Questions (`ask`): parameters the user answers, asked with forms before the command runs,
 /// with the Python SDK in both eras, over HTTP and stdio.
 mod questions;

@@ -16,7 +16,7 @@ use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Mutex, PoisonError, mpsc};
 use std::thread;
 use std::time::Duration;
 
@@ -116,22 +116,40 @@ pub(super) fn nats(url: &str, home: &Path, args: &[&str]) -> Result<Finished> {
     run_bounded(&mut cmd, CLI_TIMEOUT, &format!("nats {}", args.join(" ")))?.success()
 }
 
-/// `fiskgen build tests/fixtures/nats-streams.yaml` into `dir` (through the library, with the
-/// runtime it embeds), in the warm shared release target directory and its cache layout.
+/// `fiskgen build tests/fixtures/nats-streams.yaml` into `dir`.
 fn build_server(dir: &Path) -> Result<PathBuf> {
+    fiskgen_build(
+        "tests/fixtures/nats-streams.yaml",
+        &apps::path(App::Nats)?,
+        &dir.join("nats-mcp"),
+    )
+}
+
+/// `fiskgen build CONFIG` (relative to the workspace root) of `app`'s server into `binary`,
+/// through the library, with the runtime it embeds, in the warm shared release target
+/// directory and its cache layout (the generated crate in a directory named after the config).
+/// One build at a time in this process: the builds share the runtime's directory.
+pub(super) fn fiskgen_build(config: &str, app: &Path, binary: &Path) -> Result<PathBuf> {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let e2e = workspace_root().join("target").join("fiskgen-e2e");
     // Where `fiskgen build` puts things with XDG_CACHE_HOME=target/fiskgen-e2e/cache, as
     // fiskgen/tests/build.rs runs it: the same runtime directory, so nothing recompiles.
     let cache = e2e.join("cache").join("fiskgen");
     let runtime = fiskgen::embedded::write_runtime(&cache)
         .with_context(|| format!("writing the embedded runtime into {}", cache.display()))?;
-    let binary = dir.join("nats-mcp");
+    let stem = Path::new(config)
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .with_context(|| format!("{config} has no file name"))?;
+    // nats-streams.yaml keeps the crate directory it always had.
+    let crate_name = if stem == "nats-streams" { "nats" } else { stem };
     let options = fiskgen::builder::BuildOptions {
-        config: workspace_root().join("tests/fixtures/nats-streams.yaml"),
-        source: fiskgen::ModelSource::App(apps::path(App::Nats)?),
-        output: Some(binary.clone()),
+        config: workspace_root().join(config),
+        source: fiskgen::ModelSource::App(app.to_path_buf()),
+        output: Some(binary.to_path_buf()),
         target_dir: Some(e2e.join("target")),
-        crate_dir: Some(cache.join("crates").join("nats")),
+        crate_dir: Some(cache.join("crates").join(crate_name)),
         runtime_path: Some(runtime),
         platform: fiskgen::portable::Platform::default(),
     };
@@ -141,7 +159,7 @@ fn build_server(dir: &Path) -> Result<PathBuf> {
     });
     match finished.recv_timeout(BUILD_TIMEOUT) {
         Ok(built) => {
-            built.context("fiskgen build tests/fixtures/nats-streams.yaml")?;
+            built.with_context(|| format!("fiskgen build {config}"))?;
         }
         Err(error) => bail!("fiskgen build did not finish within {BUILD_TIMEOUT:?} ({error})"),
     }
@@ -150,7 +168,7 @@ fn build_server(dir: &Path) -> Result<PathBuf> {
         "fiskgen build wrote no {}",
         binary.display()
     );
-    Ok(binary)
+    Ok(binary.to_path_buf())
 }
 
 /// Case 7 of the reliability issue: the real natscli, a real nats-server, a real client.
