@@ -1,6 +1,11 @@
 //! Embeds the runtime crate's source, the contract crate's beside it, and the workspace lockfile
 //! into fiskgen.
 //!
+//! Everything is read from inside fiskgen's own package, so a packaged fiskgen (`cargo package`,
+//! crates.io) builds like the checkout: `embed/` holds symbolic links to the workspace's files
+//! (`runtime-src`, `runtime.toml`, `contract-src`, `contract.toml`, `workspace.toml` and
+//! `workspace.lock`), which `cargo package` stores as the files they point to.
+//!
 //! A generated crate must build on a machine that has only fiskgen, cargo and crates.io, so
 //! fiskgen carries the `fiskgen-runtime` it was built with and the `fiskgen-contract` that the
 //! runtime shares with fiskgen: for each, every file under `src`, its `build.rs` if it has one,
@@ -30,27 +35,28 @@ fn main() {
 fn run() -> Result<(), String> {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
     let out_dir = PathBuf::from(env::var("OUT_DIR").map_err(|e| e.to_string())?);
-    let root = manifest_dir
-        .parent()
-        .ok_or("fiskgen's manifest directory has no parent")?
-        .to_path_buf();
-    for watched in ["Cargo.toml", "Cargo.lock"] {
-        println!("cargo::rerun-if-changed={}", root.join(watched).display());
+    let embed = manifest_dir.join("embed");
+    let lockfile = embed.join("workspace.lock");
+    for watched in ["workspace.toml", "workspace.lock"] {
+        watch(&embed.join(watched));
     }
-    let workspace = read_toml(&root.join("Cargo.toml"))?;
+    let workspace = read_toml(&embed.join("workspace.toml"))?;
     let mut files: BTreeMap<String, PathBuf> = BTreeMap::new();
     for name in EMBEDDED {
-        let dir = root.join(name);
-        for watched in ["Cargo.toml", "src", "build.rs"] {
-            println!("cargo::rerun-if-changed={}", dir.join(watched).display());
+        let (manifest, src, build_script) = (
+            embed.join(format!("{name}.toml")),
+            embed.join(format!("{name}-src")),
+            embed.join(format!("{name}-build.rs")),
+        );
+        for watched in [&manifest, &src, &build_script] {
+            watch(watched);
         }
-        let package = read_toml(&dir.join("Cargo.toml"))?;
+        let package = read_toml(&manifest)?;
         let standalone = standalone_manifest(&package, &workspace)?;
         let manifest_path = out_dir.join(format!("{name}-Cargo.toml"));
         write(&manifest_path, &standalone)?;
         files.insert(format!("{name}/Cargo.toml"), manifest_path);
-        collect(&dir.join("src"), &format!("{name}/src"), &mut files)?;
-        let build_script = dir.join("build.rs");
+        collect(&src, &format!("{name}/src"), &mut files)?;
         if build_script.is_file() {
             files.insert(format!("{name}/build.rs"), build_script);
         }
@@ -74,9 +80,16 @@ fn run() -> Result<(), String> {
     let _ = writeln!(
         code,
         "pub(crate) const LOCKFILE: &str = include_str!({:?});",
-        root.join("Cargo.lock").display().to_string()
+        lockfile.display().to_string()
     );
     write(&out_dir.join("embedded.rs"), &code)
+}
+
+/// Asks cargo to rerun this script when `path` changes: the file or directory a link in `embed/`
+/// points to (cargo does not follow a link to a directory when it looks for changes).
+fn watch(path: &Path) {
+    let target = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    println!("cargo::rerun-if-changed={}", target.display());
 }
 
 /// The workspace crates embedded, by directory; each is also the directory it is written to.

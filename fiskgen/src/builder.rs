@@ -118,6 +118,8 @@ pub struct BuildOptions {
     /// Build a server that serves no tool (`--allow-empty`), instead of refusing with the
     /// reason.
     pub allow_empty: bool,
+    /// The target triple and glibc version (the host's by default).
+    pub platform: crate::portable::Platform,
 }
 
 /// A finished build.
@@ -143,6 +145,7 @@ pub struct Built {
 /// crate carries its fingerprint ([`build_fingerprint`]) and the copied binary is checked for
 /// it before it is moved into place.
 pub fn build(options: &BuildOptions) -> Result<Built, Error> {
+    let platform = options.platform.clone().resolve()?;
     let plan = crate::plan(&options.config, &options.source)?;
     if !plan.server.settings.mcp {
         return Err(BuildError::NoMcp {
@@ -201,11 +204,18 @@ pub fn build(options: &BuildOptions) -> Result<Built, Error> {
         "writing the crate to {}",
         crate_dir.display()
     )))?;
+    let remap = crate::portable::Remap {
+        runtime_parent: runtime_dir.parent().unwrap_or(&runtime_dir).to_path_buf(),
+        target_dir: absolute(&target_dir)?,
+        cargo_home: crate::portable::cargo_home(),
+    };
     let executable = cargo::build(&cargo::CargoBuild {
         crate_dir: crate_dir.clone(),
         target_dir,
         runtime_dir,
         binary: generated.package.clone(),
+        platform,
+        remap,
     })?;
     install(&executable, &binary, &fingerprint)?;
     Ok(Built {

@@ -28,6 +28,10 @@ pub struct CargoBuild {
     pub runtime_dir: PathBuf,
     /// The binary target's name.
     pub binary: String,
+    /// The target triple and glibc version (the host's by default).
+    pub platform: crate::portable::Platform,
+    /// The directories kept out of the binary (`--remap-path-prefix`).
+    pub remap: crate::portable::Remap,
 }
 
 /// Why a build failed.
@@ -76,7 +80,8 @@ pub fn build(options: &CargoBuild) -> Result<PathBuf, CargoError> {
     let cargo = cargo_program();
     let mut command = Command::new(&cargo);
     command
-        .arg("build")
+        .arg(options.platform.subcommand())
+        .args(crate::portable::target_args(&options.platform))
         .arg("--release")
         .arg("--message-format")
         .arg("json-render-diagnostics")
@@ -86,6 +91,8 @@ pub fn build(options: &CargoBuild) -> Result<PathBuf, CargoError> {
         .arg(&options.target_dir)
         .arg("--config")
         .arg(patch_config(&options.runtime_dir))
+        .arg("--config")
+        .arg(options.remap.config())
         .stdin(Stdio::null())
         .stdout(Stdio::piped());
     if terminal {

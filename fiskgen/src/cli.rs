@@ -39,6 +39,11 @@ pub(crate) enum Command {
     /// Builds share one target directory (FISKGEN_TARGET_DIR or <user cache dir>/fiskgen/target),
     /// so a second application or a regeneration recompiles only the generated crate.
     Build(BuildArgs),
+    /// Build CONFIG's server and pack it as an MCP Bundle (.mcpb) for Claude Desktop.
+    ///
+    /// The bundle, <binary>.mcpb beside the binary (docs/install.md), holds the binary and a manifest.json naming the server, its tools and what
+    /// the user must set (the application's path); the application itself is not bundled.
+    Bundle(BuildArgs),
     /// Exit 1 with a readable diff when what the server would serve changed since generation.
     ///
     /// Exit status: 0 nothing served changed, 1 drift, 2 error.
@@ -98,6 +103,14 @@ pub(crate) struct BuildArgs {
     /// (for developing the runtime).
     #[arg(long, value_name = "DIR")]
     pub(crate) runtime_path: Option<PathBuf>,
+    /// Build for this target triple (any target your toolchain has: `rustup target add
+    /// TRIPLE`) instead of the host's.
+    #[arg(long, value_name = "TRIPLE")]
+    pub(crate) target: Option<String>,
+    /// Portable Linux: link against this glibc (e.g. 2.17) so the binary runs on every Linux
+    /// with that glibc or newer. Needs cargo-zigbuild and Zig (docs/install.md).
+    #[arg(long, value_name = "VERSION")]
+    pub(crate) glibc: Option<String>,
 }
 
 /// Options of `fiskgen check`.

@@ -20,6 +20,7 @@
 
 pub mod builder;
 pub mod builtin;
+pub mod bundle;
 pub mod cache;
 pub mod cargo;
 pub mod check;
@@ -32,6 +33,7 @@ pub mod ident;
 pub mod info;
 pub mod ir;
 pub mod lower;
+pub mod portable;
 pub mod select;
 mod settings;
 mod suggest;
@@ -85,6 +87,9 @@ pub enum Error {
     /// A build step failed.
     #[error(transparent)]
     Build(#[from] builder::BuildError),
+    /// The platform asked for cannot be built for.
+    #[error(transparent)]
+    Platform(#[from] portable::PlatformError),
 }
 
 /// Loads the config, introspects its application (or reads a saved model) and selects the

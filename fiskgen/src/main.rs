@@ -65,6 +65,7 @@ fn run(command: Command) -> Result<ExitCode> {
         }
         Command::Generate(args) => generate(args)?,
         Command::Build(args) => build(args)?,
+        Command::Bundle(args) => bundle(args)?,
         Command::Check(args) => return check(args),
     }
     Ok(ExitCode::SUCCESS)
@@ -99,9 +100,31 @@ fn generate(args: GenerateArgs) -> Result<()> {
     Ok(())
 }
 
-/// `fiskgen build`: generates, compiles and says how to run and connect the binary.
-fn build(args: BuildArgs) -> Result<()> {
-    let options = fiskgen::builder::BuildOptions {
+/// `fiskgen bundle`: builds, then writes `<binary>.mcpb`.
+fn bundle(args: BuildArgs) -> Result<()> {
+    let options = build_options(args);
+    let built = fiskgen::builder::build(&options)?;
+    for warning in &built.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let platform = options.platform.clone().resolve()?;
+    let manifest = fiskgen::bundle::manifest(&built.plan, &built.package, &platform);
+    let path = fiskgen::bundle::default_path(&built.binary);
+    fiskgen::bundle::write(&path, &manifest, &built.binary)
+        .with_context(|| format!("writing the bundle {}", path.display()))?;
+    println!(
+        "Built {} and its bundle {} ({} tools, for {}).\n\nInstall it in Claude Desktop (Settings, \
+         Extensions, or open the file); it asks for the application's path.",
+        built.binary.display(),
+        path.display(),
+        built.plan.server.tools.len(),
+        fiskgen::bundle::os_name(&platform),
+    );
+    Ok(())
+}
+
+fn build_options(args: BuildArgs) -> fiskgen::builder::BuildOptions {
+    fiskgen::builder::BuildOptions {
         config: args.config,
         source: args.source.source(),
         output: args.output,
@@ -109,7 +132,16 @@ fn build(args: BuildArgs) -> Result<()> {
         crate_dir: args.crate_dir,
         runtime_path: args.runtime_path,
         allow_empty: args.allow_empty,
-    };
+        platform: fiskgen::portable::Platform {
+            target: args.target,
+            glibc: args.glibc,
+        },
+    }
+}
+
+/// `fiskgen build`: generates, compiles and says how to run and connect the binary.
+fn build(args: BuildArgs) -> Result<()> {
+    let options = build_options(args);
     let built = fiskgen::builder::build(&options)?;
     for warning in &built.warnings {
         eprintln!("warning: {warning}");

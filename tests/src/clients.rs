@@ -349,7 +349,7 @@ fn base_python() -> PathBuf {
 /// Runs `install` under `<tools>/<name>.lock` unless `<name>.stamp` holds `stamp` and `done`
 /// exists; writes the stamp after a successful install (a failed one leaves none, so the
 /// next call starts over).
-fn install_once(
+pub(crate) fn install_once(
     tools: &Path,
     name: &str,
     stamp: &str,
@@ -383,7 +383,7 @@ fn install_once(
 }
 
 /// The sha256 (hex) of the files' names and contents, plus `extra`.
-fn fingerprint(files: &[&Path], extra: &str) -> Result<String> {
+pub(crate) fn fingerprint(files: &[&Path], extra: &str) -> Result<String> {
     let mut hash = Sha256::new();
     hash.update(STAMP_FORMAT.as_bytes());
     hash.update([0]);
@@ -400,7 +400,7 @@ fn fingerprint(files: &[&Path], extra: &str) -> Result<String> {
 
 /// Runs `cmd` to completion; a failure to start or a non-zero exit is an error carrying its
 /// output.
-fn run(cmd: &mut Command, what: &str) -> Result<Output> {
+pub(crate) fn run(cmd: &mut Command, what: &str) -> Result<Output> {
     let output = cmd
         .output()
         .with_context(|| format!("{what}: cannot start {:?}", cmd.get_program()))?;

@@ -7,10 +7,13 @@
 //! the conformance suite) the same way, and finds the generated server they test.
 //! [`fx`] builds fx, the MCP client the project was specified against, once, into a cache
 //! outside the clone; [`tmux`] drives an interactive program like it in a tmux session.
+//! [`ship`] installs what the shipping tests use: cargo-zigbuild and Zig, actionlint and the
+//! MCP Bundle CLI.
 
 pub mod apps;
 pub mod clients;
 pub mod fx;
+pub mod ship;
 pub mod tmux;
 
 pub use apps::App;

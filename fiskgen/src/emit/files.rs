@@ -70,6 +70,13 @@ pub(super) struct CargoToml<'a> {
     pub(super) runtime_path: Option<&'a str>,
 }
 
+impl CargoToml<'_> {
+    /// The runtime's path a workspace member's dependency names (no `[patch]` of its own).
+    pub(super) fn member_path(&self) -> Option<&str> {
+        self.runtime_path.filter(|_| !self.standalone)
+    }
+}
+
 /// The application a README describes.
 #[derive(Debug)]
 pub(super) struct AppView<'a> {
@@ -149,6 +156,30 @@ pub(super) struct Workflow<'a> {
     pub(super) application: String,
 }
 
+/// `templates/ci/release.yml.askama`: the tag-triggered release workflow.
+#[derive(Debug, Template)]
+#[template(path = "ci/release.yml.askama", escape = "none")]
+pub(super) struct Release<'a> {
+    pub(super) header: String,
+    pub(super) package: &'a str,
+    pub(super) version: &'static str,
+    pub(super) config_file: &'a str,
+    /// The config's file name when it is plain enough to stand in YAML and GitHub's
+    /// expressions as it is (letters, digits, `.`, `_`, `-`, `/`).
+    pub(super) plain_config: Option<&'a str>,
+    /// `<name> <version>` of the application, or a phrase when the config names none.
+    pub(super) application: String,
+}
+
+/// `name` when it is made of letters, digits, `.`, `_`, `-` and `/` only (and not empty).
+pub(super) fn plain(name: &str) -> Option<&str> {
+    let plain = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b));
+    plain.then_some(name)
+}
+
 /// Renders a template. askama drops a template file's last newline; every file ends with one.
 pub(super) fn render(file: &str, template: &impl Template) -> Result<String, GenerateError> {
     let mut text = template.render().map_err(|error| GenerateError::Template {
@@ -188,6 +219,14 @@ pub(super) fn files(
         config_file: &config_file,
         application,
     };
+    let release = Release {
+        header: header(),
+        package,
+        version: env!("CARGO_PKG_VERSION"),
+        config_file: &config_file,
+        plain_config: plain(&config_file),
+        application: workflow.application.clone(),
+    };
     let gitignore = Gitignore { header: header() };
     Ok(vec![
         (
@@ -201,6 +240,7 @@ pub(super) fn files(
             "ci/github-workflow.yml",
             render("ci/github-workflow.yml", &workflow)?,
         ),
+        ("ci/release.yml", render("ci/release.yml", &release)?),
     ])
 }
 

@@ -397,3 +397,44 @@ fn the_gitignore_ignores_the_target_directory() {
     assert_eq!(text.lines().last(), Some("/target/"));
     assert!(text.lines().all(|l| l.starts_with('#') || l == "/target/"));
 }
+
+fn release(config_file: &str) -> String {
+    render(
+        "ci/release.yml",
+        &Release {
+            header: header(),
+            package: "tasks-mcp",
+            version: "0.1.0",
+            config_file,
+            plain_config: plain(config_file),
+            application: config_file.to_string(),
+        },
+    )
+    .expect("renders")
+}
+
+#[test]
+fn the_release_workflow_names_only_a_plain_config_outside_comments() {
+    let hostile = release(HOSTILE);
+    let plain_text = release("tasks.yaml");
+    assert_eq!(hostile.lines().count(), plain_text.lines().count() + 1);
+    let scalars = yaml_scalars(&hostile);
+    assert!(
+        scalars.iter().all(|scalar| !scalar.contains("pwned")),
+        "{scalars:?}"
+    );
+    assert!(scalars.contains(&"fiskgen.yaml".to_string()), "{scalars:?}");
+    let scalars = yaml_scalars(&plain_text);
+    assert!(scalars.contains(&"tasks.yaml".to_string()), "{scalars:?}");
+    for platform in [
+        "linux-x86_64",
+        "linux-aarch64",
+        "macos-x86_64",
+        "macos-arm64",
+    ] {
+        assert!(scalars.contains(&platform.to_string()), "{platform}");
+    }
+    assert_eq!(plain("a/b-c_d.yaml"), Some("a/b-c_d.yaml"));
+    assert_eq!(plain("a b.yaml"), None);
+    assert_eq!(plain(""), None);
+}

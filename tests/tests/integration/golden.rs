@@ -94,7 +94,7 @@ pub(crate) fn plan(case_name: &str) -> Result<Plan> {
 fn generate(case_name: &str) -> Result<GeneratedCrate> {
     let settings = Settings {
         workspace_member: true,
-        runtime_path: None,
+        runtime_path: Some("../../../runtime".to_string()),
     };
     Ok(emit::generate(&plan(case_name)?, &settings)?)
 }

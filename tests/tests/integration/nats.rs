@@ -152,6 +152,7 @@ pub(super) fn fiskgen_build(config: &str, app: &Path, binary: &Path) -> Result<P
         crate_dir: Some(cache.join("crates").join(crate_name)),
         runtime_path: Some(runtime),
         allow_empty: false,
+        platform: fiskgen::portable::Platform::default(),
     };
     let (done, finished) = mpsc::channel();
     thread::spawn(move || {
