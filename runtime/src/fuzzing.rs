@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use ::http::{Request, StatusCode};
 use axum::body::Body;
-use hyper::service::Service as _;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
+use tower_service::Service as _;
 
 use crate::JsonObject;
 use crate::builtins::Builtins;
@@ -23,7 +23,9 @@ use crate::mcp::request_state::{self, Refusal, RequestStates};
 use crate::mcp::server::Handler;
 use crate::mcp::state::{Limits, ServerState};
 use crate::mcp::tools::Catalog;
-use crate::transport::http::{self, App, HttpOptions};
+use axum::Router;
+
+use crate::transport::http::{self, HttpOptions};
 
 /// The longest one request may take in-process before it counts as a hang.
 const REQUEST_BOUND: Duration = Duration::from_secs(10);
@@ -34,8 +36,8 @@ const FUZZ_KEY: &[u8; 32] = b"fiskgen-fuzz-key-0123456789abcde";
 /// The runtime, both routers and a live legacy session, built once per process.
 struct Http {
     runtime: tokio::runtime::Runtime,
-    sessions: App,
-    stateless: App,
+    sessions: Router,
+    stateless: Router,
     session_id: String,
 }
 
@@ -81,7 +83,7 @@ fn options(stateless: bool) -> HttpOptions {
 
 /// One POST to `app`: status, headers we look at, and the whole body.
 async fn post(
-    app: &App,
+    app: &Router,
     headers: &[(&str, &str)],
     body: Vec<u8>,
 ) -> (StatusCode, Option<String>, Vec<u8>) {
@@ -95,7 +97,7 @@ async fn post(
     let request = request
         .body(Body::from(body))
         .unwrap_or_else(|error| panic!("building a request: {error}"));
-    let service = app.clone();
+    let mut service = app.clone();
     let exchange = async {
         let response = match service.call(request).await {
             Ok(response) => response,
@@ -212,7 +214,7 @@ pub fn http_answer(app: &'static AppSpec, data: &[u8]) -> Option<(StatusCode, Ve
 }
 
 /// Ends the legacy session `id` (a DELETE, as a client closing it would send).
-async fn delete_session(app: &App, id: &str) {
+async fn delete_session(app: &Router, id: &str) {
     let Ok(request) = Request::delete("/mcp")
         .header("host", "127.0.0.1")
         .header("mcp-session-id", id)
@@ -220,7 +222,7 @@ async fn delete_session(app: &App, id: &str) {
     else {
         return;
     };
-    let service = app.clone();
+    let mut service = app.clone();
     let _ = tokio::time::timeout(REQUEST_BOUND, service.call(request)).await;
 }
 

@@ -13,7 +13,6 @@ mod cli;
 mod contract;
 #[cfg(feature = "fuzzing")]
 mod fuzzing;
-mod gzip;
 mod logging;
 mod mcp;
 mod process;

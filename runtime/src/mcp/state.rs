@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::{Implementation, ProtocolVersion, RequestId, ServerCapabilities, ServerConfig};
+use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
@@ -22,7 +22,6 @@ use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::logging::label;
 use crate::mcp::confirm::{self, Confirmer, Reach};
 use crate::mcp::docs::Docs;
-use crate::mcp::listing::{Answer, Era, ListMeta};
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
 
@@ -166,36 +165,6 @@ impl ServerState {
         if self.noted.first_time(name, reach) {
             self.log_connected(name, reach);
         }
-    }
-
-    /// The bytes that answer a `tools/list` request a transport took before rmcp
-    /// ([`crate::transport::list_http`], [`crate::transport::list_stdio`]), with what the handler
-    /// would have done on the way: the 2026-era client's "connected" line and the first-answer
-    /// mark. `None` when the cursor is not one this server issued: the handler answers that with
-    /// its error.
-    pub(crate) fn list_bytes(
-        &self,
-        id: &RequestId,
-        cursor: Option<&str>,
-        meta: &ListMeta,
-        era: Era,
-    ) -> Option<Answer> {
-        let listing = &self.catalog.listing;
-        let page = listing.page(cursor).ok()?;
-        if era == Era::Modern {
-            let name = meta
-                .client_name
-                .as_deref()
-                .filter(|name| !name.is_empty())
-                .unwrap_or("unknown");
-            self.note_modern(
-                name,
-                confirm::declared_reach(meta.client_capabilities.as_ref()),
-            );
-        }
-        let response = listing.response(id, page, era);
-        self.first_answer.mark();
-        Some(response)
     }
 
     /// The per-client line of fisk-ai (docs/runtime.md, "Confirmation"); informational, the gate decides per call.

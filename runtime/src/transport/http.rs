@@ -5,18 +5,24 @@
 //! Both protocol eras share the endpoint: legacy clients get sessions (capped, expiring when
 //! idle) unless the server is stateless; 2026-07-28 requests are always served statelessly,
 //! and rmcp cancels their handler when the response stream is dropped. Every POST body is
-//! checked to be a JSON-RPC message first ([`crate::transport::intake`]); most `tools/list`
-//! requests are answered as precomputed bytes before that, in front of the router, or in a
-//! layer after it ([`crate::transport::list_http`]).
+//! checked to be a JSON-RPC message first ([`crate::transport::intake`]), and a `tools/list`
+//! answer gets back the members of its entries that rmcp's `Tool` does not carry
+//! ([`complete_lists`]).
 
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{StatusCode, header};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -28,7 +34,6 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::server::Handler;
 use crate::transport::auth::{self, Auth};
 use crate::transport::intake;
-use crate::transport::list_http::{self, AllowedHosts, FastList};
 use crate::transport::sessions::{self, CappedSessions};
 
 /// The time a client has to send a request's headers.
@@ -54,18 +59,9 @@ pub(crate) struct HttpOptions {
     pub(crate) auth: Option<Arc<Auth>>,
 }
 
-/// The HTTP app: axum's router (MCP at `/` and `/mcp`, behind the credentials check when one
-/// is configured, and the protected-resource metadata when OAuth is) and, in front of it when
-/// no credentials are required, the precomputed `tools/list` answers ([`list_http::front`]).
-#[derive(Clone)]
-pub(crate) struct App {
-    router: Router,
-    /// `None` when credentials are required: the lists are answered inside their check.
-    front: Option<Arc<FastList>>,
-}
-
-/// The app for `handler`, served as `options` say.
-pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &CancellationToken) -> App {
+/// The HTTP app: MCP at `/` and `/mcp`, behind the credentials check when one is configured,
+/// and the protected-resource metadata when OAuth is.
+pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &CancellationToken) -> Router {
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_allowed_origins(options.allowed_origins.clone())
@@ -73,34 +69,19 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
         .with_max_request_body_bytes(intake::MAX_BODY_BYTES)
         .with_legacy_session_mode(!options.stateless)
         .with_cancellation_token(shutdown.child_token());
-    let mut fast = FastList {
-        state: handler.state().clone(),
-        allowed_hosts: AllowedHosts::new(&options.allowed_hosts),
-        sessions: None,
-    };
-    let (router, fast) = if options.stateless {
-        let fast = Arc::new(fast);
-        let router = mcp_routes(handler, Arc::new(NeverSessionManager::default()), config)
-            .layer(axum::middleware::from_fn_with_state(
-                fast.clone(),
-                list_http::answer,
-            ))
-            .layer(axum::middleware::from_fn(intake::stateless));
-        (router, fast)
+    let complete = axum::middleware::from_fn_with_state(handler.clone(), complete_lists);
+    let router = if options.stateless {
+        mcp_routes(handler, Arc::new(NeverSessionManager::default()), config)
+            .layer(complete)
+            .layer(axum::middleware::from_fn(intake::stateless))
     } else {
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
         let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
-        fast.sessions = Some(capped.clone());
-        let fast = Arc::new(fast);
-        let router = mcp_routes(handler, capped, config)
-            .layer(axum::middleware::from_fn_with_state(
-                fast.clone(),
-                list_http::answer,
-            ))
+        mcp_routes(handler, capped, config)
+            .layer(complete)
             .layer(axum::middleware::from_fn(intake::check_body))
-            .layer(axum::middleware::from_fn(sessions::limit_status));
-        (router, fast)
+            .layer(axum::middleware::from_fn(sessions::limit_status))
     };
     match &options.auth {
         Some(auth) => {
@@ -109,46 +90,68 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
                 auth::require,
             ));
             // The protected-resource metadata is public (RFC 9728).
-            let router = match auth.metadata_routes() {
+            match auth.metadata_routes() {
                 Some(metadata) => router.merge(metadata),
                 None => router,
-            };
-            App {
-                router,
-                front: None,
             }
         }
-        None => App {
-            router,
-            front: Some(fast),
-        },
+        None => router,
     }
 }
 
-impl<B> hyper::service::Service<http::Request<B>> for App
-where
-    B: http_body::Body<Data = axum::body::Bytes> + Send + 'static,
-    B::Error: Into<axum::BoxError>,
-{
-    type Response = axum::response::Response;
-    type Error = std::convert::Infallible;
-    type Future = futures::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
-
-    fn call(&self, request: http::Request<B>) -> Self::Future {
-        let mut router = self.router.clone();
-        let front = self.front.clone();
-        Box::pin(async move {
-            let request = request.map(axum::body::Body::new);
-            let request = match front {
-                Some(fast) => match list_http::front(&fast, request).await {
-                    Ok(response) => return Ok(response),
-                    Err(request) => request,
-                },
-                None => request,
-            };
-            tower_service::Service::call(&mut router, request).await
-        })
+/// axum middleware: the answer to a `tools/list` (marked by the body check,
+/// [`intake::ListsTools`]) with the members of its entries that rmcp's `Tool` does not carry
+/// put back ([`crate::mcp::listing::Listing::complete`]). rmcp has judged the request and
+/// answered it, as JSON or as an event stream that ends with the answer; only the answer's
+/// entries change, and only on a server whose entries hold such members.
+async fn complete_lists(State(handler): State<Handler>, request: Request, next: Next) -> Response {
+    let lists = request.extensions().get::<intake::ListsTools>().is_some();
+    let response = next.run(request).await;
+    let listing = &handler.state().catalog.listing;
+    if !lists || response.status() != StatusCode::OK || !listing.has_extras() {
+        return response;
     }
+    let (mut parts, body) = response.into_parts();
+    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            tracing::warn!(%error, "reading the tools/list answer failed");
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    let completed = |json: &str| -> Option<String> {
+        let mut message: serde_json::Value = serde_json::from_str(json).ok()?;
+        listing.complete(message.get_mut("result")?);
+        serde_json::to_string(&message).ok()
+    };
+    let event_stream = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+    let out = if event_stream {
+        let mut out = String::with_capacity(text.len() + 64);
+        for line in text.split_inclusive('\n') {
+            match line
+                .strip_prefix("data:")
+                .and_then(|data| completed(data.trim()))
+            {
+                Some(json) => {
+                    out.push_str("data: ");
+                    out.push_str(&json);
+                    out.push('\n');
+                }
+                None => out.push_str(line),
+            }
+        }
+        out
+    } else {
+        completed(text).unwrap_or_else(|| text.to_string())
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(out))
 }
 
 fn mcp_routes<M: SessionManager>(
@@ -200,7 +203,7 @@ impl<M: SessionManager> tower_service::Service<axum::extract::Request> for Mcp<M
 /// caller bounds how long it waits).
 pub(crate) async fn serve(
     listener: TcpListener,
-    app: App,
+    app: Router,
     shutdown: CancellationToken,
 ) -> io::Result<()> {
     let mut builder = http1::Builder::new();
@@ -233,8 +236,9 @@ pub(crate) async fn serve(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not set TCP_NODELAY");
         }
-        let connection =
-            graceful.watch(builder.serve_connection(TokioIo::new(stream), app.clone()));
+        let connection = graceful.watch(
+            builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone())),
+        );
         tokio::spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(%error, "connection ended with an error");

@@ -49,11 +49,8 @@ mod results;
 mod select;
 /// The fault soak's smoke mode: every call ends right, nothing is left behind.
 mod soak;
-/// The stdio server's stdin: plain `tools/list` lines answered from their bytes, every
-/// other line passed to rmcp whole.
-mod stdin;
-/// The stdio server's stdout: a grown pipe, compiled-in answers spliced and whole when the
-/// client reads late, plain writes to a file.
+/// The stdio server's stdout: answers whole and in order when the client reads late, and
+/// when stdout is a file.
 mod stdout;
 /// Long calls as tasks and progress notifications, with the Python SDK.
 mod tasks;
