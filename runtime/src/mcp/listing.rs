@@ -40,6 +40,9 @@ pub(crate) struct Listing {
     pages: Vec<Page>,
     /// The pages' cursors (the codec of every list).
     cursors: Cursors,
+    /// Whether an entry may hold a member rmcp's `Tool` does not carry: only a task-required
+    /// tool's `execution` does.
+    extras: bool,
 }
 
 #[derive(Debug)]
@@ -68,7 +71,7 @@ impl Listing {
         let built_required = app.settings.tasks.map_or(&[][..], |tasks| tasks.required);
         match app.listing {
             Some(spec) if spec.tools == app.tools.len() && task_required == built_required => {
-                Self::compiled(spec)
+                Self::compiled(spec, !task_required.is_empty())
             }
             Some(spec) => Ok(Self::joined(
                 app,
@@ -85,7 +88,7 @@ impl Listing {
         }
     }
 
-    fn compiled(spec: &'static ListingSpec) -> Result<Listing, CatalogError> {
+    fn compiled(spec: &'static ListingSpec, extras: bool) -> Result<Listing, CatalogError> {
         let body = spec.body;
         let cursors = Cursors::tagged(contract::WHAT, spec.cursor_tag, spec.tools, spec.page_size);
         if spec.pages.is_empty() {
@@ -114,6 +117,7 @@ impl Listing {
             body: Cow::Borrowed(body),
             pages,
             cursors,
+            extras,
         })
     }
 
@@ -168,6 +172,7 @@ impl Listing {
                 .collect(),
             body: Cow::Owned(listing.body),
             cursors: listing.cursors,
+            extras: !task_required.is_empty(),
         }
     }
 
@@ -191,18 +196,15 @@ impl Listing {
         Ok(result)
     }
 
-    /// Whether any entry served so far holds a member rmcp's `Tool` does not carry, so that an
-    /// answer needs [`Listing::complete`].
+    /// Whether an answer may need [`Listing::complete`] (known at start, before any page is
+    /// read: a transport asks before the handler has answered).
     pub(crate) fn has_extras(&self) -> bool {
-        self.pages.iter().any(|page| {
-            page.parsed
-                .get()
-                .is_some_and(|parsed| parsed.as_ref().is_ok_and(|p| !p.extras.is_empty()))
-        })
+        self.extras
     }
 
     /// Puts back into the `tools` of a `tools/list` result (as JSON) the members of each
-    /// entry that rmcp's `Tool` left out.
+    /// entry that rmcp's `Tool` left out, from the pages read so far (the handler has read the
+    /// page it answered with).
     pub(crate) fn complete(&self, result: &mut Value) {
         let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
             return;
