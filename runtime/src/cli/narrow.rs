@@ -8,7 +8,7 @@
 
 use regex::Regex;
 
-use crate::contract::spec::{AppSpec, ToolSpec};
+use crate::spec::app::{AppSpec, ToolSpec};
 
 /// The narrowing flags, shared by serving, `tools` and `config` (see docs/runtime.md).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -173,7 +173,7 @@ impl NarrowArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::spec::{Builtin, FileAccess, Hints, Run, Settings};
+    use crate::spec::app::{Builtin, FileAccess, Hints, Run, Settings};
     use std::time::Duration;
 
     const fn tool(
@@ -212,12 +212,12 @@ mod tests {
         application: None,
         instructions: None,
         tools: &[&LIST, &ADD, &DELETE],
-        docs: &crate::contract::spec::DocsSpec::NONE,
+        docs: &crate::spec::app::DocsSpec::NONE,
         listing: None,
         settings: Settings {
             port: 0,
             address: "",
-            confirm: crate::contract::spec::ConfirmMode::Auto,
+            confirm: crate::spec::app::ConfirmMode::Auto,
             max_concurrent_tools: 2,
             tool_timeout: Duration::from_secs(30),
             allowed_hosts: &[],

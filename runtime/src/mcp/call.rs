@@ -17,8 +17,6 @@ use tokio::sync::SemaphorePermit;
 
 use crate::JsonObject;
 use crate::builtins;
-use crate::contract::params::Command;
-use crate::contract::spec::{Builtin, Run, ToolSpec};
 use crate::duration;
 use crate::logging::label;
 use crate::mcp::asking::Asking;
@@ -27,6 +25,8 @@ use crate::mcp::job::{Job, log_end};
 use crate::mcp::questions::{Asker, Gathered};
 use crate::mcp::state::{ServerState, client_name};
 use crate::process::cmdline::go_quote;
+use crate::spec::app::{Builtin, Run, ToolSpec};
+use crate::spec::params::Command;
 
 /// Runs one call to the end; `logs`: the client asked for `info` log messages, so a command's
 /// output lines are sent as log notifications while it runs on the request.

@@ -26,10 +26,10 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
-use crate::contract::spec::ConfirmMode;
 use crate::logging::cap_line;
 use crate::mcp::request_state::{Purpose, Refusal, RequestStates};
 use crate::process::cmdline::go_quote;
+use crate::spec::app::ConfirmMode;
 use crate::transport::intake::Declared;
 
 /// How long a legacy client has to answer an approval prompt.

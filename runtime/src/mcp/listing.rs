@@ -17,9 +17,9 @@ use rmcp::ErrorData;
 use rmcp::model::{CacheScope, ListToolsResult, Tool};
 use serde_json::{Map, Value};
 
-use crate::contract::listing::ListingSpec;
-use crate::contract::spec::{AppSpec, Run};
 use crate::mcp::error::CatalogError;
+use crate::spec::app::{AppSpec, Run};
+use crate::spec::listing::ListingSpec;
 
 /// The protocol era of a request, which decides a page's cache hints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

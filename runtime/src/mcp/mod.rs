@@ -7,7 +7,6 @@
 //! completions made from the application's help ([`docs`]).
 
 pub(crate) mod approvals;
-pub(crate) mod arg_errors;
 pub(crate) mod asking;
 pub(crate) mod call;
 pub(crate) mod confirm;

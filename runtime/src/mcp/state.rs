@@ -18,12 +18,12 @@ use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::builtins::Builtins;
-use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::logging::label;
 use crate::mcp::confirm::{self, Confirmer, Reach};
 use crate::mcp::docs::Docs;
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
+use crate::spec::app::{AppSpec, ConfirmMode, TaskSettings};
 
 /// How many distinct 2026-era clients get a "connected" log line (they have no `initialize`,
 /// so the line is written on their first request); beyond this, no more lines.

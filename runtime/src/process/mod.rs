@@ -3,4 +3,5 @@
 
 pub(crate) mod cmdline;
 pub(crate) mod exec;
+pub(crate) mod live;
 pub(crate) mod output;

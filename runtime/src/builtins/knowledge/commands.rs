@@ -10,7 +10,7 @@ use super::Knowledge;
 use super::error::CommandError;
 use super::index::{self, Options};
 use super::store;
-use crate::contract::spec::KnowledgeSpec;
+use crate::spec::app::KnowledgeSpec;
 
 /// `knowledge index [--reindex] [--prune] [PATH...]`: without paths, the configured
 /// `harness.knowledge.paths`, with documents no longer found there removed.

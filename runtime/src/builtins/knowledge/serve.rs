@@ -11,9 +11,9 @@ use super::error::StoreError;
 use super::error::{EmbeddingsError, KnowledgeError};
 use super::store::{self, Pool, Unavailable, VectorIdentity};
 use super::{ReadArgs, SearchArgs, search};
-use crate::contract::spec::KnowledgeSpec;
 use crate::process::cmdline::go_quote;
 use crate::process::output::{Capture, LIMIT};
+use crate::spec::app::KnowledgeSpec;
 
 /// The tier line without embeddings.
 const LEXICAL_TIER: &str = "tier: lexical (FTS5) - no embeddings configured";

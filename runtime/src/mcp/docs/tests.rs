@@ -9,11 +9,11 @@ use rmcp::model::{
 use serde_json::json;
 
 use super::Docs;
-use crate::contract::spec::{
+use crate::mcp::tools::Catalog;
+use crate::spec::app::{
     AppSpec, ArgumentSpec, CheatSpec, ConfirmMode, DocsSpec, HelpSpec, Hints, Run, Settings,
     ToolSpec,
 };
-use crate::mcp::tools::Catalog;
 
 const fn tool(name: &'static str) -> ToolSpec {
     ToolSpec {
@@ -25,9 +25,9 @@ const fn tool(name: &'static str) -> ToolSpec {
         confirm: None,
         input_schema: "{}",
         questions: &[],
-        run: Run::Command(crate::contract::params::Command {
+        run: Run::Command(crate::spec::params::Command {
             path: &[],
-            globals: crate::contract::params::Globals::NONE,
+            globals: crate::spec::params::Globals::NONE,
             params: &[],
         }),
     }

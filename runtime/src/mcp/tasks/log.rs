@@ -23,8 +23,8 @@ use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::{Peer, RequestContext};
 use serde_json::Value;
 
-use super::live::{Live, cut};
 use crate::mcp::confirm;
+use crate::process::live::{Live, cut};
 
 /// The longest line sent, in bytes; longer lines are cut (with `…`).
 pub(crate) const LINE: usize = 512;

@@ -20,9 +20,9 @@ use fiskgen_contract::introspect::{self, GroupRegistry, IntrospectError, Options
 use fiskgen_contract::surface::{self, Filter, Rules, Stage, Surface, Verdict};
 use fiskgen_contract::{canonical, defaults};
 
-use crate::contract::spec::{AppSpec, ApplicationSpec};
 use crate::mcp::state::ServerState;
 use crate::process::exec::ProcessGroups;
+use crate::spec::app::{AppSpec, ApplicationSpec};
 
 /// How long the background check waits for the first answered request before it starts
 /// anyway.
@@ -306,8 +306,8 @@ mod tests {
     use std::time::Instant;
 
     use super::*;
-    use crate::contract::spec::ServingSpec;
     use crate::mcp::state::FirstAnswer;
+    use crate::spec::app::ServingSpec;
 
     /// An executable script that prints `output` for `--fisk-introspect`. A child shell writes
     /// it, so this process never holds a writable descriptor of it (ETXTBSY).

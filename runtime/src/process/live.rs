@@ -11,7 +11,7 @@ use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
-use super::log::Lines;
+use crate::mcp::tasks::log::Lines;
 
 /// Bytes of the latest output kept for `tasks/get`.
 pub(crate) const TAIL: usize = 16 * 1024;
