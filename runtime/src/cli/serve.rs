@@ -130,7 +130,15 @@ pub(super) fn serve(
         if let (Some(application), Some(program), false) =
             (&app.application, &program, cli.strict_app)
         {
-            verify::in_background(app, application, program.clone(), scrub_list(app), &state);
+            verify::in_background(
+                app,
+                application,
+                program.clone(),
+                scrub_list(app),
+                state.first_answer.clone(),
+                state.shutdown.clone(),
+                state.groups.clone(),
+            );
         }
         tracing::debug!(
             max_concurrent,

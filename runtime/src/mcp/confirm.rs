@@ -27,10 +27,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
 use crate::logging::cap_line;
+use crate::mcp::declared::Declared;
 use crate::mcp::request_state::{Purpose, Refusal, RequestStates};
 use crate::process::cmdline::go_quote;
 use crate::spec::app::ConfirmMode;
-use crate::transport::intake::Declared;
 
 /// How long a legacy client has to answer an approval prompt.
 pub(crate) const ELICITATION_TIMEOUT: Duration = Duration::from_secs(120);

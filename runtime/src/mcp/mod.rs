@@ -10,6 +10,7 @@ pub(crate) mod approvals;
 pub(crate) mod asking;
 pub(crate) mod call;
 pub(crate) mod confirm;
+pub(crate) mod declared;
 pub(crate) mod docs;
 pub(crate) mod error;
 pub(crate) mod job;

@@ -7,14 +7,14 @@ use std::collections::HashSet;
 use std::ffi::OsString;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtins::Builtins;
@@ -24,6 +24,7 @@ use crate::mcp::docs::Docs;
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
 use crate::spec::app::{AppSpec, ConfirmMode, TaskSettings};
+use crate::spec::verify::FirstAnswer;
 
 /// How many distinct 2026-era clients get a "connected" log line (they have no `initialize`,
 /// so the line is written on their first request); beyond this, no more lines.
@@ -56,7 +57,7 @@ pub(crate) struct ServerState {
     pub(crate) tasks: Option<Arc<crate::mcp::tasks::Store>>,
     /// Set once a request has been answered; the background check of the application waits
     /// for it (see `verify.rs`).
-    pub(crate) first_answer: FirstAnswer,
+    pub(crate) first_answer: Arc<FirstAnswer>,
     /// What `initialize` and `server/discover` say about us.
     pub(crate) info: ServerConfig,
     /// The resources, prompts and completions made from the application's help.
@@ -143,7 +144,7 @@ impl ServerState {
                 .tasks
                 .map(|settings| Arc::new(crate::mcp::tasks::Store::new(settings))),
             shutdown,
-            first_answer: FirstAnswer::default(),
+            first_answer: Arc::default(),
             info,
             docs,
             exit_code_is_error: limits.exit_code_is_error,
@@ -210,8 +211,8 @@ pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
     } else if let Some(declared) = confirm::declared(context) {
         // A stateless server's record of the client's initialize.
         match declared {
-            crate::transport::intake::Declared::Known(record) => Some(record.name.clone()),
-            crate::transport::intake::Declared::Unknown => None,
+            crate::mcp::declared::Declared::Known(record) => Some(record.name.clone()),
+            crate::mcp::declared::Declared::Unknown => None,
         }
     } else if context
         .extensions
@@ -255,35 +256,6 @@ impl Noted {
         };
         self.last.store(digest, Ordering::Relaxed);
         fresh
-    }
-}
-
-/// Set once the server has answered its first request; the background check waits for it.
-/// Marking it again, on every later answer, is one atomic load.
-#[derive(Debug, Default)]
-pub(crate) struct FirstAnswer {
-    answered: AtomicBool,
-    signal: Notify,
-}
-
-impl FirstAnswer {
-    /// Records that a request was answered.
-    pub(crate) fn mark(&self) {
-        if !self.answered.load(Ordering::Acquire) && !self.answered.swap(true, Ordering::AcqRel) {
-            self.signal.notify_waiters();
-        }
-    }
-
-    /// Waits until a request was answered or `limit` passed; whether one was.
-    pub(crate) async fn wait(&self, limit: Duration) -> bool {
-        let notified = self.signal.notified();
-        tokio::pin!(notified);
-        // Registered before the flag is read: a mark in between wakes it.
-        notified.as_mut().enable();
-        if self.answered.load(Ordering::Acquire) {
-            return true;
-        }
-        tokio::time::timeout(limit, notified).await.is_ok()
     }
 }
 

@@ -25,10 +25,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::StreamExt as _;
 use http::{HeaderValue, Method, StatusCode, header};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::logging::label;
+use crate::mcp::declared::{Declared, Record};
 
 /// The header rmcp and clients use for legacy sessions.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -44,16 +44,6 @@ const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC: JSON, but not a request, notification or response.
 const INVALID_REQUEST: i64 = -32600;
 
-/// What a legacy client of a stateless server declared at `initialize`, as the handler sees it
-/// in the request's extensions.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Declared {
-    /// The record from the client's `Mcp-Session-Id`.
-    Known(Record),
-    /// No record (or an unreadable one): the declaration is unknown.
-    Unknown,
-}
-
 /// Left in a request's extensions when its message is a `tools/list` request, for the layer
 /// that completes the answer (`crate::transport::http`).
 #[derive(Debug, Clone, Copy)]
@@ -62,22 +52,8 @@ pub(crate) struct ListsTools;
 /// Largest request body accepted (413 beyond). A `tools/call` is a few KiB at most.
 pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Record {
-    /// The elicitation it declared: `form`, `url` (URL mode only) or `none`.
-    #[serde(rename = "e")]
-    pub(crate) elicitation: String,
-    /// Its `clientInfo.name`, shortened.
-    #[serde(rename = "n")]
-    pub(crate) name: String,
-}
-
+/// The record's header form (see the module docs).
 impl Record {
-    /// Whether it declared any elicitation (form or URL mode).
-    pub(crate) fn declared_elicitation(&self) -> bool {
-        matches!(self.elicitation.as_str(), "form" | "url")
-    }
-
     fn encode(&self) -> Option<HeaderValue> {
         let json = serde_json::to_vec(self).ok()?;
         HeaderValue::from_str(&format!(

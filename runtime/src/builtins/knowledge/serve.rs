@@ -126,7 +126,7 @@ impl Knowledge {
     }
 
     /// The manifest, checked against the configuration.
-    fn validate(&self, conn: &Connection) -> Result<store::Meta, StoreError> {
+    fn validate(&self, conn: &Connection) -> Result<super::Meta, StoreError> {
         let meta = store::read_meta(conn)?;
         let identity = self.embedder.as_ref().map(|e| VectorIdentity {
             model: e.spec().model,
