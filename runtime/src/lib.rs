@@ -4,8 +4,8 @@
 //! ([`params`]), read by one function ([`arguments`]). The transports, the MCP handler, execution with limits,
 //! confirmation and the built-in tools live here, where ordinary tests cover them. Generated code
 //! reaches this crate only through its hidden [`__private`] module, so the public API can change
-//! without breaking the contract generated code relies on. The whole generated binary is
-//! `fn main() -> ExitCode { __private::main(&APP) }`: the non-generic entry point keeps rmcp's
+//! without breaking the contract generated code relies on. The whole generated `main` is
+//! `rt::main_with_notes(&APP, NOTES)` (`rt` being `__private`): the non-generic entry point keeps rmcp's
 //! generic service stack monomorphised once, here, instead of in every generated crate.
 
 mod builtins;

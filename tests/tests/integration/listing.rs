@@ -170,7 +170,10 @@ fn every_golden_server_lists_its_built_entries_on_every_transport_era_and_header
         args.extend(headers);
         let run = python("list_everywhere.py", &args)
             .with_context(|| format!("the {} server", golden.case))?;
-        for way in ["legacy origin=False gzip", "2026-07-28 origin=True identity"] {
+        for way in [
+            "legacy origin=False gzip",
+            "2026-07-28 origin=True identity",
+        ] {
             run.has(way)?;
         }
         run.has("stdio legacy")?.has("stdio 2026-07-28")?;
