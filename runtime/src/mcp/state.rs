@@ -5,9 +5,7 @@
 
 use std::collections::HashSet;
 use std::ffi::OsString;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -157,14 +155,9 @@ impl ServerState {
         if !confirm::is_modern(context) {
             return;
         }
-        self.note_modern(&client_name(context), confirm::reach(context));
-    }
-
-    /// Logs the "connected" line of a 2026-era client named `name` the first time it is seen
-    /// (also for requests answered before they reach the handler).
-    pub(crate) fn note_modern(&self, name: &str, reach: Reach) {
-        if self.noted.first_time(name, reach) {
-            self.log_connected(name, reach);
+        let (name, reach) = (client_name(context), confirm::reach(context));
+        if self.noted.first_time(&name, reach) {
+            self.log_connected(&name, reach);
         }
     }
 
@@ -231,31 +224,17 @@ pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
 }
 
 /// The 2026-era clients (name and reach) whose "connected" line was written: at most
-/// [`MAX_CLIENTS_NOTED`]. Requests mostly come from the client seen last; it is remembered as
-/// a digest, so its requests neither format a key nor take the lock.
+/// [`MAX_CLIENTS_NOTED`].
 #[derive(Debug, Default)]
 struct Noted {
     seen: Mutex<HashSet<String>>,
-    last: AtomicU64,
 }
 
 impl Noted {
     /// Whether `name` with `reach` is seen for the first time (and a line is due).
     fn first_time(&self, name: &str, reach: Reach) -> bool {
-        let digest = {
-            let mut hasher = DefaultHasher::new();
-            (name, reach).hash(&mut hasher);
-            hasher.finish()
-        };
-        if self.last.load(Ordering::Relaxed) == digest {
-            return false;
-        }
-        let fresh = {
-            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-            seen.len() < MAX_CLIENTS_NOTED && seen.insert(format!("{name}\0{reach:?}"))
-        };
-        self.last.store(digest, Ordering::Relaxed);
-        fresh
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        seen.len() < MAX_CLIENTS_NOTED && seen.insert(format!("{name}\0{reach:?}"))
     }
 }
 

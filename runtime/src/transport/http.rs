@@ -159,44 +159,15 @@ fn mcp_routes<M: SessionManager>(
     sessions: Arc<M>,
     config: StreamableHttpServerConfig,
 ) -> Router {
-    let service = Mcp(Arc::new(StreamableHttpService::new(
+    let service = StreamableHttpService::new(
         // Called per session and per stateless request: a cheap clone of shared state.
         move || Ok(handler.for_session()),
         sessions,
         config,
-    )));
+    );
     Router::new()
         .route_service("/", service.clone())
         .route_service("/mcp", service)
-}
-
-/// rmcp's service behind an `Arc`. axum and every middleware layer clone the service they
-/// wrap for each request, and rmcp's service clones its whole configuration (the allowlists'
-/// strings) with it: shared, a clone is a reference count.
-struct Mcp<M>(Arc<StreamableHttpService<Handler, M>>);
-
-impl<M> Clone for Mcp<M> {
-    fn clone(&self) -> Self {
-        Mcp(self.0.clone())
-    }
-}
-
-impl<M: SessionManager> tower_service::Service<axum::extract::Request> for Mcp<M> {
-    type Response = axum::response::Response;
-    type Error = std::convert::Infallible;
-    type Future = futures::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
-
-    fn poll_ready(
-        &mut self,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), Self::Error>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: axum::extract::Request) -> Self::Future {
-        let service = self.0.clone();
-        Box::pin(async move { Ok(service.handle(request).await.map(axum::body::Body::new)) })
-    }
 }
 
 /// Serves `app` on `listener` until `shutdown`, then closes connections gracefully (the
