@@ -80,7 +80,7 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
     // One row per transport for each of these: its heading (the transport goes after it) and
     // the figure.
     type Figure = fn(&ServerReport) -> Option<Summary>;
-    let per_transport: [(&str, &str, Figure); 9] = [
+    let per_transport: [(&str, &str, Figure); 8] = [
         ("idle RSS", "MiB", |s| s.idle_rss_mb),
         ("peak RSS under load", "MiB", |s| s.peak_rss_mb),
         ("start → first `tools/list`, rmcp's client", "ms", |s| {
@@ -110,11 +110,6 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
             "server CPU per `tools/list`, rmcp's client, c=1",
             "ms",
             |s| s.list_at(1).and_then(|l| l.server_cpu),
-        ),
-        (
-            "server CPU per `tools/list`, rmcp's client, c=8",
-            "ms",
-            |s| s.list_at(8).and_then(|l| l.server_cpu),
         ),
     ];
     for (what, unit, figure) in per_transport {

@@ -14,6 +14,7 @@ mod compare;
 mod floor;
 pub use floor::{SERVE_FLAG, serve_floor};
 mod load;
+pub mod peer;
 mod raw;
 mod report;
 mod servers;
@@ -85,6 +86,8 @@ pub struct Options {
     /// Earlier designs' fiskgen binaries, by label: the all-commands natscli server is also
     /// built with each (builds interleaved with ours) and measured beside ours in the same run.
     pub previous_fiskgen: Vec<(String, PathBuf)>,
+    /// The peer's binary, for its size (`--peer-build` sets it).
+    pub peer_binary: Option<PathBuf>,
     /// The program run as the floors (`PROGRAM --serve-floor`, [`serve_floor`]): a
     /// `fiskgen-bench` binary; by default this program, which is one when it is running.
     pub floor_program: Option<PathBuf>,
@@ -108,13 +111,16 @@ impl Options {
             seconds: None,
             regenerations: None,
             previous_fiskgen: Vec::new(),
+            peer_binary: None,
             floor_program: None,
         }
     }
 }
 
-/// Concurrencies of the `tools/list` load.
-pub const LIST_LEVELS: [usize; 3] = [1, 8, 32];
+/// Concurrencies of the `tools/list` load: one client asking again as soon as it has its
+/// answer. More clients at once measured rmcp's client parsing each answer (natscli's 254 KiB:
+/// about 9 ms), not the servers.
+pub const LIST_LEVELS: [usize; 1] = [1];
 /// Concurrencies of the `tools/call` load (and of the direct runs).
 pub const CALL_LEVELS: [usize; 2] = [1, 8];
 /// Command slots given to every server, so calls at the highest concurrency never queue.
@@ -404,6 +410,8 @@ fn prepare_workdir(setup: &Setup) -> Result<()> {
         fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
     }
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    // The peer's copy of the config: what it accepts, with our limits (crate::peer).
+    peer::write_config(&setup.config, dir, TOOL_SLOTS)?;
     if setup.name == "demo" {
         for title in ["Write the benchmark", "Read the numbers", "Ship it"] {
             let status = std::process::Command::new(&setup.app)
@@ -450,6 +458,14 @@ async fn bench_app(
     let list_sizes = client::list_sizes(&probe.client.peer()).await;
     probe.stop().await;
     let list_sizes = list_sizes?;
+    let peer_list_sizes = if servers.contains(&Server::Peer) {
+        let (probe, _, _) = start(options, setup, Server::Peer).await?;
+        let sizes = client::list_sizes(&probe.client.peer()).await;
+        probe.stop().await;
+        Some(sizes?)
+    } else {
+        None
+    };
     let result = client::structured(result?, setup.tool)?;
     let command = result
         .get("command")
@@ -693,6 +709,12 @@ async fn bench_app(
         size_bytes: size,
         stripped_bytes: stripped_size(&setup.server, &setup.workdir),
         crate_lines: setup.crate_dir.as_deref().and_then(crate_lines),
+        peer_binary_bytes: options
+            .peer_binary
+            .as_deref()
+            .and_then(|path| fs::metadata(path).ok())
+            .map(|meta| meta.len()),
+        peer_list_sizes,
         list_sizes: Some(list_sizes),
         floor_list_cpu_ms: Summary::of(&floor_ms),
         floor_list_user_ms: Summary::of(&floor_user_ms),

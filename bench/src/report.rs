@@ -200,6 +200,10 @@ pub struct AppReport {
     pub stripped_bytes: Option<u64>,
     /// Lines of the generated crate's `src/`, when it was built here.
     pub crate_lines: Option<CrateLines>,
+    /// The peer's binary size, when it was built here or named (`--peer-build`, `--peer-binary`).
+    pub peer_binary_bytes: Option<u64>,
+    /// The peer's `tools/list` answer, measured as ours is, when the peer was measured.
+    pub peer_list_sizes: Option<crate::ListSizes>,
     /// The `tools/list` answer's size beside its input schemas'.
     pub list_sizes: Option<crate::ListSizes>,
     /// CPU per `tools/list` of a bare HTTP/1.1 writer of our answer, with the raw client's

@@ -136,7 +136,8 @@ pub(crate) fn peer_command(
 ) -> Result<(tokio::process::Command, String)> {
     let template = options.peer_command.as_deref().context("no peer command")?;
     let fill = |text: &str| {
-        text.replace("{config}", &setup.config.display().to_string())
+        // The peer's copy of the config (crate::peer::write_config).
+        text.replace("{config}", &setup.workdir.join("peer.yaml").display().to_string())
             .replace("{port}", &port.to_string())
             .replace("{app}", &setup.app.display().to_string())
     };
