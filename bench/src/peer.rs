@@ -64,7 +64,10 @@ pub fn config(text: &str, slots: usize) -> Result<String> {
             out.push(format!("{inner}max_concurrent_tools: {slots}"));
         }
     }
-    if !out.iter().any(|line| line.trim_start().starts_with("max_concurrent_tools:")) {
+    if !out
+        .iter()
+        .any(|line| line.trim_start().starts_with("max_concurrent_tools:"))
+    {
         bail!("the config has no expose.agent.mcp block to give the peer its limits");
     }
     Ok(out.join("\n") + "\n")
@@ -72,8 +75,8 @@ pub fn config(text: &str, slots: usize) -> Result<String> {
 
 /// Writes the peer's copy of `config` into `dir`; its path.
 pub fn write_config(config: &Path, dir: &Path, slots: usize) -> Result<PathBuf> {
-    let text = fs::read_to_string(config)
-        .with_context(|| format!("reading {}", config.display()))?;
+    let text =
+        fs::read_to_string(config).with_context(|| format!("reading {}", config.display()))?;
     let path = dir.join("peer.yaml");
     fs::write(&path, self::config(&text, slots)?)
         .with_context(|| format!("writing {}", path.display()))?;

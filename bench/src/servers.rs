@@ -137,9 +137,12 @@ pub(crate) fn peer_command(
     let template = options.peer_command.as_deref().context("no peer command")?;
     let fill = |text: &str| {
         // The peer's copy of the config (crate::peer::write_config).
-        text.replace("{config}", &setup.workdir.join("peer.yaml").display().to_string())
-            .replace("{port}", &port.to_string())
-            .replace("{app}", &setup.app.display().to_string())
+        text.replace(
+            "{config}",
+            &setup.workdir.join("peer.yaml").display().to_string(),
+        )
+        .replace("{port}", &port.to_string())
+        .replace("{app}", &setup.app.display().to_string())
     };
     let mut command = tokio::process::Command::new("sh");
     command
