@@ -1,5 +1,5 @@
-//! `tools/list` as precomputed bytes (docs/runtime.md, "Listing tools"), with the official
-//! Python SDK and raw HTTP where no SDK shows the bytes.
+//! `tools/list` (docs/runtime.md, "Listing tools"), with the official Python SDK and raw
+//! requests where no SDK shows every member of an entry.
 //!
 //! `tasks-builtins-mcp` (tests/fixtures/builtins.yaml) lists its 9 tools in pages of 4; the
 //! demo server lists its 8 in one page and, narrowed with `--tools`, serves the built entries of

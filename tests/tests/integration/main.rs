@@ -26,8 +26,8 @@ mod golden;
 /// The shipped crates' layout rules: no import cycle, no file over 500 lines of code, comments
 /// that point into docs/.
 mod layout;
-/// `tools/list` as precomputed bytes: pages followed by cursor with the Python SDK in every
-/// transport, the bytes equal to rmcp's own answer, narrowing keeping the built entries.
+/// `tools/list`: pages followed by cursor with the Python SDK on every transport, every golden
+/// server's built entries however they are asked for, narrowing keeping the built entries.
 mod listing;
 /// The real natscli against a real nats-server, over MCP: read freely, removed only when
 /// approved.
