@@ -376,7 +376,7 @@ fn rows() -> Vec<(String, Getter, bool)> {
         Box::new(|s: &ServerReport| s.raw_list_user_ms),
         true,
     ));
-    for c in [1, 8] {
+    for c in LIST_LEVELS {
         rows.push((
             format!("server CPU per `tools/list`, rmcp's client, c={c} (ms)"),
             Box::new(move |s: &ServerReport| s.list_at(c).and_then(|l| l.server_cpu)),
