@@ -11,8 +11,6 @@
 mod builds;
 mod client;
 mod compare;
-mod floor;
-pub use floor::{SERVE_FLAG, serve_floor};
 mod load;
 pub mod peer;
 mod raw;
@@ -42,7 +40,7 @@ use builds::{
     time_builds,
 };
 use load::{Budget, Op, load};
-use servers::{FloorAnswers, memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start};
+use servers::{memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start};
 use stats::{Rounds, Run};
 
 /// How much to measure.
@@ -88,9 +86,6 @@ pub struct Options {
     pub previous_fiskgen: Vec<(String, PathBuf)>,
     /// The peer's binary, for its size (`--peer-build` sets it).
     pub peer_binary: Option<PathBuf>,
-    /// The program run as the floors (`PROGRAM --serve-floor`, [`serve_floor`]): a
-    /// `fiskgen-bench` binary; by default this program, which is one when it is running.
-    pub floor_program: Option<PathBuf>,
 }
 
 impl Options {
@@ -112,7 +107,6 @@ impl Options {
             regenerations: None,
             previous_fiskgen: Vec::new(),
             peer_binary: None,
-            floor_program: None,
         }
     }
 }
@@ -434,7 +428,6 @@ struct Samples {
     start_ms: Vec<f64>,
     raw_start_ms: Vec<f64>,
     raw_list_cpu_ms: Vec<f64>,
-    raw_own_list_cpu_ms: Vec<f64>,
     raw_list_user_ms: Vec<f64>,
     raw_gzip_list_cpu_ms: Vec<f64>,
     raw_gzip_answer_kib: Vec<f64>,
@@ -492,12 +485,6 @@ async fn bench_app(
         .map(|_| CALL_LEVELS.iter().map(|_| Vec::new()).collect())
         .collect();
     let mut overhead_p99 = overhead_p50.clone();
-    // What the floors serve, taken once.
-    let answers = FloorAnswers::take(options, setup, servers).await?;
-    let mut floor_ms: Vec<f64> = Vec::new();
-    let mut floor_user_ms: Vec<f64> = Vec::new();
-    let mut floor_gzip_ms: Vec<f64> = Vec::new();
-    let mut stdio_floor_ms: Vec<f64> = Vec::new();
 
     // Starts, interleaved, the order rotating so no server always follows the same one.
     for i in 0..settings.starts {
@@ -606,28 +593,9 @@ async fn bench_app(
                     settings.budget(1),
                 )
                 .await?;
-                // Its floor (ours only), right after it: the host's noise drifts from minute
-                // to minute, so the server's own share is taken within the pair.
-                let floor = answers
-                    .cpu(options, server, gzip, settings.settle, settings.budget(1))
-                    .await?;
-                if let Some(floor) = floor {
-                    let floors = match (server, gzip) {
-                        (Server::Ours(Transport::Stdio), _) => &mut stdio_floor_ms,
-                        (_, false) => {
-                            floor_user_ms.push(floor.user);
-                            &mut floor_ms
-                        }
-                        (_, true) => &mut floor_gzip_ms,
-                    };
-                    floors.push(floor.total());
-                }
                 if !gzip {
                     s.raw_list_cpu_ms.push(cpu.total());
                     s.raw_list_user_ms.push(cpu.user);
-                    if let Some(floor) = floor {
-                        s.raw_own_list_cpu_ms.push(cpu.total() - floor.total());
-                    }
                     continue;
                 }
                 s.raw_gzip_list_cpu_ms.push(cpu.total());
@@ -676,7 +644,6 @@ async fn bench_app(
             start_ms: Summary::of(&s.start_ms),
             raw_start_ms: Summary::of(&s.raw_start_ms),
             raw_list_cpu_ms: Summary::of(&s.raw_list_cpu_ms),
-            raw_own_list_cpu_ms: Summary::of(&s.raw_own_list_cpu_ms),
             raw_list_user_ms: Summary::of(&s.raw_list_user_ms),
             raw_gzip_list_cpu_ms: Summary::of(&s.raw_gzip_list_cpu_ms),
             raw_gzip_answer_kib: Summary::of(&s.raw_gzip_answer_kib),
@@ -716,10 +683,6 @@ async fn bench_app(
             .map(|meta| meta.len()),
         peer_list_sizes,
         list_sizes: Some(list_sizes),
-        floor_list_cpu_ms: Summary::of(&floor_ms),
-        floor_list_user_ms: Summary::of(&floor_user_ms),
-        floor_gzip_list_cpu_ms: Summary::of(&floor_gzip_ms),
-        stdio_floor_list_cpu_ms: Summary::of(&stdio_floor_ms),
         servers: reports,
         direct: levels(&direct, &CALL_LEVELS),
     })

@@ -98,11 +98,6 @@ fn previous_design(text: &str) -> Result<(String, PathBuf), String> {
 }
 
 fn main() -> ExitCode {
-    // The HTTP floor's process (bench/src/floor.rs): this binary, run by itself.
-    let mut args = std::env::args().skip(1);
-    if args.next().as_deref() == Some(fiskgen_bench::SERVE_FLAG) {
-        return fiskgen_bench::serve_floor(args.next().as_deref());
-    }
     let cli = Cli::parse();
     let mode = if cli.smoke { Mode::Smoke } else { Mode::Full };
     let root = fiskgen_tests::apps::workspace_root();

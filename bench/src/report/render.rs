@@ -84,11 +84,7 @@ impl Report {
              own cost of an answer; its user time is also kept apart (`utime`: the process's \
              own code; the rest, `stime`, is the kernel's work on its behalf). Over HTTP it runs twice, on two fresh servers: as is, and \
              asking for gzip (`Accept-Encoding: gzip`; a gzipped answer is decoded before it is \
-             checked, and its length on the wire kept). Right after each of our servers' \
-             measurements, its floor (a bare writer of the same answer, gzipped after the gzip \
-             one, `bench/src/floor.rs`) is measured the same way: the floors' figures are these, \
-             and the CPU above the floor is the server's own share, taken within the pair \
-             because this host's noise drifts from minute to minute."
+             checked, and its length on the wire kept)."
         );
         let _ = writeln!(
             out,
@@ -200,36 +196,6 @@ impl Report {
                  negative): peer ÷ fiskgen for times and \
                  memory, fiskgen ÷ peer for throughput.\n"
             );
-            if let Some(floor) = app.floor_list_cpu_ms {
-                let _ = writeln!(
-                    out,
-                    "The floor of server CPU per `tools/list` over HTTP: a bare HTTP/1.1 writer \
-                     of the same answer (a process of its own with a blocking thread per \
-                     connection that reads each request's head and body and writes the precomputed response, \
-                     `bench/src/floor.rs`), measured like the servers with the raw client's \
-                     requests back to back, costs {} ms per answer, and {} ms writing it \
-                     gzipped to the client that asks for gzip. That is the kernel's share (the \
-                     copy into the socket, loopback TCP, waking the client and being woken by \
-                     it); the rest of a server's figure is its own layers. Of the floor's \
-                     figure, {} ms is user time.\n",
-                    cell(Some(floor)),
-                    cell(app.floor_gzip_list_cpu_ms),
-                    cell(app.floor_list_user_ms)
-                );
-            }
-            if let Some(floor) = app.stdio_floor_list_cpu_ms {
-                let _ = writeln!(
-                    out,
-                    "The floor of server CPU per `tools/list` over stdio: a bare loop that reads \
-                     each request line and puts the same answer line into stdout the way ours \
-                     does (the pipe grown to 1 MiB, the answer spliced into it from memory; a \
-                     process of its own, `bench/src/floor.rs`), measured like the servers with \
-                     the raw client's requests back to back, costs {} ms per answer: reading \
-                     the request, handing the answer's pages to the pipe, and the wake-ups of \
-                     the two processes.\n",
-                    cell(Some(floor))
-                );
-            }
             let _ = writeln!(out, "The same argv run directly by the benchmark:\n");
             let _ = writeln!(
                 out,

@@ -11,7 +11,6 @@ use fiskgen_bench::{Mode, Options, PeerStatus, Server, Transport};
 fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
     let dir = tempfile::tempdir()?;
     let mut options = Options::new(Mode::Smoke);
-    options.floor_program = Some(fiskgen_tests::clients::bench_binary()?);
     options.out_dir = Some(dir.path().to_path_buf());
     let report = fiskgen_bench::run(&options)?;
 
@@ -46,9 +45,6 @@ fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
         "`tools/list` throughput, c=1 (req/s)",
         "server CPU per `tools/list`, raw client back to back (ms)",
         "of it, user time: the server's own code (ms)",
-        "ms is user time.",
-        "The floor of server CPU per `tools/list` over HTTP",
-        "The floor of server CPU per `tools/list` over stdio",
         "overhead over the direct run, p99, c=8 (ms)",
         "RSS peak during the load, VmHWM (MiB)",
         "MiB stripped",
@@ -80,7 +76,6 @@ fn the_smoke_benchmark_measures_a_text_only_peer() -> Result<()> {
     let peer = fiskgen_tests::clients::scripts_dir().join("text_peer.py");
     let dir = tempfile::tempdir()?;
     let mut options = Options::new(Mode::Smoke);
-    options.floor_program = Some(fiskgen_tests::clients::bench_binary()?);
     options.out_dir = Some(dir.path().to_path_buf());
     // One start per server: the point is that every figure exists for the peer, not its spread.
     options.starts = Some(1);
