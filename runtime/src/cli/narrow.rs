@@ -174,7 +174,6 @@ impl NarrowArgs {
 mod tests {
     use super::*;
     use crate::spec::app::{Builtin, FileAccess, Hints, Run, Settings};
-    use std::time::Duration;
 
     const fn tool(
         name: &'static str,
@@ -209,25 +208,14 @@ mod tests {
     static APP: AppSpec = AppSpec {
         identity: "tasks",
         fiskgen_version: "0",
-        application: None,
-        instructions: None,
         tools: &[&LIST, &ADD, &DELETE],
-        docs: &crate::spec::app::DocsSpec::NONE,
-        listing: None,
         settings: Settings {
             port: 0,
             address: "",
-            confirm: crate::spec::app::ConfirmMode::Auto,
-            max_concurrent_tools: 2,
-            tool_timeout: Duration::from_secs(30),
-            allowed_hosts: &[],
-            allowed_origins: &[],
-            auth: None,
-            stateless: false,
-            scrub_env: &[],
             tasks: None,
-            exit_code_is_error: false,
+            ..Settings::DEFAULT
         },
+        ..AppSpec::EMPTY
     };
 
     fn args(read_only: bool, tools: &[&str], exclude: &[&str], tags: &[&str]) -> NarrowArgs {

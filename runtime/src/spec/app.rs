@@ -237,6 +237,22 @@ impl Settings {
     };
 }
 
+impl AppSpec {
+    /// A server of nothing, with the default settings: hand-written specs (tests, the fuzz
+    /// harness) name what they need and take the rest from here (`..AppSpec::EMPTY`), so a new
+    /// field changes this one literal, not each of them.
+    pub const EMPTY: AppSpec = AppSpec {
+        identity: "",
+        fiskgen_version: "",
+        application: None,
+        instructions: None,
+        tools: &[],
+        docs: &DocsSpec::NONE,
+        listing: None,
+        settings: Settings::DEFAULT,
+    };
+}
+
 /// `confirm_over_mcp` (also the values of the binary's `--confirm` flag).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ConfirmMode {
