@@ -109,11 +109,12 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "**Not measured: the peer columns are empty.** Reason: {reason}.\n\n\
-                     Fisk AI (`github.com/choria-io/fisk-ai`) is the peer the issue names; when \
-                     it can be built, pass its server with `--peer-command 'fisk mcp --config \
-                     {{config}}'` (`{{config}}`, `{{port}}` and `{{app}}` are filled in; \
-                     `FISK_AI_MCP_PORT` is set too) and the same run fills the peer columns and \
-                     the ratios.\n"
+                     Fisk AI (`github.com/choria-io/fisk-ai`) is the peer the issue names: \
+                     `--peer-build ../shared/peer/build.sh` builds it from its source snapshot \
+                     and measures it, or pass a built one with `--peer-command 'fisk mcp \
+                     --config {{config}}'` (`{{config}}` is the peer's copy of the config, \
+                     `{{port}}` and `{{app}}` are filled in; `FISK_AI_MCP_PORT` is set too), and \
+                     the same run fills the peer columns and the ratios.\n"
                 );
             }
         }
