@@ -14,7 +14,8 @@
 //! - [`cursor`]: the opaque cursors of every paginated list;
 //! - [`surface`]: the served surface of a server and the one drift verdict that `fiskgen check`
 //!   and `<binary> verify` both give (see `docs/drift.md`);
-//! - [`prints`]: that surface's fingerprints as a generated crate carries them.
+//! - [`prints`]: that surface's fingerprints as a generated crate carries them;
+//! - [`text`]: the characters that can break or disguise text, and their visible escapes.
 //!
 //! The crate is synchronous and small on purpose: fiskgen embeds its source beside the runtime's
 //! (see `fiskgen/build.rs`), and every generated server compiles it.
@@ -32,3 +33,4 @@ pub mod listing;
 pub mod model;
 pub mod prints;
 pub mod surface;
+pub mod text;

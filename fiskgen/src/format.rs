@@ -97,6 +97,9 @@ fn doc_lines(text: &str) -> Vec<String> {
             if line.is_empty() {
                 line
             } else {
+                // No character may break the build (rustc refuses bidirectional controls in
+                // comments) or disguise what the comment says: they show as `\u{202e}`.
+                let line = fiskgen_contract::text::escape_disguising(&line);
                 format!(" {}", escape_html(&line))
             }
         })

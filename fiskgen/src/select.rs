@@ -21,6 +21,7 @@ use crate::{lower, model};
 
 mod named;
 mod shape;
+mod unusual;
 
 pub use shape::model_description;
 use shape::{collect_tags, confirm_trigger, describe_origin, exposable_globals, hints, shadows};
@@ -117,6 +118,8 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
     let builtins = selection.builtin_tools(config);
     selection.tools.extend(builtins);
     selection.check_names();
+    let unusual = unusual::warnings(&selection.tools);
+    selection.warnings.extend(unusual);
     selection.notes.extend(config.notes.iter().cloned());
     if config.mcp.is_none() {
         selection.notes.push(

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use ::http::{Request, StatusCode};
 use axum::body::Body;
+use hyper::service::Service as _;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use tower_service::Service as _;
 
 use crate::JsonObject;
 use crate::builtins::Builtins;
@@ -23,9 +23,7 @@ use crate::mcp::server::Handler;
 use crate::mcp::state::{Limits, ServerState};
 use crate::mcp::tools::Catalog;
 use crate::spec::app::{AppSpec, ConfirmMode};
-use axum::Router;
-
-use crate::transport::http::{self, HttpOptions};
+use crate::transport::http::{self, App, HttpOptions};
 
 /// The longest one request may take in-process before it counts as a hang.
 const REQUEST_BOUND: Duration = Duration::from_secs(10);
@@ -36,8 +34,8 @@ const FUZZ_KEY: &[u8; 32] = b"fiskgen-fuzz-key-0123456789abcde";
 /// The runtime, both routers and a live legacy session, built once per process.
 struct Http {
     runtime: tokio::runtime::Runtime,
-    sessions: Router,
-    stateless: Router,
+    sessions: App,
+    stateless: App,
     session_id: String,
 }
 
@@ -78,12 +76,14 @@ fn options(stateless: bool) -> HttpOptions {
         allowed_hosts: vec!["127.0.0.1".into(), "localhost".into()],
         allowed_origins: Vec::new(),
         auth: None,
+        request_timeout: Duration::from_secs(10),
+        max_per_peer: 256,
     }
 }
 
 /// One POST to `app`: status, headers we look at, and the whole body.
 async fn post(
-    app: &Router,
+    app: &App,
     headers: &[(&str, &str)],
     body: Vec<u8>,
 ) -> (StatusCode, Option<String>, Vec<u8>) {
@@ -97,7 +97,7 @@ async fn post(
     let request = request
         .body(Body::from(body))
         .unwrap_or_else(|error| panic!("building a request: {error}"));
-    let mut service = app.clone();
+    let service = app.clone();
     let exchange = async {
         let response = match service.call(request).await {
             Ok(response) => response,
@@ -128,6 +128,8 @@ fn http_harness(app: &'static AppSpec) -> &'static Http {
             .build()
             .unwrap_or_else(|error| panic!("a tokio runtime: {error}"));
         let shutdown = CancellationToken::new();
+        // The app starts a task (sessions::give_back_memory): inside the runtime.
+        let entered = runtime.enter();
         let sessions = http::app(
             Handler::new(state(app, &shutdown)),
             &options(false),
@@ -138,6 +140,7 @@ fn http_harness(app: &'static AppSpec) -> &'static Http {
             &options(true),
             &shutdown,
         );
+        drop(entered);
         let initialize = json!({
             "jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -214,7 +217,7 @@ pub fn http_answer(app: &'static AppSpec, data: &[u8]) -> Option<(StatusCode, Ve
 }
 
 /// Ends the legacy session `id` (a DELETE, as a client closing it would send).
-async fn delete_session(app: &Router, id: &str) {
+async fn delete_session(app: &App, id: &str) {
     let Ok(request) = Request::delete("/mcp")
         .header("host", "127.0.0.1")
         .header("mcp-session-id", id)
@@ -222,7 +225,7 @@ async fn delete_session(app: &Router, id: &str) {
     else {
         return;
     };
-    let mut service = app.clone();
+    let service = app.clone();
     let _ = tokio::time::timeout(REQUEST_BOUND, service.call(request)).await;
 }
 

@@ -42,10 +42,44 @@ pub(crate) fn init(format: LogFormat) {
     let _ = installed;
 }
 
+/// The most characters of a client's string that a log line or an error text shows.
+pub(crate) const MAX_LABEL: usize = 200;
+
+/// The most bytes of a client's string that an error's `data` carries back.
+pub(crate) const MAX_ECHO_BYTES: usize = 1024;
+
+/// A client's string quoted back in an error text: `"<label>"` ([`label`]), and when it was
+/// cut, its length: `"aaa…" (1048576 bytes; the first 200 characters are shown)`. A hostile
+/// megabyte name must not come back whole.
+pub(crate) fn echo(text: &str) -> String {
+    let shown = label(text);
+    if text.chars().nth(MAX_LABEL).is_some() {
+        format!(
+            "\"{shown}\" ({} bytes; the first {MAX_LABEL} characters are shown)",
+            text.len()
+        )
+    } else {
+        format!("\"{shown}\"")
+    }
+}
+
+/// At most [`MAX_ECHO_BYTES`] of a client's string, cut at a character boundary, for an
+/// error's `data`; `None` when it fits whole.
+pub(crate) fn echo_head(text: &str) -> Option<&str> {
+    if text.len() <= MAX_ECHO_BYTES {
+        return None;
+    }
+    let mut end = MAX_ECHO_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(&text[..end])
+}
+
 /// A client-chosen string made safe for a log line: control and invisible characters escaped,
-/// at most 200 characters.
+/// at most [`MAX_LABEL`] characters.
 pub(crate) fn label(text: &str) -> String {
-    const MAX: usize = 200;
+    const MAX: usize = MAX_LABEL;
     let mut out = String::new();
     for (count, c) in text.chars().enumerate() {
         if count == MAX {
@@ -92,6 +126,20 @@ pub(crate) fn cap_line(line: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_echo_of_a_megabyte_is_capped_and_says_how_long_it_was() {
+        let huge = "x".repeat(1 << 20);
+        let echoed = echo(&huge);
+        assert!(echoed.len() < 300, "{}", echoed.len());
+        assert!(
+            echoed.ends_with("\" (1048576 bytes; the first 200 characters are shown)"),
+            "{echoed}"
+        );
+        assert_eq!(echo("a\u{202E}b"), "\"a\\u{202e}b\"");
+        assert_eq!(echo_head(&huge).map(str::len), Some(MAX_ECHO_BYTES));
+        assert_eq!(echo_head("short"), None);
+    }
 
     #[test]
     fn long_command_lines_keep_head_and_tail() {

@@ -55,6 +55,15 @@ pub(super) struct Cli {
     /// An HTTP session without traffic for this long is closed (Go syntax)
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = positive_duration)]
     pub(super) session_idle_timeout: Duration,
+    /// The time a client has to send a request's headers, and then as long for its body;
+    /// a slower connection is closed (Go syntax)
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = positive_duration)]
+    pub(super) request_timeout: Duration,
+    /// Open HTTP connections of one peer address at most (of 1024 in all); raise it to 1024
+    /// behind a reverse proxy, whose address every connection comes from
+    #[arg(long, value_name = "N", default_value_t = 256,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub(super) max_connections_per_peer: u64,
     /// Also accept this Host header (repeatable; for reverse proxies; adds to the built-in
     /// allowed_hosts)
     #[arg(long = "allowed-host", value_name = "HOST")]

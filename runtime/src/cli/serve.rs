@@ -230,6 +230,8 @@ async fn serve_http(
         allowed_hosts: security::allowed_hosts(&hosts, local.ip()),
         allowed_origins: security::allowed_origins(&origins),
         auth,
+        request_timeout: cli.request_timeout,
+        max_per_peer: usize::try_from(cli.max_connections_per_peer).unwrap_or(usize::MAX),
     };
     if !local.ip().is_loopback() && options.auth.is_none() {
         tracing::warn!(

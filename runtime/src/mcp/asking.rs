@@ -6,7 +6,6 @@
 //! for a gated tool, the approval, showing the command line with the answers; then the command
 //! starts. Nothing runs before every answer is in.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,7 +17,8 @@ use crate::mcp::confirm::{Call, Gate, INPUT_KEY};
 use crate::mcp::job::Job;
 use crate::mcp::questions::{Asker, Stop, merged};
 use crate::mcp::state::ServerState;
-use crate::mcp::tasks::{Decide, Decision, Round, Store};
+use crate::mcp::tasks::{Answers, Decide, Decision, Round, Store};
+use crate::principal::Principal;
 use crate::spec::app::{ConfirmMode, ToolSpec};
 use crate::spec::params::Command;
 
@@ -33,6 +33,8 @@ pub(crate) struct Asking {
     pub(crate) command: &'static Command,
     /// The client's name, for logs.
     pub(crate) client: String,
+    /// Who called: the task is theirs.
+    pub(crate) owner: Principal,
     /// When the call arrived.
     pub(crate) started: Instant,
     /// The arguments the client sent.
@@ -58,7 +60,7 @@ impl Asking {
             Ok(first) => first,
             Err(text) => return error_result(text),
         };
-        match crate::mcp::tasks::ask(store, tool, first) {
+        match crate::mcp::tasks::ask(store, self.owner.clone(), tool, first) {
             Ok(response) => response,
             Err(full) => {
                 crate::mcp::job::log_end(
@@ -103,7 +105,7 @@ impl Asking {
 
     /// Judges a round of answers to the questions, `answers` holding the earlier rounds'.
     fn questions(self, answers: JsonObject) -> Decide {
-        Box::new(move |responses: BTreeMap<String, Value>| {
+        Box::new(move |Answers { responses, .. }| {
             let mut answers = answers;
             let asks = match self.asker().take(responses, &mut answers) {
                 Ok(asks) => asks,
@@ -142,16 +144,19 @@ impl Asking {
         let trigger = self.spec.confirm.unwrap_or("ai:confirm");
         let state = Arc::clone(&self.state);
         let arguments = self.arguments.clone();
+        let owner = self.owner.label();
         let question = state
             .confirmer
-            .task_question(&gated(&job, trigger, &arguments));
+            .task_question(&gated(&job, trigger, &arguments, &owner));
         let mut requests = InputRequests::new();
         requests.insert(INPUT_KEY.into(), question);
-        let decide: Decide = Box::new(move |mut responses: BTreeMap<String, Value>| {
+        let decide: Decide = Box::new(move |Answers { mut responses, by }| {
             let answer = responses.remove(INPUT_KEY).unwrap_or(Value::Null);
+            // The approval is recorded as given by whoever answered.
+            let by = by.label();
             let gate = state
                 .confirmer
-                .judge_answer(&gated(&job, trigger, &arguments), answer);
+                .judge_answer(&gated(&job, trigger, &arguments, &by), answer);
             match gate {
                 Gate::Proceed => Decision::Run(job.start()),
                 Gate::Respond(CallToolResponse::Complete(result)) => Decision::Answer(result),
@@ -182,14 +187,15 @@ fn waiting(requests: &InputRequests) -> String {
     }
 }
 
-/// The gated call a job is, for the confirmation gate.
-fn gated<'a>(job: &'a Job, trigger: &'a str, arguments: &'a JsonObject) -> Call<'a> {
+/// The gated call a job is, for the confirmation gate, answered by `by` (a principal's label).
+fn gated<'a>(job: &'a Job, trigger: &'a str, arguments: &'a JsonObject, by: &'a str) -> Call<'a> {
     Call {
         tool: job.tool,
         trigger,
         command_line: &job.full_line,
         arguments,
         client: &job.client,
+        by,
         request_state: None,
         input_responses: None,
         answers: None,

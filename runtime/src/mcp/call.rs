@@ -24,6 +24,7 @@ use crate::mcp::confirm::{Call, Gate, Reach, reach};
 use crate::mcp::job::{Job, log_end};
 use crate::mcp::questions::{Asker, Gathered};
 use crate::mcp::state::{ServerState, client_name};
+use crate::principal::Principal;
 use crate::process::cmdline::go_quote;
 use crate::spec::app::{Builtin, Run, ToolSpec};
 use crate::spec::params::Command;
@@ -38,7 +39,7 @@ pub(crate) async fn call(
 ) -> Result<CallToolResponse, ErrorData> {
     let Some(spec) = state.catalog.get(&request.name) else {
         return Err(ErrorData::invalid_params(
-            format!("unknown tool: {:?}", request.name),
+            format!("unknown tool: {}", crate::logging::echo(&request.name)),
             None,
         ));
     };
@@ -106,12 +107,14 @@ impl Ctx<'_> {
         let Some(trigger) = self.spec.confirm else {
             return Ok(None);
         };
+        let by = Principal::of(&self.context).label();
         let gated = Call {
             tool: self.spec.name,
             trigger,
             command_line: line,
             arguments: &self.arguments,
             client: &self.client,
+            by: &by,
             request_state,
             input_responses: self.request.input_responses.as_ref(),
             answers,
@@ -334,6 +337,7 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
             spec,
             command,
             client: call.client.clone(),
+            owner: Principal::of(&call.context),
             started: call.started,
             arguments: call.arguments.clone(),
         };

@@ -74,6 +74,8 @@ pub(crate) struct Call<'a> {
     pub(crate) arguments: &'a JsonObject,
     /// The client's name, for logs.
     pub(crate) client: &'a str,
+    /// Who answers the approval (a principal's label, docs/security.md), for the audit line.
+    pub(crate) by: &'a str,
     /// The echoed MRTR state, if any.
     pub(crate) request_state: Option<&'a str>,
     /// The MRTR answers, if any.
@@ -441,6 +443,7 @@ impl Confirmer {
         tracing::info!(
             tool = call.tool,
             client = call.client,
+            by = call.by,
             command = &*command,
             gated_by = call.trigger,
             outcome,

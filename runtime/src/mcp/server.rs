@@ -23,6 +23,7 @@ use crate::mcp::confirm::{self, Reach};
 use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
 use crate::mcp::tasks::log::SessionLevel;
+use crate::principal::Principal;
 
 /// The cursor of a list request.
 fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
@@ -133,29 +134,38 @@ impl ServerHandler for Handler {
         outcome
     }
 
+    // A task is answered only to the principal that created it; to anyone else it is
+    // unknown (docs/security.md).
+
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.tasks()?.get(&request.task_id)
+        self.tasks()?
+            .get(&request.task_id, &Principal::of(&context))
     }
 
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks()?
-            .update(&request.task_id, request.input_responses)
+        self.tasks()?.update(
+            &request.task_id,
+            &Principal::of(&context),
+            request.input_responses,
+        )
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks()?.cancel(&request.task_id).await
+        self.tasks()?
+            .cancel(&request.task_id, &Principal::of(&context))
+            .await
     }
 
     async fn discover(

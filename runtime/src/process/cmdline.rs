@@ -56,10 +56,9 @@ fn is_bare(c: char) -> bool {
 }
 
 /// Control characters and the invisible formatting characters that can disguise text
-/// (bidirectional overrides, zero-width characters, byte-order mark).
+/// (bidirectional controls, zero-width characters, byte-order mark, ...): the contract's rule.
 pub(crate) fn needs_escape(c: char) -> bool {
-    c.is_control()
-        || matches!(u32::from(c), 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2069 | 0xFEFF)
+    fiskgen_contract::text::is_disguising(c)
 }
 
 /// Go's `%q` (`strconv.Quote`): the form fisk-ai uses for `<cmd>` in confirmation texts.

@@ -21,6 +21,7 @@ use axum::routing::get;
 use http::{HeaderName, HeaderValue, StatusCode, header};
 use serde_json::json;
 
+use crate::principal::Subject;
 use crate::spec::app::{AuthSource, AuthSpec, OAuthSpec};
 use crate::transport::jwt::{self, Keys, Rejection};
 use crate::transport::security::Token;
@@ -278,6 +279,8 @@ pub(crate) async fn require(
         let presented = request.headers().get(name).and_then(|v| v.to_str().ok());
         if presented.is_some_and(|value| expected.matches(value.trim())) {
             strip(&mut request, &auth);
+            let subject = format!("header {name}");
+            request.extensions_mut().insert(Subject(subject.into()));
             return next.run(request).await;
         }
     }
@@ -296,6 +299,7 @@ pub(crate) async fn require(
     };
     if auth.token.as_ref().is_some_and(|t| t.matches(&token)) {
         strip(&mut request, &auth);
+        request.extensions_mut().insert(Subject("token".into()));
         return next.run(request).await;
     }
     let Some(oauth) = &auth.oauth else {
@@ -334,7 +338,22 @@ pub(crate) async fn require(
     }
     let mut request = request;
     strip(&mut request, &auth);
+    request
+        .extensions_mut()
+        .insert(oauth_subject(&claims, &token));
     next.run(request).await
+}
+
+/// The subject of a valid access token: its issuer and `sub` (RFC 9068 requires `sub`); a
+/// token without one is its own subject (a digest of the token), so that it shares nothing with
+/// any other.
+fn oauth_subject(claims: &serde_json::Map<String, serde_json::Value>, token: &str) -> Subject {
+    let issuer = claims.get("iss").and_then(|v| v.as_str()).unwrap_or("");
+    let subject = match claims.get("sub").and_then(|v| v.as_str()) {
+        Some(sub) if !sub.is_empty() => format!("oauth {issuer} {sub}"),
+        _ => format!("oauth {issuer} token#{}", crate::principal::digest(token)),
+    };
+    Subject(subject.into())
 }
 
 /// `response`, after reading what is left of the request's body (bounded in size and time),

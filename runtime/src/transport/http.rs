@@ -22,7 +22,6 @@ use http::{StatusCode, header};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -34,13 +33,8 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::server::Handler;
 use crate::transport::auth::{self, Auth};
 use crate::transport::intake;
+use crate::transport::limits::{Deadline, MAX_CONNECTIONS, Peers};
 use crate::transport::sessions::{self, CappedSessions};
-
-/// The time a client has to send a request's headers.
-pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Open connections at most; further ones are closed at once.
-const MAX_CONNECTIONS: usize = 1024;
 
 /// How HTTP is served.
 #[derive(Debug)]
@@ -57,11 +51,27 @@ pub(crate) struct HttpOptions {
     pub(crate) allowed_origins: Vec<String>,
     /// Required credentials (`expose.agent.mcp.auth`), if any.
     pub(crate) auth: Option<Arc<Auth>>,
+    /// The time a client has to send a request's headers, and then its body
+    /// (`--request-timeout`).
+    pub(crate) request_timeout: Duration,
+    /// Open connections of one peer address at most (`--max-connections-per-peer`).
+    pub(crate) max_per_peer: usize,
 }
 
-/// The HTTP app: MCP at `/` and `/mcp`, behind the credentials check when one is configured,
-/// and the protected-resource metadata when OAuth is.
-pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &CancellationToken) -> Router {
+/// The HTTP app: axum's router (MCP at `/` and `/mcp`, behind the credentials check when one
+/// is configured, and the protected-resource metadata when OAuth is), with the limits the
+/// accept loop and each request's body keep.
+#[derive(Clone)]
+pub(crate) struct App {
+    router: Router,
+    /// `--request-timeout`.
+    request_timeout: Duration,
+    /// `--max-connections-per-peer`.
+    max_per_peer: usize,
+}
+
+/// The app for `handler`, served as `options` say.
+pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &CancellationToken) -> App {
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_allowed_origins(options.allowed_origins.clone())
@@ -78,12 +88,14 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
         let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
-        mcp_routes(handler, capped, config)
+        sessions::give_back_memory(capped.clone(), shutdown.child_token());
+        mcp_routes(handler, capped.clone(), config)
             .layer(complete)
             .layer(axum::middleware::from_fn(intake::check_body))
             .layer(axum::middleware::from_fn(sessions::limit_status))
+            .layer(axum::middleware::from_fn_with_state(capped, sessions::own))
     };
-    match &options.auth {
+    let router = match &options.auth {
         Some(auth) => {
             let router = router.layer(axum::middleware::from_fn_with_state(
                 auth.clone(),
@@ -96,6 +108,33 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
             }
         }
         None => router,
+    };
+    App {
+        router,
+        request_timeout: options.request_timeout,
+        max_per_peer: options.max_per_peer,
+    }
+}
+
+impl<B> hyper::service::Service<http::Request<B>> for App
+where
+    B: http_body::Body<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = axum::response::Response;
+    type Error = std::convert::Infallible;
+    type Future = futures::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+    fn call(&self, request: http::Request<B>) -> Self::Future {
+        let mut router = self.router.clone();
+        let limit = self.request_timeout;
+        Box::pin(async move {
+            // The body must arrive within the request deadline, counted from its headers.
+            let request = request.map(|body| {
+                axum::body::Body::new(Deadline::new(axum::body::Body::new(body), limit))
+            });
+            tower_service::Service::call(&mut router, request).await
+        })
     }
 }
 
@@ -174,18 +213,19 @@ fn mcp_routes<M: SessionManager>(
 /// caller bounds how long it waits).
 pub(crate) async fn serve(
     listener: TcpListener,
-    app: Router,
+    app: App,
     shutdown: CancellationToken,
 ) -> io::Result<()> {
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .header_read_timeout(app.request_timeout)
         .keep_alive(true);
     let graceful = GracefulShutdown::new();
     let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let peers = Arc::new(Peers::default());
     loop {
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(error) => {
@@ -197,6 +237,15 @@ pub(crate) async fn serve(
             },
             () = shutdown.cancelled() => break,
         };
+        let Some(slot) = peers.take(peer.ip(), app.max_per_peer) else {
+            // Not a warning per connection: a client trying to fill the server would flood
+            // the log.
+            tracing::debug!(
+                limit = app.max_per_peer,
+                "refused a connection: its peer holds too many (--max-connections-per-peer)"
+            );
+            continue;
+        };
         let Ok(permit) = connections.clone().try_acquire_owned() else {
             tracing::warn!(
                 limit = MAX_CONNECTIONS,
@@ -207,14 +256,14 @@ pub(crate) async fn serve(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not set TCP_NODELAY");
         }
-        let connection = graceful.watch(
-            builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone())),
-        );
+        let connection =
+            graceful.watch(builder.serve_connection(TokioIo::new(stream), app.clone()));
         tokio::spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(%error, "connection ended with an error");
             }
             drop(permit);
+            drop(slot);
         });
     }
     drop(listener);

@@ -79,7 +79,8 @@ pub(crate) async fn check_body(request: Request, next: Next) -> Response {
 }
 
 /// axum middleware for a stateless server: the body check, plus the [`Declared`] record (see
-/// the module docs). A DELETE of a record is answered here (there is no session to end).
+/// the module docs). A DELETE of a record is answered here, 204 as for a live session (there
+/// is no session to end; the Python SDK reports any status but 200 and 204 as a failure).
 pub(crate) async fn stateless(request: Request, next: Next) -> Response {
     let record = request
         .headers()
@@ -87,7 +88,7 @@ pub(crate) async fn stateless(request: Request, next: Next) -> Response {
         .and_then(|value| value.to_str().ok())
         .map(Record::decode);
     if request.method() == Method::DELETE && matches!(record, Some(Some(_))) {
-        return StatusCode::ACCEPTED.into_response();
+        return StatusCode::NO_CONTENT.into_response();
     }
     let (mut request, message) = match read_message(request).await {
         Ok(read) => read,

@@ -278,7 +278,7 @@ async fn a_stateless_server_refuses_a_legacy_request_without_its_record() {
         server.addr.port()
     );
     let (status, _, _) = raw_http(server.addr, delete.as_bytes());
-    assert_eq!(status, 202);
+    assert_eq!(status, 204);
 }
 
 fn approval(approve: bool) -> BTreeMap<String, Value> {

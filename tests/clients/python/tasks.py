@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import os
 import time
 from typing import Any, Literal
@@ -150,6 +151,11 @@ class Tasks(ClientExtension):
         return [ResultClaim(result_type="task", model=CreateTaskResult, resolve=resolve)]
 
 
+def digest(task_id: str) -> str:
+    """How the server names a task in errors and logs: the first 8 hex digits of its SHA-256."""
+    return hashlib.sha256(task_id.encode()).hexdigest()[:8]
+
+
 def ticker(count: int, every: str, spawn: bool = False) -> dict[str, Any]:
     return {**PROFILE, "count": count, "every": every, "spawn": spawn}
 
@@ -190,6 +196,8 @@ async def lifecycle(c: mcp.Client) -> None:
     # A slow one becomes a task: polled while it runs, then completed with the result inlined.
     created = await session.call_tool("ticker", ticker(8, "250ms"), allow_claimed=True)
     check(isinstance(created, CreateTaskResult), f"a slow call was not a task: {created!r}")
+    # The caller checks that no task id reaches the server's log.
+    print(f"task id: {created.task_id}")
     check(created.status == "working", f"created {created.status}")
     check(created.ttl_ms == 3_600_000 and created.poll_interval_ms == 1000, f"ttl/poll {created!r}")
     first = await until(session, created.task_id, lambda t: "tick" in detail(t).get("output", ""), "output so far")
@@ -240,7 +248,7 @@ async def lifecycle(c: mcp.Client) -> None:
         raise AssertionError("tasks/update on a cancelled task was accepted")
     except MCPError as error:
         check(error.error.code == -32602, f"update code {error.error.code}")
-        expected = f'task "{created.task_id}" has ended (cancelled); it takes no more input'
+        expected = f"task (id digest {digest(created.task_id)}) has ended (cancelled); it takes no more input"
         check(error.error.message == expected, f"update message {error.error.message!r}")
     print(f"polled again: {again.status_message!r}; update refused")
 
@@ -250,7 +258,8 @@ async def lifecycle(c: mcp.Client) -> None:
         raise AssertionError("tasks/get of an unknown id succeeded")
     except MCPError as error:
         check(error.error.code == -32602, f"unknown id code {error.error.code}")
-        check(error.error.message.startswith('unknown task "no-such-task": this server holds no such task.'), error.error.message)
+        expected = f"unknown task (id digest {digest('no-such-task')}): this server holds no such task."
+        check(error.error.message.startswith(expected), error.error.message)
         print(f"unknown id: {error.error.message}")
 
 
@@ -336,6 +345,7 @@ async def confirm(c: mcp.Client) -> None:
     session = c.session
     created = await session.call_tool("tags_confirm", {**PROFILE, "value": "v"}, allow_claimed=True)
     check(isinstance(created, CreateTaskResult), f"a gated call was not a task: {created!r}")
+    print(f"task id: {created.task_id}")
     check(created.status == "input_required", f"created {created.status}")
     asking = await get(session, created.task_id)
     check(asking.status == "input_required", f"polled {asking.status}")

@@ -176,6 +176,11 @@ impl Server {
         }
     }
 
+    /// Its process id.
+    pub(super) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// What the server logged so far.
     pub(super) fn log(&self) -> String {
         self.log

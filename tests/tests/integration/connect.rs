@@ -324,10 +324,10 @@ fn oauth_tokens_headers_and_static_tokens_are_checked_as_the_spec_says() -> Resu
         ],
     )?;
     for line in [
-        "valid token: listed task_list task_show note_search store_export and called task_list",
+        "valid token: listed task_list task_show task_delete note_search store_export and called task_list",
         "expired: 401 invalid_token (the token has expired)",
         "missing scope: 403 insufficient_scope (tasks:read)",
-        "X-Api-Key header: listed 4 tools",
+        "X-Api-Key header: listed 5 tools",
     ] {
         run.has_line(line)?;
     }

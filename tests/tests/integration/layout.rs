@@ -21,7 +21,7 @@ const RUNTIME_LAYERS: [&[&str]; 7] = [
     &["transport"],
     &["mcp"],
     &["builtins"],
-    &["spec"],
+    &["spec", "principal"],
     &["logging"],
     &["process"],
 ];

@@ -35,6 +35,9 @@ mod nats;
 /// Two stateless replicas behind a real nginx: confirmations across replicas, replays refused,
 /// legacy clients answered as documented.
 mod nginx;
+/// Whose is it: tasks, approvals and sessions belong to the principal that made them, with the
+/// Python SDK in both eras; session end; capped echoes; help text that cannot break a build.
+mod ownership;
 /// Questions (`ask`): parameters the user answers, asked with forms before the command runs,
 /// with the Python SDK in both eras, over HTTP and stdio.
 mod questions;

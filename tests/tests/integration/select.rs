@@ -51,7 +51,7 @@ fn tool<'a>(server: &'a ir::Server, name: &str) -> &'a ir::Tool {
 fn every_visible_leaf_is_a_tool_named_by_its_path() {
     let server = serve("");
     let names = names(&server);
-    assert_eq!(names.len(), 65, "{names:?}");
+    assert_eq!(names.len(), 66, "{names:?}");
     for expected in [
         "ping",
         "ticker",
@@ -466,4 +466,34 @@ fn resources_and_prompts_switch_off_separately() {
     assert_eq!(server.docs.cheats.len(), 6);
     let server = serve("expose: {agent: {mcp: {resources: false, prompts: false}}}\n");
     assert!(server.docs.cheats.is_empty() && server.docs.help.is_empty());
+}
+
+#[test]
+fn look_alike_and_invisible_parameter_names_get_a_build_warning_naming_them() {
+    let server = serve("");
+    let about = |needle: &str| {
+        server
+            .warnings
+            .iter()
+            .find(|warning| warning.contains(needle))
+            .cloned()
+            .unwrap_or_else(|| panic!("no warning about {needle}: {:#?}", server.warnings))
+    };
+    let cyrillic = about("parameter name \"n\u{430}me\"");
+    assert!(
+        cyrillic.starts_with("tool \"hostile\": ")
+            && cyrillic.contains("U+0430 (looks like a Latin letter)"),
+        "{cyrillic}"
+    );
+    let invisible = about("parameter name \"zero\\u{200b}width\"");
+    assert!(
+        invisible.contains("U+200B (invisible or a control character)"),
+        "{invisible}"
+    );
+    // Plain ASCII names are not warned about.
+    assert!(
+        !server.warnings.iter().any(|w| w.contains("\"count\"")),
+        "{:#?}",
+        server.warnings
+    );
 }

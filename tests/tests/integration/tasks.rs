@@ -36,6 +36,16 @@ fn python_sdk_tasks_are_created_polled_cancelled_with_their_process_group_and_co
         log.contains("Became a task after 500ms"),
         "no task was logged:\n{log}"
     );
+    anyhow::ensure!(
+        log.lines()
+            .filter(|line| line.contains("Became a task after"))
+            .all(|line| line
+                .split("task=")
+                .nth(1)
+                .and_then(|rest| rest.split_whitespace().next())
+                .is_some_and(|digest| digest.len() == 8)),
+        "a task is logged by more than a digest of its id:\n{log}"
+    );
     Ok(())
 }
 
@@ -118,6 +128,29 @@ fn python_sdk_tasks_are_created_polled_cancelled_and_completed_over_stdio() -> R
         log.contains("Became a task after 500ms"),
         "no task was logged:\n{out}\n{log}"
     );
+    no_task_id_logged(&out, &log)
+}
+
+#[test]
+fn python_sdk_a_gated_call_asks_for_approval_inside_its_task_over_stdio() -> Result<()> {
+    let (out, log) = stdio_scenario("confirm", "2026-07-28", &["--task-after=500ms"])?;
+    anyhow::ensure!(
+        out.contains("approved and completed: "),
+        "the owner could not approve over stdio:\n{out}"
+    );
+    no_task_id_logged(&out, &log)
+}
+
+/// None of the task ids a script printed (`task id: <id>`) is in the server's log.
+fn no_task_id_logged(out: &str, log: &str) -> Result<()> {
+    let ids: Vec<&str> = out
+        .lines()
+        .filter_map(|line| line.strip_prefix("task id: "))
+        .collect();
+    anyhow::ensure!(!ids.is_empty(), "the script printed no task id:\n{out}");
+    for id in ids {
+        anyhow::ensure!(!log.contains(id), "the task id {id} is in the log:\n{log}");
+    }
     Ok(())
 }
 

@@ -36,8 +36,9 @@ impl Docs {
         for (key, value) in arguments.into_iter().flatten() {
             if !cheat.arguments.iter().any(|argument| argument.name == key) {
                 return Err(invalid(format!(
-                    "prompt {name:?} has no argument {:?}; its arguments: {}",
-                    crate::logging::label(key),
+                    "prompt {} has no argument {}; its arguments: {}",
+                    crate::logging::echo(name),
+                    crate::logging::echo(key),
                     listing(cheat.arguments.iter().map(|argument| argument.name))
                 )));
             }
@@ -48,8 +49,10 @@ impl Docs {
             };
             if value.len() > MAX_ARGUMENT_BYTES {
                 return Err(invalid(format!(
-                    "argument {key:?} of prompt {name:?} is {} bytes; at most {MAX_ARGUMENT_BYTES} \
-                     are accepted",
+                    "argument {} of prompt {} is {} bytes; at most {MAX_ARGUMENT_BYTES} are \
+                     accepted",
+                    crate::logging::echo(key),
+                    crate::logging::echo(name),
                     value.len()
                 )));
             }

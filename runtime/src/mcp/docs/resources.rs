@@ -65,9 +65,11 @@ impl Docs {
             }
             None => " (resources/list names every URI this server offers)".to_string(),
         };
-        ErrorData::resource_not_found(
-            format!("Resource not found{hint}"),
-            Some(serde_json::json!({ "uri": uri })),
-        )
+        // The URI comes back whole only when it is short (docs/runtime.md, "Limits").
+        let data = match crate::logging::echo_head(uri) {
+            None => serde_json::json!({ "uri": uri }),
+            Some(head) => serde_json::json!({ "uri": head, "uriBytes": uri.len() }),
+        };
+        ErrorData::resource_not_found(format!("Resource not found{hint}"), Some(data))
     }
 }

@@ -41,7 +41,9 @@ pub(crate) use flags::TaskArgs;
 use log::Log;
 use progress::Progress;
 use store::Stage;
-pub(crate) use store::Store;
+pub(crate) use store::{Answers, Store};
+
+use crate::principal::{Principal, digest};
 
 /// Far beyond any call (for a client that cannot get a task).
 const NEVER: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 60 * 60);
@@ -94,8 +96,8 @@ pub(crate) struct Running {
     pub(crate) started: std::time::Instant,
 }
 
-/// Judges the answers of one round of a task that asks (key -> response).
-pub(crate) type Decide = Box<dyn FnOnce(BTreeMap<String, Value>) -> Decision + Send>;
+/// Judges the answers of one round of a task that asks (key -> response, and who gave them).
+pub(crate) type Decide = Box<dyn FnOnce(Answers) -> Decision + Send>;
 
 /// What the answers of a task that asks decide.
 pub(crate) enum Decision {
@@ -223,10 +225,11 @@ pub(crate) async fn wait(
                 }
                 let message = "running".to_string();
                 let stage = Stage::Running { stop: Arc::clone(&stop), live };
-                match store.create(tool, arrived, stage, message) {
+                match store.create(Principal::of(context), tool, arrived, stage, message) {
                     Ok(task) => {
                         guard.0 = None;
-                        tracing::info!(tool, task = %task.task_id, "Became a task after {}", duration::format(after));
+                        // A task id is the key to the task: only its digest is logged.
+                        tracing::info!(tool, task = %digest(&task.task_id), "Became a task after {}", duration::format(after));
                         let deadline = tokio::time::Instant::now() + store.settings().ttl;
                         supervise(Arc::clone(store), task.task_id.clone(), handle, stop, deadline);
                         return CreateTaskResult::new(task).into();
@@ -265,9 +268,11 @@ pub(crate) async fn wait(
 /// A call that asks the user before it runs, by a client that declared tasks: a task that
 /// asks at once (`input_required` with `requests`, answered with `tasks/update`, a subset at a
 /// time if the client likes); the round's `decide` judges the answers once every key is
-/// answered, and may start the command or ask another round. `Err` is the text of a refusal: the store is full.
+/// answered, and may start the command or ask another round. `Err` is the text of a refusal: the
+/// store is full. The task belongs to `owner`.
 pub(crate) fn ask(
     store: &Arc<Store>,
+    owner: Principal,
     tool: &'static str,
     first: Round,
 ) -> Result<CallToolResponse, String> {
@@ -284,7 +289,7 @@ pub(crate) fn ask(
     };
     let ttl = store.settings().ttl;
     let task = store
-        .create(tool, std::time::Instant::now(), stage, message)
+        .create(owner, tool, std::time::Instant::now(), stage, message)
         .map_err(|full| full.explain(ttl))?;
     let id = task.task_id.clone();
     let store = Arc::clone(store);

@@ -4,6 +4,10 @@
 //! so nothing needs a timer; a task still running at its TTL is stopped by its own supervisor
 //! (`mod.rs`). The store never runs anything itself: it records, answers `tasks/*`, and hands a
 //! cancellation or an answer to whoever runs the task.
+//!
+//! Every task belongs to the principal whose call created it (docs/security.md): `tasks/get`,
+//! `tasks/update` and `tasks/cancel` from anyone else are answered exactly as for an id the
+//! store does not hold, so they learn nothing, not even that the task exists.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -20,6 +24,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::Stop;
 use crate::duration;
+use crate::principal::{Principal, digest};
 use crate::process::exec::CancelReason;
 use crate::process::live::Live;
 use crate::spec::app::TaskSettings;
@@ -45,7 +50,7 @@ pub(crate) enum Stage {
         /// The answers given so far (key -> response).
         answers: BTreeMap<String, Value>,
         /// Where the answers go once every key is answered.
-        answer: Option<oneshot::Sender<BTreeMap<String, Value>>>,
+        answer: Option<oneshot::Sender<Answers>>,
     },
     /// The command runs.
     Running {
@@ -63,7 +68,19 @@ pub(crate) enum Stage {
     },
 }
 
+/// The answers to one round of a task that asks, and who gave the last of them (whoever may use
+/// the task: its owner, or for a task nobody in particular created, anyone with its id).
+#[derive(Debug)]
+pub(crate) struct Answers {
+    /// Key -> response.
+    pub(crate) responses: BTreeMap<String, Value>,
+    /// Who sent the `tasks/update` that completed them.
+    pub(crate) by: Principal,
+}
+
 struct Entry {
+    /// Who created it: the only principal that may use it (docs/security.md).
+    owner: Principal,
     /// The wire fields; `status`, `statusMessage` and `lastUpdatedAt` change.
     task: Task,
     /// When the call that became this task arrived: what elapsed times count from.
@@ -154,11 +171,12 @@ impl Store {
         tasks.retain(|_, entry| entry.ended.is_none_or(|ended| ended.elapsed() < ttl));
     }
 
-    /// Holds a new task for `tool` in `stage`, for a call that arrived at `started`, or says the
-    /// store is full. The task can be got before this returns (SEP-2663: a created task is
-    /// durable).
+    /// Holds a new task for `tool` in `stage`, for a call by `owner` that arrived at `started`,
+    /// or says the store is full. The task can be got before this returns (SEP-2663: a created
+    /// task is durable).
     pub(crate) fn create(
         &self,
+        owner: Principal,
         tool: &'static str,
         started: Instant,
         stage: Stage,
@@ -185,6 +203,7 @@ impl Store {
         tasks.insert(
             id,
             Entry {
+                owner,
                 task: task.clone(),
                 started,
                 ended: None,
@@ -201,7 +220,7 @@ impl Store {
         &self,
         id: &str,
         requests: InputRequests,
-        answer: oneshot::Sender<BTreeMap<String, Value>>,
+        answer: oneshot::Sender<Answers>,
         message: String,
     ) {
         if let Some(entry) = self.lock().get_mut(id)
@@ -250,10 +269,13 @@ impl Store {
 
     /// `tasks/get`: the task's status, its payload, and (in `_meta`) the tool, the elapsed time
     /// and the output so far.
-    pub(crate) fn get(&self, id: &str) -> Result<GetTaskResult, ErrorData> {
+    pub(crate) fn get(&self, id: &str, by: &Principal) -> Result<GetTaskResult, ErrorData> {
         let mut tasks = self.lock();
         self.sweep(&mut tasks);
-        let entry = tasks.get(id).ok_or_else(|| self.unknown(id))?;
+        let entry = tasks
+            .get(id)
+            .filter(|entry| by.may_use(&entry.owner))
+            .ok_or_else(|| self.unknown(id))?;
         let elapsed = entry.ended.unwrap_or_else(Instant::now) - entry.started;
         let mut task = entry.task.clone();
         let (payload, live) = match &entry.stage {
@@ -292,22 +314,27 @@ impl Store {
     /// `tasks/update`: takes the answers to the pending keys of a task that asks; once every key
     /// is answered, hands them all to the task. A subset is kept, and only the keys still
     /// pending are shown from then on (SEP-2663 partial fulfillment). Keys it did not ask for
-    /// are ignored; a task that ended takes no input.
+    /// are ignored; a task that ended takes no input. `by` sends them.
     pub(crate) fn update(
         &self,
         id: &str,
+        by: &Principal,
         mut responses: BTreeMap<String, Value>,
     ) -> Result<(), ErrorData> {
         let mut tasks = self.lock();
         self.sweep(&mut tasks);
-        let entry = tasks.get_mut(id).ok_or_else(|| self.unknown(id))?;
+        let entry = tasks
+            .get_mut(id)
+            .filter(|entry| by.may_use(&entry.owner))
+            .ok_or_else(|| self.unknown(id))?;
         match &mut entry.stage {
             Stage::Done { payload, .. } => Err(ErrorData::invalid_params(
                 format!(
-                    "task {id:?} has ended ({}); it takes no more input",
+                    "task (id digest {}) has ended ({}); it takes no more input",
+                    digest(id),
                     status_name(payload.status())
                 ),
-                Some(json!({ "taskId": id, "status": payload.status() })),
+                Some(json!({ "status": payload.status() })),
             )),
             Stage::Asking {
                 requests,
@@ -328,7 +355,10 @@ impl Store {
                 }
                 if requests.is_empty() {
                     if let Some(answer) = answer.take() {
-                        let _ = answer.send(std::mem::take(answers));
+                        let _ = answer.send(Answers {
+                            responses: std::mem::take(answers),
+                            by: by.clone(),
+                        });
                     }
                     entry.set(TaskStatus::Working, "answered; checking the answers".into());
                 } else {
@@ -348,11 +378,14 @@ impl Store {
     /// `tasks/cancel`: stops a running task (its command's process group is killed) and
     /// answers once it has ended, within a bound; a task asking for approval ends without
     /// running anything. Cancelling a task that already ended changes nothing (SEP-2663).
-    pub(crate) async fn cancel(&self, id: &str) -> Result<(), ErrorData> {
+    pub(crate) async fn cancel(&self, id: &str, by: &Principal) -> Result<(), ErrorData> {
         let mut done = {
             let mut tasks = self.lock();
             self.sweep(&mut tasks);
-            let entry = tasks.get_mut(id).ok_or_else(|| self.unknown(id))?;
+            let entry = tasks
+                .get_mut(id)
+                .filter(|entry| by.may_use(&entry.owner))
+                .ok_or_else(|| self.unknown(id))?;
             match &mut entry.stage {
                 Stage::Done { .. } => return Ok(()),
                 Stage::Asking { answer, .. } => {
@@ -366,16 +399,19 @@ impl Store {
         Ok(())
     }
 
-    /// The error for a task id this store does not hold.
+    /// The error for a task id this store does not hold (or that is not the caller's: the
+    /// same error, so it tells nothing). The id is named by its digest only: rmcp logs every
+    /// error answer at WARN, and a task id is the key to its task.
     fn unknown(&self, id: &str) -> ErrorData {
         ErrorData::invalid_params(
             format!(
-                "unknown task {id:?}: this server holds no such task. Tasks are kept in the \
-                 memory of the server process that created them, for {} after they end; an \
+                "unknown task (id digest {}): this server holds no such task. Tasks are kept in \
+                 the memory of the server process that created them, for {} after they end; an \
                  expired task, a restarted server or another replica does not have it",
+                digest(id),
                 duration::format(self.settings.ttl)
             ),
-            Some(json!({ "taskId": id })),
+            None,
         )
     }
 }
@@ -444,10 +480,21 @@ mod tests {
             answer: Some(answer),
         };
         let task = store
-            .create("t", Instant::now(), stage, "asking".into())
+            .create(
+                Principal::Holder,
+                "t",
+                Instant::now(),
+                stage,
+                "asking".into(),
+            )
             .expect("created");
         let id = task.task_id;
-        let pending = |store: &Store| match store.get(&id).expect("held").task.payload {
+        let pending = |store: &Store| match store
+            .get(&id, &Principal::Holder)
+            .expect("held")
+            .task
+            .payload
+        {
             TaskPayload::InputRequired { input_requests } => {
                 input_requests.keys().cloned().collect::<Vec<_>>()
             }
@@ -458,15 +505,15 @@ mod tests {
             ("who".to_string(), json!({"action": "accept"})),
             ("other".to_string(), json!(1)),
         ]);
-        store.update(&id, one).expect("acked");
+        store.update(&id, &Principal::Holder, one).expect("acked");
         assert_eq!(pending(&store), ["sure"]);
         assert!(
             answered.try_recv().is_err(),
             "handed over before every key was answered"
         );
         let two = BTreeMap::from([("sure".to_string(), json!({"action": "decline"}))]);
-        store.update(&id, two).expect("acked");
-        let answers = answered.try_recv().expect("handed over");
+        store.update(&id, &Principal::Holder, two).expect("acked");
+        let answers = answered.try_recv().expect("handed over").responses;
         assert_eq!(answers.keys().collect::<Vec<_>>(), ["sure", "who"]);
     }
 
@@ -481,15 +528,33 @@ mod tests {
     async fn a_full_store_says_so_and_an_ended_task_still_counts_until_it_expires() {
         let store = store(1);
         let task = store
-            .create("t", Instant::now(), running(), "running".into())
+            .create(
+                Principal::Holder,
+                "t",
+                Instant::now(),
+                running(),
+                "running".into(),
+            )
             .expect("room for one");
         let full = store
-            .create("t", Instant::now(), running(), "running".into())
+            .create(
+                Principal::Holder,
+                "t",
+                Instant::now(),
+                running(),
+                "running".into(),
+            )
             .expect_err("full");
         assert_eq!((full.max, full.active), (1, 1));
         store.settle(&task.task_id, TaskPayload::Cancelled, "cancelled".into());
         let full = store
-            .create("t", Instant::now(), running(), "running".into())
+            .create(
+                Principal::Holder,
+                "t",
+                Instant::now(),
+                running(),
+                "running".into(),
+            )
             .expect_err("still full");
         assert_eq!((full.max, full.active), (1, 0));
         assert_eq!(
@@ -520,22 +585,29 @@ mod tests {
     #[tokio::test]
     async fn an_unknown_id_is_invalid_params_naming_the_id() {
         let store = store(4);
-        let error = store.get("nope").expect_err("unknown");
+        let error = store.get("nope", &Principal::Holder).expect_err("unknown");
         assert_eq!(error.code.0, -32602);
         assert!(
-            error
-                .message
-                .starts_with("unknown task \"nope\": this server holds no such task."),
+            error.message.starts_with(&format!(
+                "unknown task (id digest {}): this server holds no such task.",
+                digest("nope")
+            )),
             "{}",
             error.message
         );
-        assert_eq!(error.data, Some(json!({"taskId": "nope"})));
+        assert!(!error.message.contains("nope"), "{}", error.message);
+        assert_eq!(error.data, None);
         assert_eq!(
-            store.cancel("nope").await.expect_err("unknown").code.0,
+            store
+                .cancel("nope", &Principal::Holder)
+                .await
+                .expect_err("unknown")
+                .code
+                .0,
             -32602
         );
         let update = store
-            .update("nope", Default::default())
+            .update("nope", &Principal::Holder, Default::default())
             .expect_err("unknown");
         assert_eq!(update.code.0, -32602);
     }
@@ -544,7 +616,13 @@ mod tests {
     async fn cancelling_an_ended_task_changes_nothing_and_it_takes_no_input() {
         let store = store(4);
         let task = store
-            .create("t", Instant::now(), running(), "running".into())
+            .create(
+                Principal::Holder,
+                "t",
+                Instant::now(),
+                running(),
+                "running".into(),
+            )
             .expect("room");
         let id = task.task_id.clone();
         let stop = match &store.lock()[&id].stage {
@@ -561,20 +639,97 @@ mod tests {
                 "cancelled by tasks/cancel".into(),
             );
         };
-        let (cancelled, ()) = tokio::join!(store.cancel(&id), settler);
+        let (cancelled, ()) = tokio::join!(store.cancel(&id, &Principal::Holder), settler);
         cancelled.expect("ack");
-        let got = store.get(&id).expect("kept");
+        let got = store.get(&id, &Principal::Holder).expect("kept");
         assert_eq!(got.task.status(), TaskStatus::Cancelled);
-        store.cancel(&id).await.expect("idempotent ack");
+        store
+            .cancel(&id, &Principal::Holder)
+            .await
+            .expect("idempotent ack");
         assert_eq!(
-            store.get(&id).expect("kept").task.status(),
+            store
+                .get(&id, &Principal::Holder)
+                .expect("kept")
+                .task
+                .status(),
             TaskStatus::Cancelled
         );
-        let refused = store.update(&id, Default::default()).expect_err("ended");
+        let refused = store
+            .update(&id, &Principal::Holder, Default::default())
+            .expect_err("ended");
         assert_eq!(
             refused.message,
-            format!("task {id:?} has ended (cancelled); it takes no more input")
+            format!(
+                "task (id digest {}) has ended (cancelled); it takes no more input",
+                digest(&id)
+            )
         );
+    }
+
+    #[tokio::test]
+    async fn another_principal_gets_exactly_the_unknown_task_error_and_changes_nothing() {
+        let store = store(4);
+        let alice = Principal::Subject("oauth https://issuer alice".into());
+        let bob = Principal::Subject("oauth https://issuer bob".into());
+        let (answer, mut answered) = oneshot::channel();
+        let mut requests = InputRequests::new();
+        requests.insert(
+            "confirm".into(),
+            rmcp::model::InputRequest::Elicitation(rmcp::model::ElicitRequest::new(
+                rmcp::model::ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message: "approve?".into(),
+                    requested_schema: rmcp::model::ElicitationSchema::builder()
+                        .required_string("approve")
+                        .build()
+                        .expect("a schema"),
+                },
+            )),
+        );
+        let stage = Stage::Asking {
+            requests,
+            answers: BTreeMap::new(),
+            answer: Some(answer),
+        };
+        let id = store
+            .create(alice.clone(), "t", Instant::now(), stage, "asking".into())
+            .expect("created")
+            .task_id;
+        let unknown = store.unknown(&id);
+        let same = |error: ErrorData| {
+            assert_eq!(
+                (error.code, &error.message, &error.data),
+                (unknown.code, &unknown.message, &unknown.data)
+            );
+        };
+        same(store.get(&id, &bob).expect_err("not bob's"));
+        same(
+            store
+                .get(&id, &Principal::Holder)
+                .expect_err("not anyone's"),
+        );
+        let approve = BTreeMap::from([(
+            "confirm".to_string(),
+            json!({"action": "accept", "content": {"approve": true}}),
+        )]);
+        same(
+            store
+                .update(&id, &bob, approve.clone())
+                .expect_err("bob cannot answer"),
+        );
+        assert!(answered.try_recv().is_err(), "bob's answer was handed over");
+        same(
+            store
+                .cancel(&id, &bob)
+                .await
+                .expect_err("bob cannot cancel"),
+        );
+        let task = store.get(&id, &alice).expect("alice's");
+        assert_eq!(task.task.status(), TaskStatus::InputRequired);
+        store.update(&id, &alice, approve).expect("alice answers");
+        let answers = answered.try_recv().expect("handed over");
+        assert_eq!(answers.by, alice);
     }
 
     #[test]

@@ -25,6 +25,12 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
             markdown: include_str!("help/task_show.md"),
         },
         rt::HelpSpec {
+            tool: "task_delete",
+            title: "task delete",
+            summary: "Delete a task",
+            markdown: include_str!("help/task_delete.md"),
+        },
+        rt::HelpSpec {
             tool: "note_search",
             title: "note search",
             summary: "Search notes, case-insensitively",

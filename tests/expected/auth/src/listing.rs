@@ -7,17 +7,17 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// `tools/list`: 4 tool(s) in 1 page(s) of at most 256, without structured output.
+/// `tools/list`: 5 tool(s) in 1 page(s) of at most 256, without structured output.
 pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
-    tools: 4,
+    tools: 5,
     page_size: 256,
     structured_output: false,
-    cursor_tag: "f0e9f8427b52",
+    cursor_tag: "7fbf06cfde71",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
-            end: 1448,
+            end: 1923,
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },

@@ -66,7 +66,7 @@ const SERVING: rt::ServingSpec = rt::ServingSpec {
         rt::FilterSpec {
             label: "include",
             include: true,
-            tools: &[],
+            tools: &["^task_delete$"],
             tags: &["ai:read_only"],
         },
     ],

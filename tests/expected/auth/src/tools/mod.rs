@@ -14,6 +14,7 @@ use ::fiskgen_runtime::__private as rt;
 pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &task::TASK_LIST,
     &task::TASK_SHOW,
+    &task::TASK_DELETE,
     &note::NOTE_SEARCH,
     &store::STORE_EXPORT,
 ];

@@ -42,3 +42,23 @@ pub(crate) static TASK_SHOW: rt::ToolSpec = rt::ToolSpec {
         params: &[rt::Param::arg("id", rt::Type::I64).required()],
     }),
 };
+
+/// `task delete`: Delete a task
+pub(crate) static TASK_DELETE: rt::ToolSpec = rt::ToolSpec {
+    name: "task_delete",
+    title: "task delete",
+    description: "Delete a task\n\nDeletes a done task. Open tasks are only deleted with --force.\n\nTags: ai:destructive, ai:confirm, impact:rw",
+    tags: &["ai:destructive", "ai:confirm", "impact:rw"],
+    hints: rt::Hints::NONE.destructive(),
+    confirm: Some("ai:confirm"),
+    input_schema: include_str!("schemas/task_delete.json"),
+    questions: &[],
+    run: rt::Run::Command(rt::Command {
+        path: &["task", "delete"],
+        globals: rt::Globals::NONE,
+        params: &[
+            rt::Param::switch("force"),
+            rt::Param::arg("id", rt::Type::I64).required(),
+        ],
+    }),
+};
