@@ -21,15 +21,6 @@ use crate::mcp::error::CatalogError;
 use crate::spec::app::{AppSpec, Run};
 use crate::spec::listing::ListingSpec;
 
-/// The protocol era of a request, which decides a page's cache hints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Era {
-    /// `initialize`-based (2024-11-05 to 2025-11-25).
-    Legacy,
-    /// 2026-07-28.
-    Modern,
-}
-
 /// The served `tools/list`.
 #[derive(Debug)]
 pub(crate) struct Listing {
@@ -40,9 +31,10 @@ pub(crate) struct Listing {
     pages: Vec<Page>,
     /// The pages' cursors (the codec of every list).
     cursors: Cursors,
-    /// Whether an entry may hold a member rmcp's `Tool` does not carry: only a task-required
-    /// tool's `execution` does.
-    extras: bool,
+    /// Whether an entry may hold a member rmcp's `Tool` does not carry (only a task-required
+    /// tool's `execution` does), so that an answer needs [`Listing::complete`]: known at start,
+    /// before any page is read (a transport asks before the handler has answered).
+    pub(crate) has_extras: bool,
 }
 
 #[derive(Debug)]
@@ -88,7 +80,7 @@ impl Listing {
         }
     }
 
-    fn compiled(spec: &'static ListingSpec, extras: bool) -> Result<Listing, CatalogError> {
+    fn compiled(spec: &'static ListingSpec, has_extras: bool) -> Result<Listing, CatalogError> {
         let body = spec.body;
         let cursors = Cursors::tagged(contract::WHAT, spec.cursor_tag, spec.tools, spec.page_size);
         if spec.pages.is_empty() {
@@ -117,7 +109,7 @@ impl Listing {
             body: Cow::Borrowed(body),
             pages,
             cursors,
-            extras,
+            has_extras,
         })
     }
 
@@ -172,7 +164,7 @@ impl Listing {
                 .collect(),
             body: Cow::Owned(listing.body),
             cursors: listing.cursors,
-            extras: !task_required.is_empty(),
+            has_extras: !task_required.is_empty(),
         }
     }
 
@@ -181,25 +173,19 @@ impl Listing {
         self.cursors.page(cursor).map_err(invalid_cursor)
     }
 
-    /// Page `index` through rmcp's types. The hints of the 2026-07-28 era are set here; rmcp
-    /// drops nothing for legacy clients, so they are left out for them.
-    pub(crate) fn result(&self, index: usize, era: Era) -> Result<ListToolsResult, ErrorData> {
+    /// Page `index` through rmcp's types. The hints of the 2026-07-28 era (`modern`) are set
+    /// here; rmcp drops nothing for legacy clients, so they are left out for them.
+    pub(crate) fn result(&self, index: usize, modern: bool) -> Result<ListToolsResult, ErrorData> {
         let index = index.min(self.pages.len() - 1);
         let parsed = self.parsed(index)?;
         let mut result = ListToolsResult::with_all_items(parsed.tools.clone());
         result.next_cursor = self.cursors.next(index);
-        if era == Era::Modern {
+        if modern {
             result = result
                 .with_ttl_ms(contract::TTL_MS)
                 .with_cache_scope(CacheScope::Public);
         }
         Ok(result)
-    }
-
-    /// Whether an answer may need [`Listing::complete`] (known at start, before any page is
-    /// read: a transport asks before the handler has answered).
-    pub(crate) fn has_extras(&self) -> bool {
-        self.extras
     }
 
     /// Puts back into the `tools` of a `tools/list` result (as JSON) the members of each

@@ -20,7 +20,6 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::logging::label;
 use crate::mcp::confirm::{self, Reach};
-use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
 use crate::mcp::tasks::log::SessionLevel;
 use crate::principal::Principal;
@@ -63,7 +62,7 @@ impl Handler {
     pub(crate) fn completed(&self, result: ServerResult) -> ServerResult {
         let listing = &self.state.catalog.listing;
         match result {
-            ServerResult::ListToolsResult(list) if listing.has_extras() => {
+            ServerResult::ListToolsResult(list) if listing.has_extras => {
                 match serde_json::to_value(&list) {
                     Ok(mut value) => {
                         listing.complete(&mut value);
@@ -103,12 +102,7 @@ impl ServerHandler for Handler {
         self.state.note_modern_client(&context);
         let listing = &self.state.catalog.listing;
         let page = listing.page(request.as_ref().and_then(|params| params.cursor.as_deref()))?;
-        let era = if confirm::is_modern(&context) {
-            Era::Modern
-        } else {
-            Era::Legacy
-        };
-        let result = listing.result(page, era);
+        let result = listing.result(page, confirm::is_modern(&context));
         self.state.first_answer.mark();
         result
     }

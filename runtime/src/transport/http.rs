@@ -147,7 +147,7 @@ async fn complete_lists(State(handler): State<Handler>, request: Request, next: 
     let lists = request.extensions().get::<intake::ListsTools>().is_some();
     let response = next.run(request).await;
     let listing = &handler.state().catalog.listing;
-    if !lists || response.status() != StatusCode::OK || !listing.has_extras() {
+    if !lists || response.status() != StatusCode::OK || !listing.has_extras {
         return response;
     }
     let (mut parts, body) = response.into_parts();

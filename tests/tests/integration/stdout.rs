@@ -1,5 +1,5 @@
 //! The stdio server's stdout: every answer whole and in order when the client reads late, and
-//! when stdout is a file. The fixture server's `tools/list` answer (65 tools, 66 KiB) is more
+//! when stdout is a file. The fixture server's `tools/list` answer (66 tools, 67 KiB) is more
 //! than a pipe's default 64 KiB.
 
 use std::fs;
@@ -78,7 +78,7 @@ fn answers_arrive_whole_and_in_order_when_the_client_reads_late() -> Result<()> 
         reader.read_line(&mut line)?;
         let tools = tools_of(&line, id)?;
         ensure!(
-            tools.as_array().map(Vec::len) == Some(65),
+            tools.as_array().map(Vec::len) == Some(66),
             "answer {id}: {} tools",
             tools.as_array().map_or(0, Vec::len)
         );
@@ -125,7 +125,7 @@ fn a_stdout_that_is_a_file_gets_every_answer_written_whole() -> Result<()> {
     let lines: Vec<&str> = text.lines().collect();
     ensure!(lines.len() == 3, "{} lines in stdout.jsonl", lines.len());
     let one = tools_of(lines[1], 1)?;
-    ensure!(one.as_array().map(Vec::len) == Some(65), "answer 1: {one}");
+    ensure!(one.as_array().map(Vec::len) == Some(66), "answer 1: {one}");
     ensure!(one == tools_of(lines[2], 2)?, "the two answers differ");
     Ok(())
 }
