@@ -29,7 +29,12 @@ pub(crate) fn build_fiskgen(root: &Path) -> Result<PathBuf> {
     if !status.success() {
         bail!("cargo build --release -p fiskgen failed ({status})");
     }
-    Ok(root.join("target/release/fiskgen"))
+    // Where cargo put it: `CARGO_TARGET_DIR` (relative to the workspace) when set.
+    let target = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root.join(dir),
+        _ => root.join("target"),
+    };
+    Ok(target.join("release/fiskgen"))
 }
 
 /// Where `fiskgen build` gets the application's introspection document.

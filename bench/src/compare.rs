@@ -80,7 +80,7 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
     // One row per transport for each of these: its heading (the transport goes after it) and
     // the figure.
     type Figure = fn(&ServerReport) -> Option<Summary>;
-    let per_transport: [(&str, &str, Figure); 9] = [
+    let per_transport: [(&str, &str, Figure); 7] = [
         ("idle RSS", "MiB", |s| s.idle_rss_mb),
         ("peak RSS under load", "MiB", |s| s.peak_rss_mb),
         ("start → first `tools/list`, rmcp's client", "ms", |s| {
@@ -97,11 +97,6 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
             |s| s.raw_list_cpu_ms,
         ),
         (
-            "server CPU per `tools/list` above its floor measured right after it, raw client",
-            "ms",
-            |s| s.raw_own_list_cpu_ms,
-        ),
-        (
             "of the server CPU per `tools/list`, raw client, user time (its own code)",
             "ms",
             |s| s.raw_list_user_ms,
@@ -110,11 +105,6 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
             "server CPU per `tools/list`, rmcp's client, c=1",
             "ms",
             |s| s.list_at(1).and_then(|l| l.server_cpu),
-        ),
-        (
-            "server CPU per `tools/list`, rmcp's client, c=8",
-            "ms",
-            |s| s.list_at(8).and_then(|l| l.server_cpu),
         ),
     ];
     for (what, unit, figure) in per_transport {
@@ -272,121 +262,13 @@ pub(crate) fn section(report: &Report) -> Option<String> {
         let _ = writeln!(out, "| {what} | {shown} | {met} |");
     }
     let _ = writeln!(out);
-    out.push_str(&floors(ours));
+    out.push_str(&list_parts(ours));
     Some(out)
 }
 
-/// A server's own share of its CPU per list: the median over rounds of what it costs above
-/// the floor measured right after it, with the rounds' range.
-fn own(server: Option<&ServerReport>) -> String {
-    match server.and_then(|s| s.raw_own_list_cpu_ms) {
-        Some(own) => format!(
-            "{} ms, {} to {} ms over the rounds, each above the floor measured right after it",
-            num(own.median),
-            num(own.min),
-            num(own.max)
-        ),
-        None => "—".to_string(),
-    }
-}
-
-/// What bounds the serving-path targets from below, from this run's figures: the HTTP and stdio
-/// floors of the CPU per answer and the parts of the answer every listing carries.
-fn floors(app: &AppReport) -> String {
+/// The parts of the answer every listing carries, from this run's figures.
+fn list_parts(app: &AppReport) -> String {
     let mut out = String::new();
-    let median = |s: Option<Summary>| s.map(|s| s.median);
-    if let Some(floor) = median(app.floor_list_cpu_ms) {
-        let mut added = Vec::new();
-        for transport in [Transport::Legacy, Transport::Modern] {
-            let s = server(app, transport);
-            if let Some(ours) = median(s.and_then(|s| s.raw_list_cpu_ms)) {
-                added.push(format!(
-                    "{} ms over {} (of its own: {})",
-                    num(ours),
-                    transport.label(),
-                    own(s)
-                ));
-            }
-        }
-        let _ = writeln!(
-            out,
-            "Server CPU per `tools/list` over HTTP: a bare HTTP/1.1 writer of the same answer \
-             (the floor, `bench/src/floor.rs`, a process of its own) costs {} ms per answer with \
-             the raw client: the kernel's copy and loopback TCP of {} KiB, and the wake-ups of \
-             a request and its answer going back and forth; ours costs {}.\n",
-            num(floor),
-            app.list_sizes
-                .map_or("—".to_string(), |s| num(kib(s.body_bytes))),
-            if added.is_empty() {
-                "—".to_string()
-            } else {
-                added.join(" and ")
-            }
-        );
-        if let Some(floor_user) = median(app.floor_list_user_ms) {
-            let mut user = Vec::new();
-            let mut system = Vec::new();
-            for transport in [Transport::Legacy, Transport::Modern] {
-                let s = server(app, transport);
-                let figures = (
-                    median(s.and_then(|s| s.raw_list_user_ms)),
-                    median(s.and_then(|s| s.raw_list_cpu_ms)),
-                );
-                if let (Some(own), Some(all)) = figures {
-                    user.push(format!("{} ms over {}", num(own), transport.label()));
-                    system.push(format!("{} ms", num(all - own)));
-                }
-            }
-            if !user.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "Split as /proc splits it (`utime` and `stime`): ours spends {} in user \
-                     space, its own code (the HTTP stack, the request's checks, the answer's \
-                     head), against the floor's {} ms; the rest, {}, is the kernel's work on \
-                     its behalf, against the floor's {} ms.\n",
-                    user.join(" and "),
-                    num(floor_user),
-                    system.join(" and "),
-                    num(floor - floor_user)
-                );
-            }
-        }
-    }
-    if let Some(floor) = median(app.stdio_floor_list_cpu_ms) {
-        let ours = median(server(app, Transport::Stdio).and_then(|s| s.raw_list_cpu_ms));
-        let _ = writeln!(
-            out,
-            "Server CPU per `tools/list` over stdio: a bare loop that reads each request line \
-             and puts the same answer line into stdout as ours does (the floor: the pipe grown \
-             to 1 MiB, the answer spliced into it from memory; `bench/src/floor.rs`, a process \
-             of its own) costs {} ms per answer with the raw client: reading the request, \
-             handing the answer's pages to the pipe, and the wake-ups of the two processes; \
-             ours costs {}.\n",
-            num(floor),
-            ours.map_or("—".to_string(), |ours| format!(
-                "{} ms (of its own: {})",
-                num(ours),
-                own(server(app, Transport::Stdio))
-            ))
-        );
-    }
-    let legacy = server(app, Transport::Legacy);
-    if let (Some(cpu), Some(wire)) = (
-        median(legacy.and_then(|s| s.raw_gzip_list_cpu_ms)),
-        median(legacy.and_then(|s| s.raw_gzip_answer_kib)),
-    ) {
-        let _ = writeln!(
-            out,
-            "To a client that accepts gzip (Node's fetch, Python's httpx and Go's net/http ask \
-             for it by default) the same answer is {} KiB on the wire, and over HTTP legacy it \
-             costs the server {} ms: each page is compressed once, then served with its own \
-             head in front (docs/runtime.md, \"Listing tools\"). The floor writing the same \
-             answer gzipped costs {} ms.\n",
-            num(wire),
-            num(cpu),
-            median(app.floor_gzip_list_cpu_ms).map_or("—".to_string(), num)
-        );
-    }
     if let Some(sizes) = app.list_sizes {
         let text = share(sizes.text_bytes, sizes);
         let output = share(sizes.output_schema_bytes, sizes);

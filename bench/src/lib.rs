@@ -11,9 +11,8 @@
 mod builds;
 mod client;
 mod compare;
-mod floor;
-pub use floor::{SERVE_FLAG, serve_floor};
 mod load;
+pub mod peer;
 mod raw;
 mod report;
 mod servers;
@@ -41,7 +40,7 @@ use builds::{
     time_builds,
 };
 use load::{Budget, Op, load};
-use servers::{FloorAnswers, memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start};
+use servers::{memory_kib, peer_absent_reason, raw_list_cpu, raw_start, start};
 use stats::{Rounds, Run};
 
 /// How much to measure.
@@ -85,9 +84,8 @@ pub struct Options {
     /// Earlier designs' fiskgen binaries, by label: the all-commands natscli server is also
     /// built with each (builds interleaved with ours) and measured beside ours in the same run.
     pub previous_fiskgen: Vec<(String, PathBuf)>,
-    /// The program run as the floors (`PROGRAM --serve-floor`, [`serve_floor`]): a
-    /// `fiskgen-bench` binary; by default this program, which is one when it is running.
-    pub floor_program: Option<PathBuf>,
+    /// The peer's binary, for its size (`--peer-build` sets it).
+    pub peer_binary: Option<PathBuf>,
 }
 
 impl Options {
@@ -108,13 +106,15 @@ impl Options {
             seconds: None,
             regenerations: None,
             previous_fiskgen: Vec::new(),
-            floor_program: None,
+            peer_binary: None,
         }
     }
 }
 
-/// Concurrencies of the `tools/list` load.
-pub const LIST_LEVELS: [usize; 3] = [1, 8, 32];
+/// Concurrencies of the `tools/list` load: one client asking again as soon as it has its
+/// answer. More clients at once measured rmcp's client parsing each answer (natscli's 254 KiB:
+/// about 9 ms), not the servers.
+pub const LIST_LEVELS: [usize; 1] = [1];
 /// Concurrencies of the `tools/call` load (and of the direct runs).
 pub const CALL_LEVELS: [usize; 2] = [1, 8];
 /// Command slots given to every server, so calls at the highest concurrency never queue.
@@ -404,6 +404,8 @@ fn prepare_workdir(setup: &Setup) -> Result<()> {
         fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
     }
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    // The peer's copy of the config: what it accepts, with our limits (crate::peer).
+    peer::write_config(&setup.config, dir, TOOL_SLOTS)?;
     if setup.name == "demo" {
         for title in ["Write the benchmark", "Read the numbers", "Ship it"] {
             let status = std::process::Command::new(&setup.app)
@@ -426,7 +428,6 @@ struct Samples {
     start_ms: Vec<f64>,
     raw_start_ms: Vec<f64>,
     raw_list_cpu_ms: Vec<f64>,
-    raw_own_list_cpu_ms: Vec<f64>,
     raw_list_user_ms: Vec<f64>,
     raw_gzip_list_cpu_ms: Vec<f64>,
     raw_gzip_answer_kib: Vec<f64>,
@@ -450,6 +451,14 @@ async fn bench_app(
     let list_sizes = client::list_sizes(&probe.client.peer()).await;
     probe.stop().await;
     let list_sizes = list_sizes?;
+    let peer_list_sizes = if servers.contains(&Server::Peer) {
+        let (probe, _, _) = start(options, setup, Server::Peer).await?;
+        let sizes = client::list_sizes(&probe.client.peer()).await;
+        probe.stop().await;
+        Some(sizes?)
+    } else {
+        None
+    };
     let result = client::structured(result?, setup.tool)?;
     let command = result
         .get("command")
@@ -476,12 +485,6 @@ async fn bench_app(
         .map(|_| CALL_LEVELS.iter().map(|_| Vec::new()).collect())
         .collect();
     let mut overhead_p99 = overhead_p50.clone();
-    // What the floors serve, taken once.
-    let answers = FloorAnswers::take(options, setup, servers).await?;
-    let mut floor_ms: Vec<f64> = Vec::new();
-    let mut floor_user_ms: Vec<f64> = Vec::new();
-    let mut floor_gzip_ms: Vec<f64> = Vec::new();
-    let mut stdio_floor_ms: Vec<f64> = Vec::new();
 
     // Starts, interleaved, the order rotating so no server always follows the same one.
     for i in 0..settings.starts {
@@ -590,28 +593,9 @@ async fn bench_app(
                     settings.budget(1),
                 )
                 .await?;
-                // Its floor (ours only), right after it: the host's noise drifts from minute
-                // to minute, so the server's own share is taken within the pair.
-                let floor = answers
-                    .cpu(options, server, gzip, settings.settle, settings.budget(1))
-                    .await?;
-                if let Some(floor) = floor {
-                    let floors = match (server, gzip) {
-                        (Server::Ours(Transport::Stdio), _) => &mut stdio_floor_ms,
-                        (_, false) => {
-                            floor_user_ms.push(floor.user);
-                            &mut floor_ms
-                        }
-                        (_, true) => &mut floor_gzip_ms,
-                    };
-                    floors.push(floor.total());
-                }
                 if !gzip {
                     s.raw_list_cpu_ms.push(cpu.total());
                     s.raw_list_user_ms.push(cpu.user);
-                    if let Some(floor) = floor {
-                        s.raw_own_list_cpu_ms.push(cpu.total() - floor.total());
-                    }
                     continue;
                 }
                 s.raw_gzip_list_cpu_ms.push(cpu.total());
@@ -660,7 +644,6 @@ async fn bench_app(
             start_ms: Summary::of(&s.start_ms),
             raw_start_ms: Summary::of(&s.raw_start_ms),
             raw_list_cpu_ms: Summary::of(&s.raw_list_cpu_ms),
-            raw_own_list_cpu_ms: Summary::of(&s.raw_own_list_cpu_ms),
             raw_list_user_ms: Summary::of(&s.raw_list_user_ms),
             raw_gzip_list_cpu_ms: Summary::of(&s.raw_gzip_list_cpu_ms),
             raw_gzip_answer_kib: Summary::of(&s.raw_gzip_answer_kib),
@@ -693,11 +676,13 @@ async fn bench_app(
         size_bytes: size,
         stripped_bytes: stripped_size(&setup.server, &setup.workdir),
         crate_lines: setup.crate_dir.as_deref().and_then(crate_lines),
+        peer_binary_bytes: options
+            .peer_binary
+            .as_deref()
+            .and_then(|path| fs::metadata(path).ok())
+            .map(|meta| meta.len()),
+        peer_list_sizes,
         list_sizes: Some(list_sizes),
-        floor_list_cpu_ms: Summary::of(&floor_ms),
-        floor_list_user_ms: Summary::of(&floor_user_ms),
-        floor_gzip_list_cpu_ms: Summary::of(&floor_gzip_ms),
-        stdio_floor_list_cpu_ms: Summary::of(&stdio_floor_ms),
         servers: reports,
         direct: levels(&direct, &CALL_LEVELS),
     })

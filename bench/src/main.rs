@@ -30,6 +30,11 @@ struct Cli {
     /// The peer's command, run with `sh -c`; {config}, {port} and {app} are filled in.
     #[arg(long, value_name = "COMMAND")]
     peer_command: Option<String>,
+    /// Build the peer with this script (`build.sh OUT_BINARY`, beside Fisk AI's source) into
+    /// target/bench/peer/fisk, and measure it (`fisk mcp --config {config}` unless
+    /// --peer-command says otherwise).
+    #[arg(long, value_name = "SCRIPT")]
+    peer_build: Option<PathBuf>,
     /// The peer's MCP endpoint; {port} is filled in.
     #[arg(
         long,
@@ -93,11 +98,6 @@ fn previous_design(text: &str) -> Result<(String, PathBuf), String> {
 }
 
 fn main() -> ExitCode {
-    // The HTTP floor's process (bench/src/floor.rs): this binary, run by itself.
-    let mut args = std::env::args().skip(1);
-    if args.next().as_deref() == Some(fiskgen_bench::SERVE_FLAG) {
-        return fiskgen_bench::serve_floor(args.next().as_deref());
-    }
     let cli = Cli::parse();
     let mode = if cli.smoke { Mode::Smoke } else { Mode::Full };
     let root = fiskgen_tests::apps::workspace_root();
@@ -106,6 +106,25 @@ fn main() -> ExitCode {
         .out_dir
         .or_else(|| (mode == Mode::Full).then(|| root.join("docs")));
     options.peer_command = cli.peer_command;
+    if let Some(script) = &cli.peer_build {
+        let target = match std::env::var_os("CARGO_TARGET_DIR") {
+            Some(dir) if !dir.is_empty() => root.join(dir),
+            _ => root.join("target"),
+        };
+        let out = target.join("bench/peer/fisk");
+        match fiskgen_bench::peer::build(script, &out) {
+            Ok(binary) => {
+                options.peer_command.get_or_insert_with(|| {
+                    format!("'{}' mcp --config {{config}}", binary.display())
+                });
+                options.peer_binary = Some(binary);
+            }
+            Err(error) => {
+                eprintln!("fiskgen-bench: {error:#}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     options.peer_url = cli.peer_url;
     options.peer_module = cli.peer_module;
     options.fiskgen = cli.fiskgen;

@@ -180,9 +180,8 @@ pub(crate) enum ListSession {
 }
 
 impl ListSession {
-    /// Spawns `command` (a server over stdio), writes it `prelude` (what a floor's process
-    /// reads first, [`crate::floor::prelude`]; empty for a server) and completes the handshake.
-    pub(crate) fn stdio(mut command: std::process::Command, prelude: &[u8]) -> Result<ListSession> {
+    /// Spawns `command` (a server over stdio) and completes the handshake.
+    pub(crate) fn stdio(mut command: std::process::Command) -> Result<ListSession> {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -190,7 +189,6 @@ impl ListSession {
         let mut child = Killed(command.spawn().context("starting the server")?);
         let mut stdin = child.0.stdin.take().context("no stdin")?;
         let mut stdout = BufReader::new(child.0.stdout.take().context("no stdout")?);
-        stdin.write_all(prelude)?;
         handshake(&mut stdin, &mut stdout)?;
         Ok(ListSession::Stdio {
             child,
@@ -282,11 +280,6 @@ impl ListSession {
             ListSession::Stdio { .. } => None,
             ListSession::Http { wire, .. } => Some(*wire),
         }
-    }
-
-    /// One `tools/list` with the first id [`Self::cpu_per_list`] sends: the answer's body.
-    pub(crate) async fn first_answer(&mut self) -> Result<Vec<u8>> {
-        self.list(&request_id(0)).await
     }
 
     /// One `tools/list` with the id `id` (JSON): the answer's bytes, as the server sent them.

@@ -151,9 +151,6 @@ pub struct ServerReport {
     pub raw_start_ms: Option<Summary>,
     /// Server CPU per `tools/list` with the raw client's requests back to back, ms.
     pub raw_list_cpu_ms: Option<Summary>,
-    /// Of each round's [`Self::raw_list_cpu_ms`], what is above the floor measured right after
-    /// it (ours only: the bare writer of the same answer, `crate::floor`), ms.
-    pub raw_own_list_cpu_ms: Option<Summary>,
     /// Of [`Self::raw_list_cpu_ms`], the user time (the process's own code; the rest is system
     /// time, the kernel's work on its behalf), ms.
     pub raw_list_user_ms: Option<Summary>,
@@ -200,20 +197,12 @@ pub struct AppReport {
     pub stripped_bytes: Option<u64>,
     /// Lines of the generated crate's `src/`, when it was built here.
     pub crate_lines: Option<CrateLines>,
+    /// The peer's binary size, when it was built here or named (`--peer-build`, `--peer-binary`).
+    pub peer_binary_bytes: Option<u64>,
+    /// The peer's `tools/list` answer, measured as ours is, when the peer was measured.
+    pub peer_list_sizes: Option<crate::ListSizes>,
     /// The `tools/list` answer's size beside its input schemas'.
     pub list_sizes: Option<crate::ListSizes>,
-    /// CPU per `tools/list` of a bare HTTP/1.1 writer of our answer, with the raw client's
-    /// requests back to back (the floor of [`ServerReport::raw_list_cpu_ms`] over HTTP), ms.
-    pub floor_list_cpu_ms: Option<Summary>,
-    /// Of [`Self::floor_list_cpu_ms`], the user time, ms.
-    pub floor_list_user_ms: Option<Summary>,
-    /// The same floor writing the answer gzipped to a raw client that asks for gzip (the floor
-    /// of [`ServerReport::raw_gzip_list_cpu_ms`]), ms.
-    pub floor_gzip_list_cpu_ms: Option<Summary>,
-    /// CPU per `tools/list` of a bare line loop answering our stdio answer, with the raw
-    /// client's requests back to back (the floor of [`ServerReport::raw_list_cpu_ms`] over
-    /// stdio), ms.
-    pub stdio_floor_list_cpu_ms: Option<Summary>,
     /// Each server and transport.
     pub servers: Vec<ServerReport>,
     /// The direct runs at each of [`CALL_LEVELS`].
@@ -372,7 +361,7 @@ fn rows() -> Vec<(String, Getter, bool)> {
         Box::new(|s: &ServerReport| s.raw_list_user_ms),
         true,
     ));
-    for c in [1, 8] {
+    for c in LIST_LEVELS {
         rows.push((
             format!("server CPU per `tools/list`, rmcp's client, c={c} (ms)"),
             Box::new(move |s: &ServerReport| s.list_at(c).and_then(|l| l.server_cpu)),
@@ -439,30 +428,9 @@ impl Report {
             if app.servers.is_empty() {
                 missing.push(format!("{name}: no server measured"));
             }
-            if app.floor_list_cpu_ms.is_none() || app.floor_list_user_ms.is_none() {
-                missing.push(format!("{name}: the HTTP floor of the CPU per tools/list"));
-            }
-            if app.floor_gzip_list_cpu_ms.is_none() {
-                missing.push(format!(
-                    "{name}: the gzip HTTP floor of the CPU per tools/list"
-                ));
-            }
-            let stdio = app
-                .servers
-                .iter()
-                .any(|s| s.server == Server::Ours(Transport::Stdio));
-            if stdio && app.stdio_floor_list_cpu_ms.is_none() {
-                missing.push(format!("{name}: the stdio floor of the CPU per tools/list"));
-            }
             for server in &app.servers {
                 let label = server.server.label();
                 let http = server.server != Server::Ours(Transport::Stdio);
-                let ours = matches!(server.server, Server::Ours(_));
-                if ours && server.raw_own_list_cpu_ms.is_none() {
-                    missing.push(format!(
-                        "{name}, {label}: the raw client's CPU above its floor"
-                    ));
-                }
                 if http && server.raw_gzip_list_cpu_ms.is_none() {
                     missing.push(format!("{name}, {label}: the raw client's gzip CPU"));
                 }

@@ -136,9 +136,13 @@ pub(crate) fn peer_command(
 ) -> Result<(tokio::process::Command, String)> {
     let template = options.peer_command.as_deref().context("no peer command")?;
     let fill = |text: &str| {
-        text.replace("{config}", &setup.config.display().to_string())
-            .replace("{port}", &port.to_string())
-            .replace("{app}", &setup.app.display().to_string())
+        // The peer's copy of the config (crate::peer::write_config).
+        text.replace(
+            "{config}",
+            &setup.workdir.join("peer.yaml").display().to_string(),
+        )
+        .replace("{port}", &port.to_string())
+        .replace("{app}", &setup.app.display().to_string())
     };
     let mut command = tokio::process::Command::new("sh");
     command
@@ -302,7 +306,7 @@ pub(crate) async fn raw_list_cpu(
     if server == Server::Ours(Transport::Stdio) {
         ensure!(!gzip, "stdio has no content coding");
         let command = server_command(setup, server, None)?.into_std();
-        let mut session = raw::ListSession::stdio(command, &[]).with_context(context)?;
+        let mut session = raw::ListSession::stdio(command).with_context(context)?;
         let pid = session.pid().context("the server has no pid")?;
         let cpu = session
             .cpu_per_list(|| cpu_of(pid), WARM_LISTS, settle, budget)
@@ -329,105 +333,6 @@ pub(crate) async fn raw_list_cpu(
     };
     let _ = child.kill().await;
     measured.with_context(context)
-}
-
-/// What the floors of [`raw_list_cpu`] serve ([`crate::floor`]): our server's first
-/// `tools/list` answer, taken once per application and design: the stdio line, and the HTTP
-/// body of the 2026-07-28 server (every HTTP floor serves it, to a 2026-07-28 client).
-pub(crate) struct FloorAnswers {
-    stdio: Option<Vec<u8>>,
-    http: Option<Vec<u8>>,
-}
-
-impl FloorAnswers {
-    /// The answers of the servers among `servers` (ours over stdio, ours over HTTP).
-    pub(crate) async fn take(
-        options: &Options,
-        setup: &Setup,
-        servers: &[Server],
-    ) -> Result<FloorAnswers> {
-        let context = || format!("{}: the answer the floors serve", setup.name);
-        let stdio = if servers.contains(&Server::Ours(Transport::Stdio)) {
-            let command = server_command(setup, Server::Ours(Transport::Stdio), None)?.into_std();
-            let mut session = raw::ListSession::stdio(command, &[]).with_context(context)?;
-            Some(session.first_answer().await.with_context(context)?)
-        } else {
-            None
-        };
-        let http = if servers.contains(&Server::Ours(Transport::Modern)) {
-            let server = Server::Ours(Transport::Modern);
-            let port = free_port()?;
-            let (mut command, url, transport) = http_command(options, setup, server, port)?;
-            command.stdin(Stdio::null()).stdout(Stdio::null());
-            let began = Instant::now();
-            let mut child = command.spawn().with_context(context)?;
-            let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-            let answer = match wait_until_listening(&mut child, address, began, server, setup).await
-            {
-                Ok(()) => match raw::ListSession::http(&url, transport, false).await {
-                    Ok(mut session) => session.first_answer().await,
-                    Err(error) => Err(error),
-                },
-                Err(error) => Err(error),
-            };
-            let _ = child.kill().await;
-            Some(answer.with_context(context)?)
-        } else {
-            None
-        };
-        Ok(FloorAnswers { stdio, http })
-    }
-
-    /// The floor's CPU per `tools/list` under [`raw_list_cpu`]'s measurement of `server` (its
-    /// stdio floor, or the HTTP floor gzipped with `gzip`); `None` when there is none (a peer,
-    /// or an answer not taken).
-    pub(crate) async fn cpu(
-        &self,
-        options: &Options,
-        server: Server,
-        gzip: bool,
-        settle: Duration,
-        budget: Budget,
-    ) -> Result<Option<Cpu>> {
-        let program = options.floor_program.as_deref();
-        match server {
-            Server::Ours(Transport::Stdio) => {
-                let Some(answer) = &self.stdio else {
-                    return Ok(None);
-                };
-                let context = || "the stdio floor's tools/list CPU".to_string();
-                let command = crate::floor::stdio_command(program)?;
-                let mut session = raw::ListSession::stdio(command, &crate::floor::prelude(answer))
-                    .with_context(context)?;
-                let pid = session.pid().context("the floor has no pid")?;
-                session
-                    .cpu_per_list(|| cpu_of(pid), WARM_LISTS, settle, budget)
-                    .await
-                    .with_context(context)
-                    .map(Some)
-            }
-            Server::Ours(_) => {
-                let Some(answer) = &self.http else {
-                    return Ok(None);
-                };
-                let context = || {
-                    let gzip = if gzip { " (gzip)" } else { "" };
-                    format!("the HTTP floor's tools/list CPU{gzip}")
-                };
-                let floor =
-                    crate::floor::Floor::serve(program, answer, gzip).with_context(context)?;
-                let mut session = raw::ListSession::http(&floor.url(), Transport::Modern, gzip)
-                    .await
-                    .with_context(context)?;
-                session
-                    .cpu_per_list(|| floor.cpu(), WARM_LISTS, settle, budget)
-                    .await
-                    .with_context(context)
-                    .map(Some)
-            }
-            _ => Ok(None),
-        }
-    }
 }
 
 /// VmRSS and VmHWM of `pid`, in KiB.

@@ -34,26 +34,14 @@ mod demo_tools;
 static DEMO: fiskgen_runtime::__private::AppSpec = fiskgen_runtime::__private::AppSpec {
     identity: "tasks",
     fiskgen_version: "0.1.0",
-    application: None,
     instructions: Some("The demo's tools, fuzzed."),
     tools: demo_tools::TOOLS,
-    docs: &fiskgen_runtime::__private::DocsSpec::NONE,
-    // Joined from the tools at start, as a narrowed server does.
-    listing: None,
+    // No listing: joined from the tools at start, as a narrowed server does.
     settings: fiskgen_runtime::__private::Settings {
-        port: 8080,
-        address: "127.0.0.1",
-        confirm: fiskgen_runtime::__private::ConfirmMode::Auto,
-        max_concurrent_tools: 2,
-        tool_timeout: std::time::Duration::from_secs(30),
-        allowed_hosts: &[],
-        allowed_origins: &[],
-        auth: None,
-        stateless: false,
-        scrub_env: &[],
         tasks: None,
-        exit_code_is_error: false,
+        ..fiskgen_runtime::__private::Settings::DEFAULT
     },
+    ..fiskgen_runtime::__private::AppSpec::EMPTY
 };
 
 /// JSON-RPC bodies through the runtime's HTTP service (axum and rmcp, in-process, both the

@@ -17,12 +17,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
 use crate::builtins::Builtins;
-use crate::contract::spec::{AppSpec, ConfirmMode};
 use crate::mcp::confirm::Confirmer;
 use crate::mcp::request_state::{self, Refusal, RequestStates};
 use crate::mcp::server::Handler;
 use crate::mcp::state::{Limits, ServerState};
 use crate::mcp::tools::Catalog;
+use crate::spec::app::{AppSpec, ConfirmMode};
 use crate::transport::http::{self, App, HttpOptions};
 
 /// The longest one request may take in-process before it counts as a hang.

@@ -1,26 +1,25 @@
 //! fiskgen-runtime: everything a fiskgen-generated MCP server links against.
 //!
-//! Generated crates stay thin: static tool specs ([`spec`]) with one parameter table per command
+//! Generated crates stay thin: static tool specs ([`app`]) with one parameter table per command
 //! ([`params`]), read by one function ([`arguments`]). The transports, the MCP handler, execution with limits,
 //! confirmation and the built-in tools live here, where ordinary tests cover them. Generated code
 //! reaches this crate only through its hidden [`__private`] module, so the public API can change
-//! without breaking the contract generated code relies on. The whole generated binary is
-//! `fn main() -> ExitCode { __private::main(&APP) }`: the non-generic entry point keeps rmcp's
+//! without breaking the contract generated code relies on. The whole generated `main` is
+//! `rt::main_with_notes(&APP, NOTES)` (`rt` being `__private`): the non-generic entry point keeps rmcp's
 //! generic service stack monomorphised once, here, instead of in every generated crate.
 
 mod builtins;
 mod cli;
-mod contract;
 #[cfg(feature = "fuzzing")]
 mod fuzzing;
-mod gzip;
 mod logging;
 mod mcp;
 mod principal;
 mod process;
+mod spec;
 mod transport;
 
-pub use contract::{arguments, argv, params, spec, values};
+pub use spec::{app, arguments, argv, params, values};
 
 /// Go durations, from the contract fiskgen shares with this crate.
 use fiskgen_contract::duration;
@@ -38,11 +37,11 @@ pub mod __private {
 
     pub use crate::JsonObject;
     pub use crate::cli::{main, main_with_notes};
-    pub use crate::contract::argv::InvalidArguments;
-    pub use crate::contract::listing::{ListingSpec, PageSpec};
-    pub use crate::contract::params::{Command, Globals, Param, Place, Type};
-    pub use crate::contract::spec::*;
-    pub use crate::contract::values::{ByteSize, GoDuration, HexBytes};
+    pub use crate::spec::app::*;
+    pub use crate::spec::argv::InvalidArguments;
+    pub use crate::spec::listing::{ListingSpec, PageSpec};
+    pub use crate::spec::params::{Command, Globals, Param, Place, Type};
+    pub use crate::spec::values::{ByteSize, GoDuration, HexBytes};
 }
 
 /// The fuzz targets' bodies that need this crate's internals (feature `fuzzing`, for the

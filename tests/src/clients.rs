@@ -255,13 +255,6 @@ pub fn conformance_server() -> Result<PathBuf> {
     built_server(CONFORMANCE_SERVER, CONFORMANCE_SERVER_VAR)
 }
 
-/// The benchmark's binary (`fiskgen-bench`, which is also the benchmark's HTTP floor process:
-/// `bench/src/floor.rs`): `$FISKGEN_TEST_BENCH`, or the workspace's debug build, found and
-/// checked for staleness as [`demo_server`].
-pub fn bench_binary() -> Result<PathBuf> {
-    built_server("fiskgen-bench", "FISKGEN_TEST_BENCH")
-}
-
 /// The binary `$<var>`, or `name` in the `debug` directory of [`target_dir`], which must be
 /// newer than every source its dep-info file (`<name>.d`) names.
 fn built_server(name: &str, var: &str) -> Result<PathBuf> {

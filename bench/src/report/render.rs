@@ -53,8 +53,11 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "- Servers listen on 127.0.0.1 and get `--max-concurrent-tools {TOOL_SLOTS}` so calls \
-             at c=8 never wait for a slot (the configs' default, 2, would measure queueing). \
+            "- Servers listen on 127.0.0.1 and get {TOOL_SLOTS} command slots, so calls at c=8 \
+             never wait for a slot (the configs' default, 2, would measure queueing): ours with \
+             `--max-concurrent-tools`, the peer in its copy of the config (`peer.yaml`: the \
+             config without the keys only fiskgen reads, which `fisk mcp` refuses, and with \
+             `max_concurrent_tools`, which it reads only from there; `bench/src/peer.rs`). \
              Start, measured twice per start: spawn until rmcp's client has the first \
              `tools/list` parsed (TCP polled every 0.2 ms, then the client handshake), and spawn \
              until the last byte of that answer with a raw client that writes the protocol's \
@@ -69,7 +72,8 @@ impl Report {
         let _ = writeln!(
             out,
             "- Server CPU per `tools/list` (user + system, `/proc/<pid>/stat`), two ways. With \
-             rmcp's client, over each `tools/list` load level: the client parses each answer \
+             rmcp's client, one client asking again as soon as it has its answer (more at once \
+             would measure the client's parsing, not the servers): the client parses each answer \
              into its types before it sends the next request (about 9 ms for natscli's \
              254 KiB), so the server answers from caches the client's work has cooled. With \
              the raw client, once per round on a server of its own: 20 lists to warm up, the \
@@ -80,11 +84,7 @@ impl Report {
              own cost of an answer; its user time is also kept apart (`utime`: the process's \
              own code; the rest, `stime`, is the kernel's work on its behalf). Over HTTP it runs twice, on two fresh servers: as is, and \
              asking for gzip (`Accept-Encoding: gzip`; a gzipped answer is decoded before it is \
-             checked, and its length on the wire kept). Right after each of our servers' \
-             measurements, its floor (a bare writer of the same answer, gzipped after the gzip \
-             one, `bench/src/floor.rs`) is measured the same way: the floors' figures are these, \
-             and the CPU above the floor is the server's own share, taken within the pair \
-             because this host's noise drifts from minute to minute."
+             checked, and its length on the wire kept)."
         );
         let _ = writeln!(
             out,
@@ -109,11 +109,12 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "**Not measured: the peer columns are empty.** Reason: {reason}.\n\n\
-                     Fisk AI (`github.com/choria-io/fisk-ai`) is the peer the issue names; when \
-                     it can be built, pass its server with `--peer-command 'fisk mcp --config \
-                     {{config}}'` (`{{config}}`, `{{port}}` and `{{app}}` are filled in; \
-                     `FISK_AI_MCP_PORT` is set too) and the same run fills the peer columns and \
-                     the ratios.\n"
+                     Fisk AI (`github.com/choria-io/fisk-ai`) is the peer the issue names: \
+                     `--peer-build ../shared/peer/build.sh` builds it from its source snapshot \
+                     and measures it, or pass a built one with `--peer-command 'fisk mcp \
+                     --config {{config}}'` (`{{config}}` is the peer's copy of the config, \
+                     `{{port}}` and `{{app}}` are filled in; `FISK_AI_MCP_PORT` is set too), and \
+                     the same run fills the peer columns and the ratios.\n"
                 );
             }
         }
@@ -132,6 +133,21 @@ impl Report {
                 mb(app.size_bytes),
                 app.stripped_bytes.map_or("—".to_string(), mb)
             );
+            if app.peer_binary_bytes.is_some() || app.peer_list_sizes.is_some() {
+                let _ = writeln!(
+                    out,
+                    "The peer: binary {} MiB; `tools/list` {} KiB in {} page(s) for {} tools \
+                     (ours: {} KiB in {} page(s)), each the `result` objects as compact JSON.\n",
+                    app.peer_binary_bytes.map_or("—".to_string(), mb),
+                    app.peer_list_sizes
+                        .map_or("—".to_string(), |s| num(s.body_bytes as f64 / 1024.0)),
+                    app.peer_list_sizes.map_or(0, |s| s.pages),
+                    app.peer_list_sizes.map_or(0, |s| s.tools),
+                    app.list_sizes
+                        .map_or("—".to_string(), |s| num(s.body_bytes as f64 / 1024.0)),
+                    app.list_sizes.map_or(0, |s| s.pages),
+                );
+            }
             let mut columns: Vec<Server> = vec![
                 Server::Ours(Transport::Legacy),
                 Server::Ours(Transport::Modern),
@@ -157,13 +173,18 @@ impl Report {
                 }
                 let ours = find(Server::Ours(Transport::Legacy)).and_then(&get);
                 let theirs = find(Server::Peer).and_then(&get);
-                let ratio = ours.zip(theirs).map(|(o, t)| {
-                    if lower_better {
-                        t.median / o.median
-                    } else {
-                        o.median / t.median
-                    }
-                });
+                // A ratio of two figures of which one is zero or negative (an overhead below the
+                // direct run's, within the noise) means nothing: it is left out.
+                let ratio = ours
+                    .zip(theirs)
+                    .filter(|(o, t)| o.median > 0.0 && t.median > 0.0)
+                    .map(|(o, t)| {
+                        if lower_better {
+                            t.median / o.median
+                        } else {
+                            o.median / t.median
+                        }
+                    });
                 let _ = writeln!(
                     out,
                     " {} |",
@@ -172,39 +193,10 @@ impl Report {
             }
             let _ = writeln!(
                 out,
-                "\nRatios are \"how many times better fiskgen is\": peer ÷ fiskgen for times and \
+                "\nRatios are \"how many times better fiskgen is\" (none where a figure is zero or \
+                 negative): peer ÷ fiskgen for times and \
                  memory, fiskgen ÷ peer for throughput.\n"
             );
-            if let Some(floor) = app.floor_list_cpu_ms {
-                let _ = writeln!(
-                    out,
-                    "The floor of server CPU per `tools/list` over HTTP: a bare HTTP/1.1 writer \
-                     of the same answer (a process of its own with a blocking thread per \
-                     connection that reads each request's head and body and writes the precomputed response, \
-                     `bench/src/floor.rs`), measured like the servers with the raw client's \
-                     requests back to back, costs {} ms per answer, and {} ms writing it \
-                     gzipped to the client that asks for gzip. That is the kernel's share (the \
-                     copy into the socket, loopback TCP, waking the client and being woken by \
-                     it); the rest of a server's figure is its own layers. Of the floor's \
-                     figure, {} ms is user time.\n",
-                    cell(Some(floor)),
-                    cell(app.floor_gzip_list_cpu_ms),
-                    cell(app.floor_list_user_ms)
-                );
-            }
-            if let Some(floor) = app.stdio_floor_list_cpu_ms {
-                let _ = writeln!(
-                    out,
-                    "The floor of server CPU per `tools/list` over stdio: a bare loop that reads \
-                     each request line and puts the same answer line into stdout the way ours \
-                     does (the pipe grown to 1 MiB, the answer spliced into it from memory; a \
-                     process of its own, `bench/src/floor.rs`), measured like the servers with \
-                     the raw client's requests back to back, costs {} ms per answer: reading \
-                     the request, handing the answer's pages to the pipe, and the wake-ups of \
-                     the two processes.\n",
-                    cell(Some(floor))
-                );
-            }
             let _ = writeln!(out, "The same argv run directly by the benchmark:\n");
             let _ = writeln!(
                 out,
@@ -307,8 +299,8 @@ impl Report {
             ("Start → first tools/list, median (ms)", |s| {
                 s.start_ms.map(|m| m.median)
             }),
-            ("tools/list throughput, c=8 (req/s)", |s| {
-                s.list_at(8).map(|l| l.throughput.median)
+            ("tools/list throughput, c=1 (req/s)", |s| {
+                s.list_at(1).map(|l| l.throughput.median)
             }),
             ("tools/call overhead over a direct run, p50 c=8 (ms)", |s| {
                 ServerReport::overhead(&s.overhead_p50, 8).map(|o| o.median)

@@ -14,6 +14,8 @@ use crate::format::{doc, inner_doc};
 use crate::introspect::Introspection;
 use crate::ir;
 
+use super::duration;
+
 pub(crate) use fiskgen_contract::defaults::{ADDRESS as DEFAULT_ADDRESS, PORT as DEFAULT_PORT};
 
 /// `src/main.rs`, and the text of `src/commands.json` when the server wraps an introspected
@@ -251,22 +253,6 @@ fn serving(rules: &Rules) -> TokenStream {
             stages: &[#(#stages),*],
             global_flags: &[#(#global_flags),*],
         };
-    }
-}
-
-/// A `const` expression for a duration, in the largest whole unit.
-pub(super) fn duration(duration: Duration) -> TokenStream {
-    let nanos = duration.subsec_nanos();
-    let secs = Literal::u64_unsuffixed(duration.as_secs());
-    if nanos == 0 {
-        quote! { Duration::from_secs(#secs) }
-    } else if nanos.is_multiple_of(1_000_000) {
-        let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
-        let millis = Literal::u64_unsuffixed(millis);
-        quote! { Duration::from_millis(#millis) }
-    } else {
-        let nanos = Literal::u32_unsuffixed(nanos);
-        quote! { Duration::new(#secs, #nanos) }
     }
 }
 

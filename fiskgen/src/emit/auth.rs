@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::app::duration;
+use super::duration;
 use crate::config::{AuthConfig, JwksConfig, SecretSource};
 
 /// `Some(rt::AuthSpec { ... })`.

@@ -5,7 +5,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::app::duration;
+use super::duration;
 use crate::config::KnowledgeConfig;
 use crate::format::{doc, inner_doc};
 use crate::ident;

@@ -10,7 +10,7 @@ use crate::format::inner_doc;
 use crate::ident;
 use crate::ir::{CommandTool, FlagRender, FlagStep, Param};
 
-use super::tools::{CommandItem, Field, flag_param};
+use super::params::{CommandItem, Field, flag_param};
 
 /// One exposed global flag as every command that offers it reads it.
 struct Global {

@@ -29,8 +29,11 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use fiskgen_contract::{canonical, identity};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
 use serde_json::{Map, Value};
 
 use crate::ident::{self, Case, Namespace};
@@ -46,6 +49,7 @@ mod files;
 mod filters;
 mod globals;
 mod listing;
+mod params;
 mod tools;
 
 /// How a crate is generated.
@@ -113,7 +117,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     identity::check(&server.identity)?;
 
     let items = server.tools.iter().filter_map(|tool| match &tool.kind {
-        ToolKind::Command(command) => Some(tools::CommandItem { tool, command }),
+        ToolKind::Command(command) => Some(params::CommandItem { tool, command }),
         ToolKind::Builtin { .. } => None,
     });
 
@@ -129,7 +133,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
         "mod",
     ]);
     let mut groups: Vec<(String, String)> = Vec::new();
-    let mut by_group: BTreeMap<String, Vec<tools::CommandItem<'_>>> = BTreeMap::new();
+    let mut by_group: BTreeMap<String, Vec<params::CommandItem<'_>>> = BTreeMap::new();
     for item in items {
         let group = item.command.command.first().cloned().unwrap_or_default();
         if !groups.iter().any(|(_, g)| *g == group) {
@@ -254,7 +258,7 @@ fn rust_file(path: &str, tokens: &proc_macro2::TokenStream) -> Result<String, Ge
 /// The advertised schema's properties and `required` must match the parameter table's
 /// properties one to one: same names, required exactly when the table says so.
 fn check_fields(
-    item: &tools::CommandItem<'_>,
+    item: &params::CommandItem<'_>,
     emitted: &tools::EmittedTool,
 ) -> Result<(), GenerateError> {
     let drift = |message: String| GenerateError::Drift {
@@ -302,4 +306,20 @@ pub(crate) fn schema_text(schema: &Map<String, Value>) -> String {
 /// parameter is a one-line diff.
 fn schema_file_text(schema: &Map<String, Value>) -> String {
     crate::introspect::to_pretty_json(&Value::Object(schema.clone()))
+}
+
+/// A `const` expression for a duration, in the largest whole unit.
+pub(super) fn duration(duration: Duration) -> TokenStream {
+    let nanos = duration.subsec_nanos();
+    let secs = Literal::u64_unsuffixed(duration.as_secs());
+    if nanos == 0 {
+        quote! { Duration::from_secs(#secs) }
+    } else if nanos.is_multiple_of(1_000_000) {
+        let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        let millis = Literal::u64_unsuffixed(millis);
+        quote! { Duration::from_millis(#millis) }
+    } else {
+        let nanos = Literal::u32_unsuffixed(nanos);
+        quote! { Duration::new(#secs, #nanos) }
+    }
 }

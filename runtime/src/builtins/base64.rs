@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ToolError;
 use super::files::{self, Roots};
-use crate::contract::spec::FileAccess;
 use crate::process::cmdline::{go_quote, quote};
+use crate::spec::app::FileAccess;
 
 /// Bytes encoded at most when `max_bytes` is not set.
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;

@@ -14,8 +14,8 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Component, Path, PathBuf};
 
-use crate::contract::spec::FileAccess;
 use crate::process::cmdline::go_quote;
+use crate::spec::app::FileAccess;
 
 /// The directories a file built-in may read below, as configured and as resolved for one call.
 #[derive(Debug)]

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::JsonObject;
-use crate::contract::argv::{InvalidArguments, parse_arguments};
-use crate::contract::spec::{AppSpec, Builtin, KnowledgeSpec, Run};
 use crate::process::cmdline::go_quote;
+use crate::spec::app::{AppSpec, Builtin, KnowledgeSpec, Run};
+use crate::spec::argv::{InvalidArguments, parse_arguments};
 
 pub(crate) use self::error::{BuiltinError, StartError, ToolError};
 use self::knowledge::Knowledge;
@@ -234,7 +234,7 @@ pub(crate) fn trace(prepared: &Prepared) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::spec::FileAccess;
+    use crate::spec::app::FileAccess;
 
     fn object(value: serde_json::Value) -> JsonObject {
         value.as_object().cloned().unwrap_or_default()

@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ToolError;
 use super::files::{self, Roots};
-use crate::contract::spec::FileAccess;
 use crate::process::cmdline::{go_quote, quote};
 use crate::process::output::{HALF, LIMIT, MARKER};
+use crate::spec::app::FileAccess;
 
 /// The arguments.
 #[derive(Debug, Deserialize)]

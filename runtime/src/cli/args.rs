@@ -7,9 +7,9 @@ use clap::{Parser, Subcommand};
 
 use crate::cli::clients::Client;
 use crate::cli::narrow::NarrowArgs;
-use crate::contract::spec::ConfirmMode;
 use crate::duration;
 use crate::logging::LogFormat;
+use crate::spec::app::ConfirmMode;
 
 /// Command-line interface of a generated MCP server.
 #[derive(Debug, Parser)]

@@ -7,8 +7,8 @@ use std::net::{IpAddr, SocketAddr};
 
 use crate::cli::clients::{self, Transport};
 use crate::cli::connect;
-use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::duration;
+use crate::spec::app::{AppSpec, ConfirmMode, TaskSettings};
 
 /// The host to put in a URL for a listener: unspecified binds (`0.0.0.0`, `::`) are reached on
 /// `localhost`; IPv6 literals are bracketed.

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use crate::cli::clients::{self, Client, Credentials, Transport};
 use crate::cli::narrow::NarrowArgs;
-use crate::contract::spec::{AppSpec, AuthSpec};
+use crate::spec::app::{AppSpec, AuthSpec};
 
 /// The variable a client's `Authorization` header value is read from in printed entries.
 pub(crate) fn authorization_var(identity: &str) -> String {

@@ -3,10 +3,10 @@
 use std::io;
 
 use crate::builtins::StartError;
-use crate::contract::verify::VerifyError;
 use crate::mcp::approvals::UrlError;
 use crate::mcp::error::{CatalogError, StateError};
 use crate::mcp::request_state::STATE_KEY_VAR;
+use crate::spec::verify::VerifyError;
 use crate::transport::auth::AuthError;
 use crate::transport::stdio::StdioError;
 

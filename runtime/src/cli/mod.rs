@@ -18,10 +18,10 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches};
 
 use crate::builtins;
-use crate::contract::spec::AppSpec;
-use crate::contract::verify;
 use crate::logging;
 use crate::mcp::state::server_version;
+use crate::spec::app::AppSpec;
+use crate::spec::verify;
 
 use args::{Cli, KnowledgeCommand, Sub};
 use connect::ConfigRequest;

@@ -8,7 +8,7 @@
 
 use regex::Regex;
 
-use crate::contract::spec::{AppSpec, ToolSpec};
+use crate::spec::app::{AppSpec, ToolSpec};
 
 /// The narrowing flags, shared by serving, `tools` and `config` (see docs/runtime.md).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -173,8 +173,7 @@ impl NarrowArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::spec::{Builtin, FileAccess, Hints, Run, Settings};
-    use std::time::Duration;
+    use crate::spec::app::{Builtin, FileAccess, Hints, Run, Settings};
 
     const fn tool(
         name: &'static str,
@@ -210,25 +209,14 @@ mod tests {
     static APP: AppSpec = AppSpec {
         identity: "tasks",
         fiskgen_version: "0",
-        application: None,
-        instructions: None,
         tools: &[&LIST, &ADD, &DELETE],
-        docs: &crate::contract::spec::DocsSpec::NONE,
-        listing: None,
         settings: Settings {
             port: 0,
             address: "",
-            confirm: crate::contract::spec::ConfirmMode::Auto,
-            max_concurrent_tools: 2,
-            tool_timeout: Duration::from_secs(30),
-            allowed_hosts: &[],
-            allowed_origins: &[],
-            auth: None,
-            stateless: false,
-            scrub_env: &[],
             tasks: None,
-            exit_code_is_error: false,
+            ..Settings::DEFAULT
         },
+        ..AppSpec::EMPTY
     };
 
     fn args(read_only: bool, tools: &[&str], exclude: &[&str], tags: &[&str]) -> NarrowArgs {

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use fiskgen_contract::info;
 
 use crate::JsonObject;
-use crate::contract::spec::{AppSpec, Run};
 use crate::mcp::state::server_version;
 use crate::mcp::tools;
+use crate::spec::app::{AppSpec, Run};
 
 pub(super) fn print_tools(app: &'static AppSpec, json: bool) -> ExitCode {
     if !json {
@@ -85,7 +85,7 @@ pub(super) fn print_argv(app: &'static AppSpec, tool: &str, arguments: &str) -> 
                 return Err(format!("{tool:?} is a built-in tool; it runs no command"));
             }
         };
-        let argv = crate::contract::arguments::command_argv(command, arguments)
+        let argv = crate::spec::arguments::command_argv(command, arguments)
             .map_err(|error| error.for_tool(tool))?;
         serde_json::to_string(&argv.into_vec()).map_err(|error| error.to_string())
     })();

@@ -15,8 +15,6 @@ use crate::cli::clients::Client;
 use crate::cli::connect;
 use crate::cli::error::ServeError;
 use crate::cli::settings::{self, listen_address, resolve_program, scrub_list};
-use crate::contract::spec::AppSpec;
-use crate::contract::verify;
 use crate::duration;
 use crate::logging::LogFormat;
 use crate::mcp::confirm::Confirmer;
@@ -24,6 +22,8 @@ use crate::mcp::request_state::{RequestStates, STATE_KEY_VAR};
 use crate::mcp::server::Handler;
 use crate::mcp::state::{Limits, ServerState, server_version};
 use crate::mcp::tools::Catalog;
+use crate::spec::app::AppSpec;
+use crate::spec::verify;
 use crate::transport::auth::Auth;
 use crate::transport::http::{self, HttpOptions};
 use crate::transport::security;
@@ -130,7 +130,15 @@ pub(super) fn serve(
         if let (Some(application), Some(program), false) =
             (&app.application, &program, cli.strict_app)
         {
-            verify::in_background(app, application, program.clone(), scrub_list(app), &state);
+            verify::in_background(
+                app,
+                application,
+                program.clone(),
+                scrub_list(app),
+                state.first_answer.clone(),
+                state.shutdown.clone(),
+                state.groups.clone(),
+            );
         }
         tracing::debug!(
             max_concurrent,

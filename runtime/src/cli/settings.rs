@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use crate::builtins;
 use crate::cli::args::Cli;
-use crate::contract::spec::{AppSpec, AuthSource};
 use crate::mcp::request_state::STATE_KEY_VAR;
+use crate::spec::app::{AppSpec, AuthSource};
 use fiskgen_contract::introspect::PROVIDER_CREDENTIAL_VARS;
 
 use super::error::PortError;

@@ -13,14 +13,14 @@ use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, InputRequests}
 use serde_json::Value;
 
 use crate::JsonObject;
-use crate::contract::params::Command;
-use crate::contract::spec::{ConfirmMode, ToolSpec};
 use crate::mcp::confirm::{Call, Gate, INPUT_KEY};
 use crate::mcp::job::Job;
 use crate::mcp::questions::{Asker, Stop, merged};
 use crate::mcp::state::ServerState;
 use crate::mcp::tasks::{Answers, Decide, Decision, Round, Store};
 use crate::principal::Principal;
+use crate::spec::app::{ConfirmMode, ToolSpec};
+use crate::spec::params::Command;
 
 /// One call to be asked inside a task.
 #[derive(Clone)]

@@ -17,8 +17,6 @@ use tokio::sync::SemaphorePermit;
 
 use crate::JsonObject;
 use crate::builtins;
-use crate::contract::params::Command;
-use crate::contract::spec::{Builtin, Run, ToolSpec};
 use crate::duration;
 use crate::logging::label;
 use crate::mcp::asking::Asking;
@@ -28,6 +26,8 @@ use crate::mcp::questions::{Asker, Gathered};
 use crate::mcp::state::{ServerState, client_name};
 use crate::principal::Principal;
 use crate::process::cmdline::go_quote;
+use crate::spec::app::{Builtin, Run, ToolSpec};
+use crate::spec::params::Command;
 
 /// Runs one call to the end; `logs`: the client asked for `info` log messages, so a command's
 /// output lines are sent as log notifications while it runs on the request.

@@ -26,11 +26,11 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
-use crate::contract::spec::ConfirmMode;
 use crate::logging::cap_line;
+use crate::mcp::declared::Declared;
 use crate::mcp::request_state::{Purpose, Refusal, RequestStates};
 use crate::process::cmdline::go_quote;
-use crate::transport::intake::Declared;
+use crate::spec::app::ConfirmMode;
 
 /// How long a legacy client has to answer an approval prompt.
 pub(crate) const ELICITATION_TIMEOUT: Duration = Duration::from_secs(120);

@@ -12,15 +12,15 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 
 use crate::JsonObject;
-use crate::contract::params::Command;
-use crate::contract::spec::ToolSpec;
 use crate::duration;
 use crate::logging::cap_line;
 use crate::mcp::state::ServerState;
-use crate::mcp::tasks::live::Live;
 use crate::mcp::tasks::{Ran, Running, Stop};
 use crate::process::cmdline::{self, go_quote};
 use crate::process::exec::{self, CancelReason, Outcome};
+use crate::process::live::Live;
+use crate::spec::app::ToolSpec;
+use crate::spec::params::Command;
 
 /// One command, ready to run on its own (after validation and the gate).
 pub(super) struct Job {
@@ -53,7 +53,7 @@ impl Job {
         arguments: JsonObject,
         logs: bool,
     ) -> Result<Self, String> {
-        let argv = match crate::contract::arguments::command_argv(command, arguments) {
+        let argv = match crate::spec::arguments::command_argv(command, arguments) {
             Ok(argv) => argv.into_vec(),
             Err(error) => {
                 tracing::info!(

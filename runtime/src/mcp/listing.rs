@@ -1,73 +1,57 @@
-//! `tools/list` as bytes (docs/runtime.md, "Listing tools").
+//! `tools/list` (docs/runtime.md, "Listing tools").
 //!
-//! fiskgen computes the whole answer at build time ([`ListingSpec`], from
-//! `fiskgen_contract::listing`): every page of both eras is a run of static text, and serving
-//! one writes the JSON-RPC envelope around it. A server narrowed at start
-//! (`--read-only`, `--tools`, ...) builds the kept tools' entries once, with the same contract
-//! function that built them at build time, and serves those bytes from then on.
-//!
-//! Over HTTP and stdio the bytes go out before rmcp sees the request, where the request is one
-//! rmcp would answer ([`crate::transport::list_http`], [`crate::transport::list_stdio`]); every
-//! other `tools/list` reaches the handler, which answers from the same pages through rmcp's
-//! types.
+//! fiskgen computes every entry at build time ([`ListingSpec`], from
+//! `fiskgen_contract::listing`). A server narrowed at start (`--read-only`, `--tools`, ...)
+//! joins the kept tools' entries once, with the same contract function. The handler answers
+//! every `tools/list` from these pages through rmcp's types ([`Listing::result`]); the members
+//! of an entry that rmcp's `Tool` does not carry (`execution`, for a tool that runs only as a
+//! task) are kept beside the page and put back into the answer by [`Listing::complete`], on
+//! every transport.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use axum::body::Bytes;
 use fiskgen_contract::cursor::Cursors;
-use fiskgen_contract::listing::{self as contract, Entry, PAGE_HEAD};
+use fiskgen_contract::listing::{self as contract, Entry};
 use rmcp::ErrorData;
-use std::borrow::Cow;
+use rmcp::model::{CacheScope, ListToolsResult, Tool};
+use serde_json::{Map, Value};
 
-use rmcp::model::{
-    CacheScope, ClientCapabilities, Implementation, JsonRpcVersion2_0, ListToolsResult,
-    ProtocolVersion, RequestId, RequestMetaObject, Tool,
-};
-use serde::Deserialize;
-use serde_json::value::RawValue;
-
-use crate::contract::listing::ListingSpec;
-use crate::contract::spec::{AppSpec, Run};
-use crate::gzip::Gzipped;
 use crate::mcp::error::CatalogError;
-
-/// The protocol era of a request, which decides a page's tail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Era {
-    /// `initialize`-based (2024-11-05 to 2025-11-25).
-    Legacy,
-    /// 2026-07-28.
-    Modern,
-}
+use crate::spec::app::{AppSpec, Run};
+use crate::spec::listing::ListingSpec;
 
 /// The served `tools/list`.
 #[derive(Debug)]
 pub(crate) struct Listing {
     /// Whether command tools declare and return structured output.
     pub(crate) structured_output: bool,
-    body: &'static str,
+    /// Every entry, as a JSON array.
+    body: Cow<'static, str>,
     pages: Vec<Page>,
     /// The pages' cursors (the codec of every list).
     cursors: Cursors,
-    /// Each page's fixed part gzipped, per era ([`Era`] as the index), the first time a client
-    /// that accepts gzip asks for it.
-    gzipped: &'static [[OnceLock<Gzipped>; 2]],
-}
-
-/// The empty gzip slots of `pages` pages (leaked once, as the body is: they are served from).
-fn gzip_slots(pages: usize) -> &'static [[OnceLock<Gzipped>; 2]] {
-    let slots: Vec<[OnceLock<Gzipped>; 2]> = (0..pages).map(|_| Default::default()).collect();
-    Box::leak(slots.into_boxed_slice())
+    /// Whether an entry may hold a member rmcp's `Tool` does not carry (only a task-required
+    /// tool's `execution` does), so that an answer needs [`Listing::complete`]: known at start,
+    /// before any page is read (a transport asks before the handler has answered).
+    pub(crate) has_extras: bool,
 }
 
 #[derive(Debug)]
 struct Page {
+    /// The page's entries are `body[start..end]`.
     start: usize,
     end: usize,
-    legacy_tail: &'static str,
-    modern_tail: &'static str,
-    /// The page through rmcp's types, for the handler; parsed the first time it is needed.
-    parsed: OnceLock<Result<Vec<Tool>, String>>,
+    /// The page read the first time it is asked for.
+    parsed: OnceLock<Result<Parsed, String>>,
+}
+
+/// A page through rmcp's types, with what they leave out.
+#[derive(Debug)]
+struct Parsed {
+    tools: Vec<Tool>,
+    /// Per tool name, the entry's members rmcp's `Tool` does not carry.
+    extras: Vec<(String, Map<String, Value>)>,
 }
 
 impl Listing {
@@ -79,7 +63,7 @@ impl Listing {
         let built_required = app.settings.tasks.map_or(&[][..], |tasks| tasks.required);
         match app.listing {
             Some(spec) if spec.tools == app.tools.len() && task_required == built_required => {
-                Self::compiled(spec)
+                Self::compiled(spec, !task_required.is_empty())
             }
             Some(spec) => Ok(Self::joined(
                 app,
@@ -96,7 +80,7 @@ impl Listing {
         }
     }
 
-    fn compiled(spec: &'static ListingSpec) -> Result<Listing, CatalogError> {
+    fn compiled(spec: &'static ListingSpec, has_extras: bool) -> Result<Listing, CatalogError> {
         let body = spec.body;
         let cursors = Cursors::tagged(contract::WHAT, spec.cursor_tag, spec.tools, spec.page_size);
         if spec.pages.is_empty() {
@@ -118,25 +102,18 @@ impl Listing {
             if !fits {
                 return Err(CatalogError::PageOutside { page: index + 1 });
             }
-            pages.push(Page {
-                start: page.start,
-                end: page.end,
-                legacy_tail: page.legacy_tail,
-                modern_tail: page.modern_tail,
-                parsed: OnceLock::new(),
-            });
+            pages.push(Page::new(page.start, page.end));
         }
         Ok(Listing {
             structured_output: spec.structured_output,
-            body,
-            gzipped: gzip_slots(pages.len()),
+            body: Cow::Borrowed(body),
             pages,
             cursors,
+            has_extras,
         })
     }
 
-    /// Joins the entries of `app`'s tools. The text lives as long as the process (it is the
-    /// answer from now on), so it is leaked once rather than reference-counted per request.
+    /// Joins the entries of `app`'s tools.
     fn joined(
         app: &AppSpec,
         structured_output: bool,
@@ -179,24 +156,16 @@ impl Listing {
             })
             .collect();
         let listing = contract::Listing::join(&entries, page_size);
-        let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
-        let pages: Vec<Page> = listing
-            .pages
-            .into_iter()
-            .map(|page| Page {
-                start: page.start,
-                end: page.end,
-                legacy_tail: leak(page.legacy_tail),
-                modern_tail: leak(page.modern_tail),
-                parsed: OnceLock::new(),
-            })
-            .collect();
         Listing {
             structured_output,
-            body: leak(listing.body),
-            gzipped: gzip_slots(pages.len()),
-            pages,
+            pages: listing
+                .pages
+                .iter()
+                .map(|page| Page::new(page.start, page.end))
+                .collect(),
+            body: Cow::Owned(listing.body),
             cursors: listing.cursors,
+            has_extras: !task_required.is_empty(),
         }
     }
 
@@ -205,88 +174,90 @@ impl Listing {
         self.cursors.page(cursor).map_err(invalid_cursor)
     }
 
-    /// The whole JSON-RPC response to `tools/list` with `id` for page `index`, as parts to
-    /// write in order (no newline).
-    pub(crate) fn response(&self, id: &RequestId, index: usize, era: Era) -> Answer {
+    /// Page `index` through rmcp's types. The hints of the 2026-07-28 era (`modern`) are set
+    /// here; rmcp drops nothing for legacy clients, so they are left out for them.
+    pub(crate) fn result(&self, index: usize, modern: bool) -> Result<ListToolsResult, ErrorData> {
         let index = index.min(self.pages.len() - 1);
-        let page = &self.pages[index];
-        let id = serde_json::to_string(id).unwrap_or_else(|_| "null".to_string());
-        let tail = match era {
-            Era::Legacy => page.legacy_tail,
-            Era::Modern => page.modern_tail,
-        };
-        Answer {
-            head: Bytes::from(format!(
-                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{PAGE_HEAD}"
-            )),
-            rest: [
-                &self.body.as_bytes()[page.start..page.end],
-                tail.as_bytes(),
-                b"}",
-            ],
-            gzipped: &self.gzipped[index][era as usize],
-        }
-    }
-
-    /// Page `index` through rmcp's types, for the handler (requests the fast paths leave to
-    /// rmcp). The hints of the 2026-07-28 era are set here; rmcp drops nothing for legacy
-    /// clients, so they are left out for them.
-    pub(crate) fn result(&self, index: usize, era: Era) -> Result<ListToolsResult, ErrorData> {
-        let page = &self.pages[index.min(self.pages.len() - 1)];
-        let tools = page
-            .parsed
-            .get_or_init(|| {
-                let text = format!("[{}]", &self.body[page.start..page.end]);
-                serde_json::from_str::<Vec<Tool>>(&text).map_err(|error| error.to_string())
-            })
-            .as_ref()
-            .map_err(|error| {
-                ErrorData::internal_error(
-                    format!("the tools/list page is not valid: {error}"),
-                    None,
-                )
-            })?;
-        let mut result = ListToolsResult::with_all_items(tools.clone());
-        result.next_cursor = self.cursors.next(index.min(self.pages.len() - 1));
-        if era == Era::Modern {
+        let parsed = self.parsed(index)?;
+        let mut result = ListToolsResult::with_all_items(parsed.tools.clone());
+        result.next_cursor = self.cursors.next(index);
+        if modern {
             result = result
                 .with_ttl_ms(contract::TTL_MS)
                 .with_cache_scope(CacheScope::Public);
         }
         Ok(result)
     }
-}
 
-/// A `tools/list` response in parts: the head, which names the request, then the page and its
-/// tail, which are the same for every request and never change while the server runs (the
-/// stdio writer hands them to the pipe by reference: crate::transport::stdout).
-pub(crate) struct Answer {
-    pub(crate) head: Bytes,
-    pub(crate) rest: [&'static [u8]; 3],
-    /// The rest gzipped, once made.
-    gzipped: &'static OnceLock<Gzipped>,
-}
-
-impl Answer {
-    /// The answer as a gzip stream, in parts, for a client that accepts gzip: the rest is
-    /// compressed the first time a client asks for this page in this era (natscli's 254 KiB
-    /// page: a few milliseconds, once). `None` when the head is too long for it (an id of
-    /// tens of KiB), and the answer goes out as it is.
-    pub(crate) fn gzip(&self) -> Option<[Bytes; 3]> {
-        self.gzipped
-            .get_or_init(|| Gzipped::of(&self.rest))
-            .after(&self.head)
+    /// Puts back into the `tools` of a `tools/list` result (as JSON) the members of each
+    /// entry that rmcp's `Tool` left out, from the pages read so far (the handler has read the
+    /// page it answered with).
+    pub(crate) fn complete(&self, result: &mut Value) {
+        let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+            return;
+        };
+        let extras = self
+            .pages
+            .iter()
+            .filter_map(|page| page.parsed.get()?.as_ref().ok())
+            .flat_map(|parsed| &parsed.extras);
+        for (name, members) in extras {
+            let entry = tools
+                .iter_mut()
+                .find(|tool| tool.get("name").and_then(Value::as_str) == Some(name))
+                .and_then(Value::as_object_mut);
+            if let Some(entry) = entry {
+                entry.extend(members.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
     }
 
-    /// Every part as `Bytes`, for an HTTP body.
-    pub(crate) fn into_chunks(self) -> [Bytes; 4] {
-        let [page, tail, end] = self.rest;
-        [
-            self.head,
-            Bytes::from_static(page),
-            Bytes::from_static(tail),
-            Bytes::from_static(end),
-        ]
+    fn parsed(&self, index: usize) -> Result<&Parsed, ErrorData> {
+        let page = &self.pages[index];
+        page.parsed
+            .get_or_init(|| Parsed::of(&self.body[page.start..page.end]))
+            .as_ref()
+            .map_err(|error| {
+                ErrorData::internal_error(
+                    format!("the tools/list page is not valid: {error}"),
+                    None,
+                )
+            })
+    }
+}
+
+impl Page {
+    fn new(start: usize, end: usize) -> Page {
+        Page {
+            start,
+            end,
+            parsed: OnceLock::new(),
+        }
+    }
+}
+
+impl Parsed {
+    /// Reads the entries `text` (without the array's brackets).
+    fn of(text: &str) -> Result<Parsed, String> {
+        let entries: Vec<Map<String, Value>> =
+            serde_json::from_str(&format!("[{text}]")).map_err(|error| error.to_string())?;
+        let mut parsed = Parsed {
+            tools: Vec::with_capacity(entries.len()),
+            extras: Vec::new(),
+        };
+        for mut entry in entries {
+            let tool: Tool = serde_json::from_value(Value::Object(entry.clone()))
+                .map_err(|error| error.to_string())?;
+            let carried = serde_json::to_value(&tool).map_err(|error| error.to_string())?;
+            if let Value::Object(carried) = carried {
+                entry.retain(|key, _| !carried.contains_key(key));
+            }
+            if !entry.is_empty() {
+                parsed.extras.push((tool.name.to_string(), entry));
+            }
+            parsed.tools.push(tool);
+        }
+        Ok(parsed)
     }
 }
 
@@ -296,206 +267,24 @@ pub(crate) fn invalid_cursor(error: fiskgen_contract::cursor::InvalidCursor) -> 
     ErrorData::invalid_params(error.to_string(), None)
 }
 
-/// A `tools/list` request as the fast paths answer it: read from its bytes without rmcp's
-/// parse of a message, which costs more than the rest of the answer ([`plain_request`]), or
-/// taken from rmcp's parse when the body check has parsed the message anyway
-/// (`crate::transport::intake`, which leaves it in the request's extensions).
-#[derive(Debug, Clone)]
-pub(crate) struct ListCall {
-    /// The JSON-RPC id.
-    pub(crate) id: RequestId,
-    /// Its cursor.
-    pub(crate) cursor: Option<String>,
-    /// What its `_meta` says about the client.
-    pub(crate) meta: ListMeta,
-}
-
-/// What the fast paths read from a `tools/list` request's `_meta`, each decoded as rmcp's
-/// accessors decode it (`RequestMetaObject::protocol_version` and the others): a key that is
-/// absent and one whose value does not decode read alike, as `None`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct ListMeta {
-    /// `io.modelcontextprotocol/protocolVersion`.
-    pub(crate) protocol_version: Option<ProtocolVersion>,
-    /// `io.modelcontextprotocol/clientCapabilities`.
-    pub(crate) client_capabilities: Option<ClientCapabilities>,
-    /// The name in `io.modelcontextprotocol/clientInfo`.
-    pub(crate) client_name: Option<String>,
-}
-
-impl ListMeta {
-    /// From rmcp's parse of the request.
-    pub(crate) fn of(meta: &RequestMetaObject) -> ListMeta {
-        ListMeta {
-            protocol_version: meta.protocol_version(),
-            client_capabilities: meta.client_capabilities(),
-            client_name: meta.client_info().map(|info| info.name),
-        }
-    }
-
-    /// From the text of a request's `_meta`, without building the whole object: only the
-    /// three values are decoded. `None` (the request is rmcp's to judge) when `_meta` is not
-    /// an object or names one of them twice.
-    fn read(raw: &RawValue) -> Option<ListMeta> {
-        #[derive(Deserialize)]
-        struct Keys<'a> {
-            #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
-            protocol_version: Option<&'a RawValue>,
-            #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
-            client_capabilities: Option<&'a RawValue>,
-            #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
-            client_info: Option<&'a RawValue>,
-        }
-        // A struct also reads from an array; rmcp's map does not.
-        if !raw.get().starts_with('{') {
-            return None;
-        }
-        let keys: Keys<'_> = serde_json::from_str(raw.get()).ok()?;
-        fn decode<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Option<T> {
-            serde_json::from_str(raw?.get()).ok()
-        }
-        Some(ListMeta {
-            protocol_version: decode(keys.protocol_version),
-            client_capabilities: decode(keys.client_capabilities),
-            client_name: decode::<Implementation>(keys.client_info).map(|info| info.name),
-        })
-    }
-
-    /// Whether the request is a complete 2026-07-28 one: that version, and every key the
-    /// version requires (`RequestMetaObject::missing_required_keys`: the version and the
-    /// client's capabilities).
-    pub(crate) fn complete_modern(&self) -> bool {
-        self.protocol_version == Some(ProtocolVersion::V_2026_07_28)
-            && self.client_capabilities.is_some()
-    }
-}
-
-/// `bytes` as a plain `tools/list` request: a JSON object with exactly the members of a
-/// JSON-RPC request (`jsonrpc` `"2.0"`, a number or string `id`, `method`, and `params`, when
-/// present, an object rmcp reads as a list's params). Anything else is `None` and goes to
-/// rmcp's parse; every request this accepts, rmcp reads as the same `tools/list`.
-///
-/// One pass over the message: `params` is only checked to be JSON there (most messages are not
-/// lists, and a call's arguments are not read), then read as a list's params when the method
-/// is `tools/list`, its `_meta` as [`ListMeta::read`] reads it.
-pub(crate) fn plain_request(bytes: &[u8]) -> Option<ListCall> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Request<'a> {
-        #[serde(rename = "jsonrpc")]
-        _jsonrpc: JsonRpcVersion2_0,
-        id: RequestId,
-        #[serde(borrow)]
-        method: Cow<'a, str>,
-        // Present (`null` too) or absent: a `null` params is rmcp's to judge.
-        #[serde(default, borrow, deserialize_with = "present")]
-        params: Option<&'a RawValue>,
-    }
-    /// A member that is there, whatever its value (`Option`'s own reading takes `null` for
-    /// absent).
-    fn present<'de, D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<&'de RawValue>, D::Error> {
-        <&RawValue>::deserialize(deserializer).map(Some)
-    }
-    /// rmcp's `PaginatedRequestParams`, its members in the same order (a struct also reads
-    /// from an array), with `_meta` kept as text.
-    #[derive(Default, Deserialize)]
-    struct Params<'a> {
-        #[serde(rename = "_meta", default, borrow)]
-        meta: Option<&'a RawValue>,
-        #[serde(default)]
-        cursor: Option<String>,
-    }
-    let request: Request<'_> = serde_json::from_slice(bytes).ok()?;
-    if request.method != "tools/list" {
-        return None;
-    }
-    let params: Params<'_> = match request.params {
-        None => Params::default(),
-        Some(raw) if raw.get() == "null" => return None,
-        Some(raw) => serde_json::from_str(raw.get()).ok()?,
-    };
-    let meta = match params.meta {
-        Some(raw) => ListMeta::read(raw)?,
-        None => ListMeta::default(),
-    };
-    Some(ListCall {
-        id: request.id,
-        cursor: params.cursor,
-        meta,
-    })
-}
-
 #[cfg(test)]
-mod plain_tests {
-    use rmcp::model::RequestMetaObject;
-    use serde_json::value::RawValue;
+mod tests {
+    use serde_json::json;
 
-    use super::{ListMeta, plain_request};
-
-    #[test]
-    fn a_plain_list_is_read_with_its_cursor_and_meta() {
-        let list = plain_request(
-            br#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"cursor":"c","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"n","version":"1"},"k":1}}}"#,
-        )
-        .expect("a plain list");
-        assert_eq!(list.id.to_string(), "a");
-        assert_eq!(list.cursor.as_deref(), Some("c"));
-        assert_eq!(list.meta.client_name.as_deref(), Some("n"));
-        assert!(list.meta.complete_modern());
-        let bare = plain_request(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#)
-            .expect("a plain list without params");
-        assert_eq!(bare.meta, ListMeta::default());
-        assert!(bare.cursor.is_none());
-    }
+    use super::Parsed;
 
     #[test]
-    fn the_meta_reads_as_rmcps_accessors_read_it() {
-        for meta in [
-            r#"{}"#,
-            r#"{"k":[1,2],"progressToken":3}"#,
-            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"n","version":"1","title":"T"}}"#,
-            // Values that do not decode: a number for the version, a string for the
-            // capabilities, a client without its version, and nulls.
-            r#"{"io.modelcontextprotocol/protocolVersion":2026,"io.modelcontextprotocol/clientCapabilities":"all","io.modelcontextprotocol/clientInfo":{"name":"n"}}"#,
-            r#"{"io.modelcontextprotocol/protocolVersion":null,"io.modelcontextprotocol/clientCapabilities":null,"io.modelcontextprotocol/clientInfo":null}"#,
-            // A version rmcp does not know, an empty name, a URL-only elicitation.
-            r#"{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"url":{}}},"io.modelcontextprotocol/clientInfo":{"name":"","version":"1"}}"#,
-        ] {
-            let raw: Box<RawValue> = serde_json::from_str(meta).expect("JSON");
-            let rmcp: RequestMetaObject = serde_json::from_str(meta).expect("rmcp's meta");
-            assert_eq!(ListMeta::read(&raw), Some(ListMeta::of(&rmcp)), "{meta}");
-        }
-    }
-
-    #[test]
-    fn anything_but_a_plain_list_is_left_to_rmcp() {
-        for bytes in [
-            // Another method, a notification, another version, a member JSON-RPC lacks.
-            &br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#[..],
-            br#"{"jsonrpc":"2.0","method":"tools/list"}"#,
-            br#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#,
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","x":1}"#,
-            // A null id or params, params that are not a list's, a repeated member.
-            br#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}"#,
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}"#,
-            // A `_meta` rmcp's map does not read, or one that names a key twice.
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":[]}}"#,
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":5}}"#,
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{},"io.modelcontextprotocol/clientInfo":{}}}}"#,
-            br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#,
-            // Not an object, not JSON, a batch.
-            br#""tools/list""#,
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list""#,
-            br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#,
-        ] {
-            assert!(
-                plain_request(bytes).is_none(),
-                "{}",
-                String::from_utf8_lossy(bytes)
-            );
-        }
+    fn an_entry_keeps_the_members_rmcps_tool_drops() -> Result<(), String> {
+        let parsed = Parsed::of(
+            r#"{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}"#,
+        )?;
+        assert_eq!(parsed.tools.len(), 2);
+        assert_eq!(parsed.extras.len(), 1);
+        assert_eq!(parsed.extras[0].0, "b");
+        assert_eq!(
+            serde_json::Value::Object(parsed.extras[0].1.clone()),
+            json!({"execution": {"taskSupport": "required"}})
+        );
+        Ok(())
     }
 }

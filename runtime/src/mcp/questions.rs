@@ -24,9 +24,9 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::JsonObject;
-use crate::contract::spec::{QuestionSpec, ToolSpec};
 use crate::mcp::confirm::{ELICITATION_TIMEOUT, Reach, is_modern, reach};
 use crate::mcp::request_state::{Purpose, Refusal, RequestStates};
+use crate::spec::app::{QuestionSpec, ToolSpec};
 
 /// What asking a tool's questions came to.
 #[derive(Debug)]

@@ -8,18 +8,18 @@ use std::sync::Arc;
 use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-    CompleteRequestMethod, CompleteRequestParams, CompleteResult, ContentBlock, DiscoverResult,
-    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestMethod,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    CompleteRequestMethod, CompleteRequestParams, CompleteResult, ContentBlock, CustomResult,
+    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    ServerResult, SetLevelRequestMethod, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::logging::label;
 use crate::mcp::confirm::{self, Reach};
-use crate::mcp::listing::Era;
 use crate::mcp::state::ServerState;
 use crate::mcp::tasks::log::SessionLevel;
 use crate::principal::Principal;
@@ -51,9 +51,28 @@ impl Handler {
         Self::new(Arc::clone(&self.state))
     }
 
-    /// What it shares with the transports' `tools/list` fast paths.
+    /// The state every session shares.
     pub(crate) fn state(&self) -> &Arc<ServerState> {
         &self.state
+    }
+
+    /// `result` as sent: a `tools/list` answer with the members of its entries that rmcp's
+    /// `Tool` does not carry put back ([`crate::mcp::listing::Listing::complete`]); any other
+    /// answer as it is.
+    pub(crate) fn completed(&self, result: ServerResult) -> ServerResult {
+        let listing = &self.state.catalog.listing;
+        match result {
+            ServerResult::ListToolsResult(list) if listing.has_extras => {
+                match serde_json::to_value(&list) {
+                    Ok(mut value) => {
+                        listing.complete(&mut value);
+                        ServerResult::CustomResult(CustomResult(value))
+                    }
+                    Err(_) => ServerResult::ListToolsResult(list),
+                }
+            }
+            other => other,
+        }
     }
 }
 
@@ -78,17 +97,12 @@ impl ServerHandler for Handler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        // Most `tools/list` requests are answered as bytes before they get here
-        // (crate::mcp::listing); these are the rest, answered from the same pages.
+        // Every `tools/list`, on every transport; the transports put back the members of
+        // an entry that rmcp's `Tool` does not carry (Handler::completed, Listing::complete).
         self.state.note_modern_client(&context);
         let listing = &self.state.catalog.listing;
         let page = listing.page(request.as_ref().and_then(|params| params.cursor.as_deref()))?;
-        let era = if confirm::is_modern(&context) {
-            Era::Modern
-        } else {
-            Era::Legacy
-        };
-        let result = listing.result(page, era);
+        let result = listing.result(page, confirm::is_modern(&context));
         self.state.first_answer.mark();
         result
     }

@@ -5,26 +5,24 @@
 
 use std::collections::HashSet;
 use std::ffi::OsString;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::{Implementation, ProtocolVersion, RequestId, ServerCapabilities, ServerConfig};
+use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtins::Builtins;
-use crate::contract::spec::{AppSpec, ConfirmMode, TaskSettings};
 use crate::logging::label;
 use crate::mcp::confirm::{self, Confirmer, Reach};
 use crate::mcp::docs::Docs;
-use crate::mcp::listing::{Answer, Era, ListMeta};
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
+use crate::spec::app::{AppSpec, ConfirmMode, TaskSettings};
+use crate::spec::verify::FirstAnswer;
 
 /// How many distinct 2026-era clients get a "connected" log line (they have no `initialize`,
 /// so the line is written on their first request); beyond this, no more lines.
@@ -57,7 +55,7 @@ pub(crate) struct ServerState {
     pub(crate) tasks: Option<Arc<crate::mcp::tasks::Store>>,
     /// Set once a request has been answered; the background check of the application waits
     /// for it (see `verify.rs`).
-    pub(crate) first_answer: FirstAnswer,
+    pub(crate) first_answer: Arc<FirstAnswer>,
     /// What `initialize` and `server/discover` say about us.
     pub(crate) info: ServerConfig,
     /// The resources, prompts and completions made from the application's help.
@@ -144,7 +142,7 @@ impl ServerState {
                 .tasks
                 .map(|settings| Arc::new(crate::mcp::tasks::Store::new(settings))),
             shutdown,
-            first_answer: FirstAnswer::default(),
+            first_answer: Arc::default(),
             info,
             docs,
             exit_code_is_error: limits.exit_code_is_error,
@@ -157,45 +155,10 @@ impl ServerState {
         if !confirm::is_modern(context) {
             return;
         }
-        self.note_modern(&client_name(context), confirm::reach(context));
-    }
-
-    /// Logs the "connected" line of a 2026-era client named `name` the first time it is seen
-    /// (also for requests answered before they reach the handler).
-    pub(crate) fn note_modern(&self, name: &str, reach: Reach) {
-        if self.noted.first_time(name, reach) {
-            self.log_connected(name, reach);
+        let (name, reach) = (client_name(context), confirm::reach(context));
+        if self.noted.first_time(&name, reach) {
+            self.log_connected(&name, reach);
         }
-    }
-
-    /// The bytes that answer a `tools/list` request a transport took before rmcp
-    /// ([`crate::transport::list_http`], [`crate::transport::list_stdio`]), with what the handler
-    /// would have done on the way: the 2026-era client's "connected" line and the first-answer
-    /// mark. `None` when the cursor is not one this server issued: the handler answers that with
-    /// its error.
-    pub(crate) fn list_bytes(
-        &self,
-        id: &RequestId,
-        cursor: Option<&str>,
-        meta: &ListMeta,
-        era: Era,
-    ) -> Option<Answer> {
-        let listing = &self.catalog.listing;
-        let page = listing.page(cursor).ok()?;
-        if era == Era::Modern {
-            let name = meta
-                .client_name
-                .as_deref()
-                .filter(|name| !name.is_empty())
-                .unwrap_or("unknown");
-            self.note_modern(
-                name,
-                confirm::declared_reach(meta.client_capabilities.as_ref()),
-            );
-        }
-        let response = listing.response(id, page, era);
-        self.first_answer.mark();
-        Some(response)
     }
 
     /// The per-client line of fisk-ai (docs/runtime.md, "Confirmation"); informational, the gate decides per call.
@@ -241,8 +204,8 @@ pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
     } else if let Some(declared) = confirm::declared(context) {
         // A stateless server's record of the client's initialize.
         match declared {
-            crate::transport::intake::Declared::Known(record) => Some(record.name.clone()),
-            crate::transport::intake::Declared::Unknown => None,
+            crate::mcp::declared::Declared::Known(record) => Some(record.name.clone()),
+            crate::mcp::declared::Declared::Unknown => None,
         }
     } else if context
         .extensions
@@ -261,60 +224,17 @@ pub(crate) fn client_name(context: &RequestContext<RoleServer>) -> String {
 }
 
 /// The 2026-era clients (name and reach) whose "connected" line was written: at most
-/// [`MAX_CLIENTS_NOTED`]. Requests mostly come from the client seen last; it is remembered as
-/// a digest, so its requests neither format a key nor take the lock.
+/// [`MAX_CLIENTS_NOTED`].
 #[derive(Debug, Default)]
 struct Noted {
     seen: Mutex<HashSet<String>>,
-    last: AtomicU64,
 }
 
 impl Noted {
     /// Whether `name` with `reach` is seen for the first time (and a line is due).
     fn first_time(&self, name: &str, reach: Reach) -> bool {
-        let digest = {
-            let mut hasher = DefaultHasher::new();
-            (name, reach).hash(&mut hasher);
-            hasher.finish()
-        };
-        if self.last.load(Ordering::Relaxed) == digest {
-            return false;
-        }
-        let fresh = {
-            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-            seen.len() < MAX_CLIENTS_NOTED && seen.insert(format!("{name}\0{reach:?}"))
-        };
-        self.last.store(digest, Ordering::Relaxed);
-        fresh
-    }
-}
-
-/// Set once the server has answered its first request; the background check waits for it.
-/// Marking it again, on every later answer, is one atomic load.
-#[derive(Debug, Default)]
-pub(crate) struct FirstAnswer {
-    answered: AtomicBool,
-    signal: Notify,
-}
-
-impl FirstAnswer {
-    /// Records that a request was answered.
-    pub(crate) fn mark(&self) {
-        if !self.answered.load(Ordering::Acquire) && !self.answered.swap(true, Ordering::AcqRel) {
-            self.signal.notify_waiters();
-        }
-    }
-
-    /// Waits until a request was answered or `limit` passed; whether one was.
-    pub(crate) async fn wait(&self, limit: Duration) -> bool {
-        let notified = self.signal.notified();
-        tokio::pin!(notified);
-        // Registered before the flag is read: a mark in between wakes it.
-        notified.as_mut().enable();
-        if self.answered.load(Ordering::Acquire) {
-            return true;
-        }
-        tokio::time::timeout(limit, notified).await.is_ok()
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        seen.len() < MAX_CLIENTS_NOTED && seen.insert(format!("{name}\0{reach:?}"))
     }
 }
 

@@ -13,9 +13,9 @@ use fiskgen_contract::listing::OUTPUT_SCHEMA;
 use rmcp::model::{Tool, ToolAnnotations};
 
 use crate::JsonObject;
-use crate::contract::spec::{AppSpec, Run, ToolSpec};
 use crate::mcp::error::CatalogError;
 use crate::mcp::listing::Listing;
+use crate::spec::app::{AppSpec, Run, ToolSpec};
 
 /// Every served tool, by name and in serving order.
 #[derive(Debug)]

@@ -22,7 +22,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::AsyncReadExt;
 
-use crate::mcp::tasks::live::Live;
+use crate::process::live::Live;
 use crate::process::output::{Capture, Output};
 
 /// How long to keep reading after the command exited, for output still in flight from

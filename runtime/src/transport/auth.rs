@@ -21,8 +21,8 @@ use axum::routing::get;
 use http::{HeaderName, HeaderValue, StatusCode, header};
 use serde_json::json;
 
-use crate::contract::spec::{AuthSource, AuthSpec, OAuthSpec};
 use crate::principal::Subject;
+use crate::spec::app::{AuthSource, AuthSpec, OAuthSpec};
 use crate::transport::jwt::{self, Keys, Rejection};
 use crate::transport::security::Token;
 
@@ -551,7 +551,7 @@ mod tests {
     static SPEC: OAuthSpec = OAuthSpec {
         resource: "https://m/mcp",
         authorization_servers: &["https://a"],
-        jwks: crate::contract::spec::JwksSource::File("jwks.json"),
+        jwks: crate::spec::app::JwksSource::File("jwks.json"),
         jwks_refresh: std::time::Duration::from_secs(600),
         algorithms: &["ES256"],
         token_types: &[],

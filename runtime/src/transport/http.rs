@@ -5,15 +5,20 @@
 //! Both protocol eras share the endpoint: legacy clients get sessions (capped, expiring when
 //! idle) unless the server is stateless; 2026-07-28 requests are always served statelessly,
 //! and rmcp cancels their handler when the response stream is dropped. Every POST body is
-//! checked to be a JSON-RPC message first ([`crate::transport::intake`]); most `tools/list`
-//! requests are answered as precomputed bytes before that, in front of the router, or in a
-//! layer after it ([`crate::transport::list_http`]).
+//! checked to be a JSON-RPC message first ([`crate::transport::intake`]), and a `tools/list`
+//! answer gets back the members of its entries that rmcp's `Tool` does not carry
+//! ([`complete_lists`]).
 
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{StatusCode, header};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -29,7 +34,6 @@ use crate::mcp::server::Handler;
 use crate::transport::auth::{self, Auth};
 use crate::transport::intake;
 use crate::transport::limits::{Deadline, MAX_CONNECTIONS, Peers};
-use crate::transport::list_http::{self, AllowedHosts, FastList};
 use crate::transport::sessions::{self, CappedSessions};
 
 /// How HTTP is served.
@@ -55,13 +59,11 @@ pub(crate) struct HttpOptions {
 }
 
 /// The HTTP app: axum's router (MCP at `/` and `/mcp`, behind the credentials check when one
-/// is configured, and the protected-resource metadata when OAuth is) and, in front of it when
-/// no credentials are required, the precomputed `tools/list` answers ([`list_http::front`]).
+/// is configured, and the protected-resource metadata when OAuth is), with the limits the
+/// accept loop and each request's body keep.
 #[derive(Clone)]
 pub(crate) struct App {
     router: Router,
-    /// `None` when credentials are required: the lists are answered inside their check.
-    front: Option<Arc<FastList>>,
     /// `--request-timeout`.
     request_timeout: Duration,
     /// `--max-connections-per-peer`.
@@ -77,61 +79,40 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
         .with_max_request_body_bytes(intake::MAX_BODY_BYTES)
         .with_legacy_session_mode(!options.stateless)
         .with_cancellation_token(shutdown.child_token());
-    let mut fast = FastList {
-        state: handler.state().clone(),
-        allowed_hosts: AllowedHosts::new(&options.allowed_hosts),
-        sessions: None,
-    };
-    let (router, fast) = if options.stateless {
-        let fast = Arc::new(fast);
-        let router = mcp_routes(handler, Arc::new(NeverSessionManager::default()), config)
-            .layer(axum::middleware::from_fn_with_state(
-                fast.clone(),
-                list_http::answer,
-            ))
-            .layer(axum::middleware::from_fn(intake::stateless));
-        (router, fast)
+    let complete = axum::middleware::from_fn_with_state(handler.clone(), complete_lists);
+    let router = if options.stateless {
+        mcp_routes(handler, Arc::new(NeverSessionManager::default()), config)
+            .layer(complete)
+            .layer(axum::middleware::from_fn(intake::stateless))
     } else {
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
         let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
         sessions::give_back_memory(capped.clone(), shutdown.child_token());
-        fast.sessions = Some(capped.clone());
-        let fast = Arc::new(fast);
-        let router = mcp_routes(handler, capped.clone(), config)
-            .layer(axum::middleware::from_fn_with_state(
-                fast.clone(),
-                list_http::answer,
-            ))
+        mcp_routes(handler, capped.clone(), config)
+            .layer(complete)
             .layer(axum::middleware::from_fn(intake::check_body))
             .layer(axum::middleware::from_fn(sessions::limit_status))
-            .layer(axum::middleware::from_fn_with_state(capped, sessions::own));
-        (router, fast)
+            .layer(axum::middleware::from_fn_with_state(capped, sessions::own))
     };
-    match &options.auth {
+    let router = match &options.auth {
         Some(auth) => {
             let router = router.layer(axum::middleware::from_fn_with_state(
                 auth.clone(),
                 auth::require,
             ));
             // The protected-resource metadata is public (RFC 9728).
-            let router = match auth.metadata_routes() {
+            match auth.metadata_routes() {
                 Some(metadata) => router.merge(metadata),
                 None => router,
-            };
-            App {
-                router,
-                front: None,
-                request_timeout: options.request_timeout,
-                max_per_peer: options.max_per_peer,
             }
         }
-        None => App {
-            router,
-            front: Some(fast),
-            request_timeout: options.request_timeout,
-            max_per_peer: options.max_per_peer,
-        },
+        None => router,
+    };
+    App {
+        router,
+        request_timeout: options.request_timeout,
+        max_per_peer: options.max_per_peer,
     }
 }
 
@@ -146,23 +127,70 @@ where
 
     fn call(&self, request: http::Request<B>) -> Self::Future {
         let mut router = self.router.clone();
-        let front = self.front.clone();
         let limit = self.request_timeout;
         Box::pin(async move {
             // The body must arrive within the request deadline, counted from its headers.
             let request = request.map(|body| {
                 axum::body::Body::new(Deadline::new(axum::body::Body::new(body), limit))
             });
-            let request = match front {
-                Some(fast) => match list_http::front(&fast, request).await {
-                    Ok(response) => return Ok(response),
-                    Err(request) => request,
-                },
-                None => request,
-            };
             tower_service::Service::call(&mut router, request).await
         })
     }
+}
+
+/// axum middleware: the answer to a `tools/list` (marked by the body check,
+/// [`intake::ListsTools`]) with the members of its entries that rmcp's `Tool` does not carry
+/// put back ([`crate::mcp::listing::Listing::complete`]). rmcp has judged the request and
+/// answered it, as JSON or as an event stream that ends with the answer; only the answer's
+/// entries change, and only on a server whose entries hold such members.
+async fn complete_lists(State(handler): State<Handler>, request: Request, next: Next) -> Response {
+    let lists = request.extensions().get::<intake::ListsTools>().is_some();
+    let response = next.run(request).await;
+    let listing = &handler.state().catalog.listing;
+    if !lists || response.status() != StatusCode::OK || !listing.has_extras {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            tracing::warn!(%error, "reading the tools/list answer failed");
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    let completed = |json: &str| -> Option<String> {
+        let mut message: serde_json::Value = serde_json::from_str(json).ok()?;
+        listing.complete(message.get_mut("result")?);
+        serde_json::to_string(&message).ok()
+    };
+    let event_stream = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+    let out = if event_stream {
+        let mut out = String::with_capacity(text.len() + 64);
+        for line in text.split_inclusive('\n') {
+            match line
+                .strip_prefix("data:")
+                .and_then(|data| completed(data.trim()))
+            {
+                Some(json) => {
+                    out.push_str("data: ");
+                    out.push_str(&json);
+                    out.push('\n');
+                }
+                None => out.push_str(line),
+            }
+        }
+        out
+    } else {
+        completed(text).unwrap_or_else(|| text.to_string())
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(out))
 }
 
 fn mcp_routes<M: SessionManager>(
@@ -170,44 +198,15 @@ fn mcp_routes<M: SessionManager>(
     sessions: Arc<M>,
     config: StreamableHttpServerConfig,
 ) -> Router {
-    let service = Mcp(Arc::new(StreamableHttpService::new(
+    let service = StreamableHttpService::new(
         // Called per session and per stateless request: a cheap clone of shared state.
         move || Ok(handler.for_session()),
         sessions,
         config,
-    )));
+    );
     Router::new()
         .route_service("/", service.clone())
         .route_service("/mcp", service)
-}
-
-/// rmcp's service behind an `Arc`. axum and every middleware layer clone the service they
-/// wrap for each request, and rmcp's service clones its whole configuration (the allowlists'
-/// strings) with it: shared, a clone is a reference count.
-struct Mcp<M>(Arc<StreamableHttpService<Handler, M>>);
-
-impl<M> Clone for Mcp<M> {
-    fn clone(&self) -> Self {
-        Mcp(self.0.clone())
-    }
-}
-
-impl<M: SessionManager> tower_service::Service<axum::extract::Request> for Mcp<M> {
-    type Response = axum::response::Response;
-    type Error = std::convert::Infallible;
-    type Future = futures::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
-
-    fn poll_ready(
-        &mut self,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), Self::Error>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: axum::extract::Request) -> Self::Future {
-        let service = self.0.clone();
-        Box::pin(async move { Ok(service.handle(request).await.map(axum::body::Body::new)) })
-    }
 }
 
 /// Serves `app` on `listener` until `shutdown`, then closes connections gracefully (the

@@ -24,12 +24,11 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::StreamExt as _;
 use http::{HeaderValue, Method, StatusCode, header};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta as _};
-use serde::{Deserialize, Serialize};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use serde_json::{Value, json};
 
 use crate::logging::label;
-use crate::mcp::listing::{ListCall, ListMeta, plain_request};
+use crate::mcp::declared::{Declared, Record};
 
 /// The header rmcp and clients use for legacy sessions.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -45,46 +44,16 @@ const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC: JSON, but not a request, notification or response.
 const INVALID_REQUEST: i64 = -32600;
 
-/// What a legacy client of a stateless server declared at `initialize`, as the handler sees it
-/// in the request's extensions.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Declared {
-    /// The record from the client's `Mcp-Session-Id`.
-    Known(Record),
-    /// No record (or an unreadable one): the declaration is unknown.
-    Unknown,
-}
-
-/// Left in a request's extensions by [`crate::transport::list_http::front`], which has read
-/// its body already, so that [`read_message`] does not scan it for a plain `tools/list` again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FrontRead {
-    /// The body is not a plain `tools/list`.
-    NotPlainList,
-    /// A plain `tools/list` that the front judged and left to rmcp: the layer would judge
-    /// it the same way, so no [`ListCall`] is left for it.
-    DeclinedList,
-}
+/// Left in a request's extensions when its message is a `tools/list` request, for the layer
+/// that completes the answer (`crate::transport::http`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListsTools;
 
 /// Largest request body accepted (413 beyond). A `tools/call` is a few KiB at most.
 pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Record {
-    /// The elicitation it declared: `form`, `url` (URL mode only) or `none`.
-    #[serde(rename = "e")]
-    pub(crate) elicitation: String,
-    /// Its `clientInfo.name`, shortened.
-    #[serde(rename = "n")]
-    pub(crate) name: String,
-}
-
+/// The record's header form (see the module docs).
 impl Record {
-    /// Whether it declared any elicitation (form or URL mode).
-    pub(crate) fn declared_elicitation(&self) -> bool {
-        matches!(self.elicitation.as_str(), "form" | "url")
-    }
-
     fn encode(&self) -> Option<HeaderValue> {
         let json = serde_json::to_vec(self).ok()?;
         HeaderValue::from_str(&format!(
@@ -187,18 +156,12 @@ fn log_connected(record: &Record) {
 }
 
 /// Reads a POST body (bounded) and checks it is a JSON-RPC message; other requests pass
-/// untouched. Returns the request with its body restored, and the message when there is one
-/// (none for a plain `tools/list`, which is read on its own and left as a [`ListCall`]).
+/// untouched. Returns the request with its body restored, and the message when there is one.
 async fn read_message(
     request: Request,
 ) -> Result<(Request, Option<ClientJsonRpcMessage>), Response> {
     if request.method() != Method::POST || !is_json(&request) {
         // rmcp answers these (405, 406, 415) itself.
-        return Ok((request, None));
-    }
-    let front = request.extensions().get::<FrontRead>().copied();
-    if front == Some(FrontRead::DeclinedList) {
-        // A plain `tools/list` of at most 64 KiB: a message, and not one to answer here.
         return Ok((request, None));
     }
     let (parts, body) = request.into_parts();
@@ -216,28 +179,14 @@ async fn read_message(
         bytes.extend_from_slice(&chunk);
     }
     let mut parts = parts;
-    if front.is_none()
-        && let Some(call) = plain_request(&bytes)
-    {
-        parts.extensions.insert(call);
-        return Ok((Request::from_parts(parts, Body::from(bytes)), None));
-    }
     let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
         Ok(message) => message,
         Err(error) => return Err(rejection(&bytes, &error)),
     };
-    // `tools/list` may be answered as bytes before rmcp sees it (crate::transport::list_http).
     if let ClientJsonRpcMessage::Request(request) = &message
-        && let ClientRequest::ListToolsRequest(list) = &request.request
+        && let ClientRequest::ListToolsRequest(_) = &request.request
     {
-        parts.extensions.insert(ListCall {
-            id: request.id.clone(),
-            cursor: list
-                .params
-                .as_ref()
-                .and_then(|params| params.cursor.clone()),
-            meta: ListMeta::of(request.request.get_meta()),
-        });
+        parts.extensions.insert(ListsTools);
     }
     Ok((Request::from_parts(parts, Body::from(bytes)), Some(message)))
 }
@@ -316,7 +265,6 @@ fn explain(error: &serde_json::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmcp::model::RequestId;
 
     #[test]
     fn records_round_trip_and_garbage_is_unknown() {
@@ -332,50 +280,19 @@ mod tests {
         assert_eq!(Record::decode("fiskgen-stateless-1.!!!"), None);
     }
 
-    /// A POST of `body` as JSON, marked with `mark` when given.
-    fn post(body: &'static str, mark: Option<FrontRead>) -> Request {
-        let mut request = Request::post("/mcp")
-            .header(header::CONTENT_TYPE, "application/json")
-            .body(Body::from(body))
-            .expect("request");
-        if let Some(mark) = mark {
-            request.extensions_mut().insert(mark);
-        }
-        request
-    }
-
     #[tokio::test]
-    async fn a_list_the_front_has_judged_is_not_scanned_or_left_to_judge_again() {
+    async fn a_list_is_marked_and_its_body_goes_on_as_it_came() {
         const LIST: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#;
-        let (request, message) = read_message(post(LIST, None)).await.expect("read");
-        assert!(message.is_none());
-        assert_eq!(
-            request
-                .extensions()
-                .get::<ListCall>()
-                .map(|call| call.id.clone()),
-            Some(RequestId::Number(7)),
-        );
-        for mark in [FrontRead::NotPlainList, FrontRead::DeclinedList] {
-            let (request, _) = read_message(post(LIST, Some(mark))).await.expect("read");
-            let left = request.extensions().get::<ListCall>().is_some();
-            // Not plain by the front's scan: the full parse still finds the list.
-            assert_eq!(left, mark == FrontRead::NotPlainList, "{mark:?}");
-        }
-        let body = axum::body::to_bytes(
-            read_message(post(LIST, Some(FrontRead::DeclinedList)))
-                .await
-                .expect("read")
-                .0
-                .into_body(),
-            usize::MAX,
-        )
-        .await
-        .expect("body");
-        assert_eq!(
-            &body[..],
-            LIST.as_bytes(),
-            "the body goes on to rmcp as it came"
-        );
+        let request = Request::post("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(LIST))
+            .expect("request");
+        let (request, message) = read_message(request).await.expect("read");
+        assert!(message.is_some());
+        assert!(request.extensions().get::<ListsTools>().is_some());
+        let body = axum::body::to_bytes(request.into_body(), usize::MAX)
+            .await
+            .expect("body");
+        assert_eq!(&body[..], LIST.as_bytes());
     }
 }

@@ -2,19 +2,14 @@
 //! stdin/stdout, nothing else on stdout (logs and the banner go to stderr; commands never
 //! inherit stdout), and the server ends when stdin closes.
 
-use std::time::Duration;
+use std::borrow::Cow;
 
-use rmcp::ServiceExt;
-use rmcp::service::QuitReason;
-use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::model::{ClientNotification, ClientRequest, ProtocolVersion, ServerConfig, ServerResult};
+use rmcp::service::{NotificationContext, QuitReason, RequestContext};
+use rmcp::{ErrorData, RoleServer, Service, ServiceExt};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::server::Handler;
-use crate::transport::list_stdio::{FastStdio, ListTap, SessionEra};
-use crate::transport::stdout::{self, FrameWriter};
-
-/// How long the stdout writer may take to drain after the service ended.
-const DRAIN: Duration = Duration::from_secs(5);
 
 /// Why serving over stdio ended with an error.
 #[derive(Debug, thiserror::Error)]
@@ -30,19 +25,10 @@ pub(crate) enum StdioError {
 /// Serves one client over stdio until stdin closes or `shutdown`.
 pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Result<(), StdioError> {
     // Non-blocking when stdin/stdout are pipes (as clients start servers), so shutdown is not
-    // held up by a read parked on the blocking pool. Stdout has a writer of its own.
-    let (stdin, _) = rmcp::transport::stdio_pipes();
-    // rmcp's line transport, writing through the one stdout writer that `tools/list` answers
-    // share (crate::transport::stdout).
-    let (queue, writer) = stdout::writer();
-    // `tools/list` is answered on the way in (crate::transport::list_stdio): from stdin's
-    // bytes when the tap can tell, else from rmcp's parsed message.
-    let era = SessionEra::default();
-    let stdin = ListTap::new(stdin, queue.clone(), handler.state().clone(), era.clone());
-    let lines = AsyncRwTransport::new_server(stdin, FrameWriter::new(queue.clone()));
-    let transport = FastStdio::new(lines, queue, handler.state().clone(), era);
-    let outcome = match handler
-        .serve_with_ct(transport, shutdown.child_token())
+    // held up by a read parked on the blocking pool.
+    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    match Stdio(handler)
+        .serve_with_ct((stdin, stdout), shutdown.child_token())
         .await
     {
         Ok(running) => match running.waiting().await {
@@ -61,11 +47,36 @@ pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Resu
             Err(error) => Err(StdioError::Service(error)),
         },
         Err(error) => Err(StdioError::Handshake(Box::new(error))),
-    };
-    // The transport (and with it every sender) is gone with the service: the writer drains
-    // what is queued and ends.
-    if tokio::time::timeout(DRAIN, writer).await.is_err() {
-        tracing::warn!("stdout did not drain within {DRAIN:?}");
     }
-    outcome
+}
+
+/// The handler as rmcp's service over stdio, each answer as the handler completes it
+/// ([`Handler::completed`]).
+struct Stdio(Handler);
+
+impl Service<RoleServer> for Stdio {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let result = Service::handle_request(&self.0, request, context).await?;
+        Ok(self.0.completed(result))
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ClientNotification,
+        context: NotificationContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Service::handle_notification(&self.0, notification, context).await
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        Service::get_info(&self.0)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Service::supported_protocol_versions(&self.0)
+    }
 }

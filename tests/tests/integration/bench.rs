@@ -11,7 +11,6 @@ use fiskgen_bench::{Mode, Options, PeerStatus, Server, Transport};
 fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
     let dir = tempfile::tempdir()?;
     let mut options = Options::new(Mode::Smoke);
-    options.floor_program = Some(fiskgen_tests::clients::bench_binary()?);
     options.out_dir = Some(dir.path().to_path_buf());
     let report = fiskgen_bench::run(&options)?;
 
@@ -43,12 +42,9 @@ fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
         "**Not measured: the peer columns are empty.**",
         "start → first `tools/list`, rmcp's client (ms)",
         "start → last byte of the first `tools/list`, raw client (ms)",
-        "`tools/list` throughput, c=32 (req/s)",
+        "`tools/list` throughput, c=1 (req/s)",
         "server CPU per `tools/list`, raw client back to back (ms)",
         "of it, user time: the server's own code (ms)",
-        "ms is user time.",
-        "The floor of server CPU per `tools/list` over HTTP",
-        "The floor of server CPU per `tools/list` over stdio",
         "overhead over the direct run, p99, c=8 (ms)",
         "RSS peak during the load, VmHWM (MiB)",
         "MiB stripped",
@@ -80,7 +76,6 @@ fn the_smoke_benchmark_measures_a_text_only_peer() -> Result<()> {
     let peer = fiskgen_tests::clients::scripts_dir().join("text_peer.py");
     let dir = tempfile::tempdir()?;
     let mut options = Options::new(Mode::Smoke);
-    options.floor_program = Some(fiskgen_tests::clients::bench_binary()?);
     options.out_dir = Some(dir.path().to_path_buf());
     // One start per server: the point is that every figure exists for the peer, not its spread.
     options.starts = Some(1);
@@ -105,11 +100,19 @@ fn the_smoke_benchmark_measures_a_text_only_peer() -> Result<()> {
     assert!(peer.start_ms.is_some() && !peer.call.is_empty(), "{peer:?}");
     // The raw client's back-to-back lists work against a server that answers in events.
     assert!(peer.raw_list_cpu_ms.is_some(), "{peer:?}");
+    // Its list measured as ours is, beside ours.
+    let sizes = demo.peer_list_sizes.expect("the peer's tools/list size");
+    assert_eq!(sizes.tools, 8, "{sizes:?}");
     let missing = report.missing_figures();
     assert!(missing.is_empty(), "figures missing: {missing:#?}");
     let page = fs::read_to_string(dir.path().join("benchmarks.md"))?;
     assert!(
         !page.contains("**Not measured: the peer columns are empty.**"),
+        "{page}"
+    );
+    assert!(page.contains("The peer: binary"), "{page}");
+    assert!(
+        page.contains("server CPU per `tools/list` at most 1/10 of the peer's (demo, stdio)"),
         "{page}"
     );
     Ok(())

@@ -1,5 +1,7 @@
 //! The layout rules of the crates that ship (fiskgen, the runtime, the contract), checked on
-//! their sources: no module imports form a cycle, no file is over 500 lines of code (tests
+//! their sources: no module imports form a cycle (followed through `crate::` and `super::`
+//! paths, braced groups included), the runtime's layers import only downward
+//! ([`RUNTIME_LAYERS`], docs/runtime.md "Layers"), no file is over 500 lines of code (tests
 //! aside), and no comment cites a document outside this repository (they point into docs/).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -11,6 +13,18 @@ use fiskgen_tests::apps::workspace_root;
 
 /// The crates whose `src/` the rules cover.
 const CRATES: [&str; 3] = ["fiskgen", "runtime", "contract"];
+
+/// The runtime's top-level modules, from the top layer down: a module may name its own
+/// layer's modules and those below, never one above.
+const RUNTIME_LAYERS: [&[&str]; 7] = [
+    &["cli", "fuzzing"],
+    &["transport"],
+    &["mcp"],
+    &["builtins"],
+    &["spec", "principal"],
+    &["logging"],
+    &["process"],
+];
 
 /// Most lines of code in one file: non-blank, non-comment lines before its tests.
 const MAX_CODE_LINES: usize = 500;
@@ -58,44 +72,123 @@ fn module_of(src: &Path, file: &Path) -> String {
     }
 }
 
-/// The module graph of one crate: each module and the other modules its code names with
-/// `crate::...` (a module's own ancestors and descendants aside).
-fn module_graph(src: &Path) -> Result<BTreeMap<String, BTreeSet<String>>> {
+/// Each module of the crate in `src` and its code (comments and unit tests left out).
+fn module_texts(src: &Path) -> Result<BTreeMap<String, String>> {
     let mut texts = BTreeMap::new();
     for file in sources(src)? {
         let text = fs::read_to_string(&file)?;
-        texts.insert(module_of(src, &file), text);
+        texts.insert(module_of(src, &file), code_of(&text).join(" "));
     }
-    let modules: BTreeSet<String> = texts.keys().cloned().collect();
+    Ok(texts)
+}
+
+/// The paths a `crate::` or `super::` at the start of `text` names, braced groups expanded:
+/// `a::{b::C, d}` -> `a::b::C`, `a::d`.
+fn paths_in(text: &str) -> Vec<String> {
+    let head: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+        .collect();
+    let Some(group) = text[head.len()..].strip_prefix('{') else {
+        return vec![head];
+    };
+    if !head.is_empty() && !head.ends_with("::") {
+        return vec![head];
+    }
+    // The group's items, split at its own commas, up to its closing brace.
+    let mut depth = 0;
+    let mut items = vec![String::new()];
+    for c in group.chars() {
+        match c {
+            '}' if depth == 0 => break,
+            ',' if depth == 0 => {
+                items.push(String::new());
+                continue;
+            }
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        if let Some(item) = items.last_mut() {
+            item.push(c);
+        }
+    }
+    items
+        .iter()
+        .map(|item| item.trim())
+        .filter(|item| !item.is_empty())
+        .flat_map(paths_in)
+        .map(|path| format!("{head}{path}"))
+        .collect()
+}
+
+/// The module graph of one crate, from each module's code: each module and the other modules
+/// it names with `crate::...` or `super::...` (a module's own ancestors and descendants
+/// aside).
+fn module_graph(texts: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let modules: BTreeSet<&String> = texts.keys().collect();
     let mut graph = BTreeMap::new();
-    for (module, text) in &texts {
+    for (module, text) in texts {
         let mut uses = BTreeSet::new();
-        for line in code_of(text) {
-            for (at, _) in line.match_indices("crate::") {
-                let path: String = line[at + "crate::".len()..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
-                    .collect();
-                let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
-                // The longest prefix that is a module.
-                let target = (1..=parts.len())
-                    .rev()
-                    .map(|n| parts[..n].join("::"))
-                    .find(|candidate| modules.contains(candidate));
-                if let Some(target) = target {
-                    let related = module.is_empty()
-                        || target == *module
-                        || module.starts_with(&format!("{target}::"))
-                        || target.starts_with(&format!("{module}::"));
-                    if !related {
-                        uses.insert(target);
+        for keyword in ["crate::", "super::"] {
+            for (at, _) in text.match_indices(keyword) {
+                let before = text[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                for path in paths_in(&text[at + keyword.len()..]) {
+                    let mut parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+                    if keyword == "super::" {
+                        let mut base: Vec<&str> =
+                            module.split("::").filter(|p| !p.is_empty()).collect();
+                        base.pop();
+                        while parts.first() == Some(&"super") {
+                            parts.remove(0);
+                            base.pop();
+                        }
+                        base.extend(parts);
+                        parts = base;
+                    }
+                    // The longest prefix that is a module.
+                    let target = (1..=parts.len())
+                        .rev()
+                        .map(|n| parts[..n].join("::"))
+                        .find(|candidate| modules.contains(candidate));
+                    if let Some(target) = target {
+                        let related = module.is_empty()
+                            || target == *module
+                            || module.starts_with(&format!("{target}::"))
+                            || target.starts_with(&format!("{module}::"));
+                        if !related {
+                            uses.insert(target);
+                        }
                     }
                 }
             }
         }
         graph.insert(module.clone(), uses);
     }
-    Ok(graph)
+    graph
+}
+
+/// Every import of `graph` that points to a layer above its module's (`layers` from the top
+/// down), as `module -> target`.
+fn upward_imports(graph: &BTreeMap<String, BTreeSet<String>>, layers: &[&[&str]]) -> Vec<String> {
+    let layer = |module: &str| {
+        let top = module.split("::").next().unwrap_or_default();
+        layers.iter().position(|names| names.contains(&top))
+    };
+    let mut upward = Vec::new();
+    for (module, targets) in graph {
+        for target in targets {
+            if let (Some(from), Some(to)) = (layer(module), layer(target))
+                && to < from
+            {
+                upward.push(format!("{module} -> {target}"));
+            }
+        }
+    }
+    upward
 }
 
 /// One cycle of `graph`, as the modules along it, if there is any.
@@ -147,13 +240,87 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 #[test]
 fn no_module_imports_form_a_cycle() -> Result<()> {
     for name in CRATES {
-        let graph = module_graph(&workspace_root().join(name).join("src"))?;
+        let graph = module_graph(&module_texts(&workspace_root().join(name).join("src"))?);
         assert!(graph.len() > 5, "{name}: too few modules found");
         if let Some(cycle) = find_cycle(&graph) {
             panic!("{name}: import cycle {}", cycle.join(" -> "));
         }
     }
     Ok(())
+}
+
+#[test]
+fn the_runtime_imports_only_downward() -> Result<()> {
+    let texts = module_texts(&workspace_root().join("runtime/src"))?;
+    for module in texts.keys() {
+        let top = module.split("::").next().unwrap_or_default();
+        assert!(
+            module.is_empty() || RUNTIME_LAYERS.iter().any(|names| names.contains(&top)),
+            "{module} is in no layer of RUNTIME_LAYERS"
+        );
+    }
+    let upward = upward_imports(&module_graph(&texts), &RUNTIME_LAYERS);
+    assert!(upward.is_empty(), "upward imports: {upward:#?}");
+    Ok(())
+}
+
+/// Planted sources: `(module, code)`.
+fn planted(modules: &[(&str, &str)]) -> BTreeMap<String, String> {
+    modules
+        .iter()
+        .map(|(module, code)| (module.to_string(), code.to_string()))
+        .collect()
+}
+
+#[test]
+fn the_checker_finds_a_cycle_through_super_and_braced_groups() {
+    let texts = planted(&[
+        ("", "mod mcp;"),
+        ("mcp", "pub(crate) mod tasks;"),
+        ("mcp::tasks", "mod live; mod log;"),
+        (
+            "mcp::tasks::live",
+            "use super::log::Lines; pub struct Live;",
+        ),
+        ("mcp::tasks::log", "use super::{live::{Live, cut}, Other};"),
+    ]);
+    assert_eq!(
+        find_cycle(&module_graph(&texts)),
+        Some(vec![
+            "mcp::tasks::live".to_string(),
+            "mcp::tasks::log".into(),
+            "mcp::tasks::live".into(),
+        ])
+    );
+    // The same two files without the import back: no cycle.
+    let texts = planted(&[
+        ("mcp::tasks::live", "pub struct Live;"),
+        ("mcp::tasks::log", "use super::{live::{Live, cut}, Other};"),
+    ]);
+    assert_eq!(find_cycle(&module_graph(&texts)), None);
+    // Two levels up, and `crate::` inside a group.
+    let texts = planted(&[
+        ("a::b::c", "use super::super::d::X;"),
+        ("a::d", "use crate::{a::b::c::Y, e};"),
+        ("e", ""),
+    ]);
+    assert_eq!(
+        find_cycle(&module_graph(&texts)),
+        Some(vec!["a::b::c".to_string(), "a::d".into(), "a::b::c".into()])
+    );
+}
+
+#[test]
+fn the_checker_finds_an_upward_import() {
+    let texts = planted(&[
+        ("process::exec", "use crate::mcp::tasks::live::Live;"),
+        ("mcp::tasks::live", "pub struct Live;"),
+        ("mcp::call", "use crate::process::exec;"),
+    ]);
+    assert_eq!(
+        upward_imports(&module_graph(&texts), &RUNTIME_LAYERS),
+        vec!["process::exec -> mcp::tasks::live".to_string()]
+    );
 }
 
 #[test]

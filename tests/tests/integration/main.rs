@@ -30,8 +30,8 @@ mod golden;
 /// The shipped crates' layout rules: no import cycle, no file over 500 lines of code, comments
 /// that point into docs/.
 mod layout;
-/// `tools/list` as precomputed bytes: pages followed by cursor with the Python SDK in every
-/// transport, the bytes equal to rmcp's own answer, narrowing keeping the built entries.
+/// `tools/list`: pages followed by cursor with the Python SDK on every transport, every golden
+/// server's built entries however they are asked for, narrowing keeping the built entries.
 mod listing;
 /// The real natscli against a real nats-server, over MCP: read freely, removed only when
 /// approved.
@@ -56,11 +56,8 @@ mod results;
 mod select;
 /// The fault soak's smoke mode: every call ends right, nothing is left behind.
 mod soak;
-/// The stdio server's stdin: plain `tools/list` lines answered from their bytes, every
-/// other line passed to rmcp whole.
-mod stdin;
-/// The stdio server's stdout: a grown pipe, compiled-in answers spliced and whole when the
-/// client reads late, plain writes to a file.
+/// The stdio server's stdout: answers whole and in order when the client reads late, and
+/// when stdout is a file.
 mod stdout;
 /// Long calls as tasks and progress notifications, with the Python SDK.
 mod tasks;

@@ -10,7 +10,7 @@ use super::Knowledge;
 use super::error::CommandError;
 use super::index::{self, Options};
 use super::store;
-use crate::contract::spec::KnowledgeSpec;
+use crate::spec::app::KnowledgeSpec;
 
 /// `knowledge index [--reindex] [--prune] [PATH...]`: without paths, the configured
 /// `harness.knowledge.paths`, with documents no longer found there removed.
@@ -99,7 +99,7 @@ pub(crate) fn status(spec: &'static KnowledgeSpec, identity: &str) -> ExitCode {
 }
 
 /// The documents, the chunks and the manifest of an index.
-fn counts(conn: &Connection) -> Result<(i64, i64, store::Meta), CommandError> {
+fn counts(conn: &Connection) -> Result<(i64, i64, super::Meta), CommandError> {
     let count = |sql: &str| -> Result<i64, CommandError> {
         conn.query_row(sql, [], |row| row.get(0))
             .map_err(CommandError::Count)

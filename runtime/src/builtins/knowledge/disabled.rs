@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{ReadArgs, SearchArgs};
-use crate::contract::spec::KnowledgeSpec;
+use crate::spec::app::KnowledgeSpec;
 
 /// Why nothing works.
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +62,7 @@ pub(crate) mod commands {
     use std::path::PathBuf;
     use std::process::ExitCode;
 
-    use crate::contract::spec::KnowledgeSpec;
+    use crate::spec::app::KnowledgeSpec;
 
     /// Refuses.
     pub(crate) fn index(

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::error::{EmbeddingsError, HttpFailure, UrlProblem};
-use crate::contract::spec::EmbeddingsSpec;
+use crate::spec::app::EmbeddingsSpec;
 
 /// Longest query sent, in bytes (cut on a character boundary).
 const MAX_QUERY_BYTES: usize = 8192;

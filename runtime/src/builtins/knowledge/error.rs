@@ -7,7 +7,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::store::{FORMAT_VERSION, Meta};
+use super::{FORMAT_VERSION, Meta};
 use crate::duration;
 
 /// Why the index cannot be read, or holds what this build or configuration cannot serve.

@@ -20,8 +20,9 @@ use sha2::{Digest, Sha256};
 use super::chunk::{self, Chunk};
 use super::embeddings::{Embedder, to_blob};
 use super::error::IndexError;
-use super::store::{self, DB_FILE, FORMAT_VERSION, LOCK_FILE, Meta, VectorIdentity};
+use super::store::{self, DB_FILE, LOCK_FILE, VectorIdentity};
 use super::walk::walk;
+use super::{FORMAT_VERSION, Meta};
 
 /// What one run does.
 #[derive(Debug)]

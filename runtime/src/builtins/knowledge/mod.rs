@@ -57,3 +57,23 @@ pub(crate) struct ReadArgs {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ListArgs {}
+
+/// The format generation this build reads and writes.
+pub(crate) const FORMAT_VERSION: i64 = 1;
+
+/// The manifest (`rag_meta`). Missing keys read as empty / zero.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Meta {
+    /// `format_version`.
+    pub(crate) format_version: i64,
+    /// `model` (empty for a lexical-only index).
+    pub(crate) model: String,
+    /// `dimension`.
+    pub(crate) dimension: usize,
+    /// `normalized`.
+    pub(crate) normalized: bool,
+    /// `query_prefix`.
+    pub(crate) query_prefix: String,
+    /// `document_prefix`.
+    pub(crate) document_prefix: String,
+}

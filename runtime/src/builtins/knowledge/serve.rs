@@ -11,9 +11,9 @@ use super::error::StoreError;
 use super::error::{EmbeddingsError, KnowledgeError};
 use super::store::{self, Pool, Unavailable, VectorIdentity};
 use super::{ReadArgs, SearchArgs, search};
-use crate::contract::spec::KnowledgeSpec;
 use crate::process::cmdline::go_quote;
 use crate::process::output::{Capture, LIMIT};
+use crate::spec::app::KnowledgeSpec;
 
 /// The tier line without embeddings.
 const LEXICAL_TIER: &str = "tier: lexical (FTS5) - no embeddings configured";
@@ -126,7 +126,7 @@ impl Knowledge {
     }
 
     /// The manifest, checked against the configuration.
-    fn validate(&self, conn: &Connection) -> Result<store::Meta, StoreError> {
+    fn validate(&self, conn: &Connection) -> Result<super::Meta, StoreError> {
         let meta = store::read_meta(conn)?;
         let identity = self.embedder.as_ref().map(|e| VectorIdentity {
             model: e.spec().model,

@@ -16,13 +16,12 @@ use std::sync::{Mutex, Once, PoisonError};
 use rusqlite::{Connection, OpenFlags};
 
 use super::error::{Identity, StoreError};
+use super::{FORMAT_VERSION, Meta};
 
 /// The index file inside the knowledge directory.
 pub(crate) const DB_FILE: &str = "knowledge.db";
 /// The writers' advisory lock file inside the knowledge directory.
 pub(crate) const LOCK_FILE: &str = "knowledge.lock";
-/// The format generation this build reads and writes.
-pub(crate) const FORMAT_VERSION: i64 = 1;
 /// Idle read connections kept per index.
 const IDLE_CONNECTIONS: usize = 8;
 
@@ -48,23 +47,6 @@ pub(crate) fn register_vec() {
             )));
         }
     });
-}
-
-/// The manifest (`rag_meta`). Missing keys read as empty / zero.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Meta {
-    /// `format_version`.
-    pub(crate) format_version: i64,
-    /// `model` (empty for a lexical-only index).
-    pub(crate) model: String,
-    /// `dimension`.
-    pub(crate) dimension: usize,
-    /// `normalized`.
-    pub(crate) normalized: bool,
-    /// `query_prefix`.
-    pub(crate) query_prefix: String,
-    /// `document_prefix`.
-    pub(crate) document_prefix: String,
 }
 
 /// Reads the manifest.

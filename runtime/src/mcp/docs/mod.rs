@@ -3,7 +3,7 @@
 //! resources, a resource template for a tool's help by name, one prompt per cheat, and
 //! completions for the template's variable and the prompts' arguments.
 //!
-//! Everything is rendered at build time (see [`crate::contract::spec::DocsSpec`]); the server
+//! Everything is rendered at build time (see [`crate::spec::app::DocsSpec`]); the server
 //! keeps only what belongs to the tools it actually serves (a narrowed server offers the help
 //! of its narrowed set). At start it finds those tools and declares its capabilities; the
 //! lists are prepared once, on the first request that reads them, and every request is
@@ -18,8 +18,8 @@ use rmcp::model::{
     JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, ServerCapabilities,
 };
 
-use crate::contract::spec::{AppSpec, CheatSpec, HelpSpec};
 use crate::mcp::tools::Catalog;
+use crate::spec::app::{AppSpec, CheatSpec, HelpSpec};
 use cursor::Paged;
 
 mod complete;

@@ -7,7 +7,7 @@ use rmcp::ErrorData;
 use rmcp::model::{GetPromptResult, ListPromptsResult, PromptMessage, Role};
 
 use super::{Docs, MARKDOWN, invalid, listing};
-use crate::contract::spec::CheatSpec;
+use crate::spec::app::CheatSpec;
 
 /// The longest argument value accepted, in bytes (a prompt is text for a model, not a file).
 pub(crate) const MAX_ARGUMENT_BYTES: usize = 4096;

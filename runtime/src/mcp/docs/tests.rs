@@ -9,11 +9,10 @@ use rmcp::model::{
 use serde_json::json;
 
 use super::Docs;
-use crate::contract::spec::{
-    AppSpec, ArgumentSpec, CheatSpec, ConfirmMode, DocsSpec, HelpSpec, Hints, Run, Settings,
-    ToolSpec,
-};
 use crate::mcp::tools::Catalog;
+use crate::spec::app::{
+    AppSpec, ArgumentSpec, CheatSpec, DocsSpec, HelpSpec, Hints, Run, Settings, ToolSpec,
+};
 
 const fn tool(name: &'static str) -> ToolSpec {
     ToolSpec {
@@ -25,9 +24,9 @@ const fn tool(name: &'static str) -> ToolSpec {
         confirm: None,
         input_schema: "{}",
         questions: &[],
-        run: Run::Command(crate::contract::params::Command {
+        run: Run::Command(crate::spec::params::Command {
             path: &[],
-            globals: crate::contract::params::Globals::NONE,
+            globals: crate::spec::params::Globals::NONE,
             params: &[],
         }),
     }
@@ -83,25 +82,17 @@ static DOCS: DocsSpec = DocsSpec {
 static APP: AppSpec = AppSpec {
     identity: "Nats_Cli",
     fiskgen_version: "0",
-    application: None,
-    instructions: None,
     tools: &[&INFO, &LS],
     docs: &DOCS,
-    listing: None,
     settings: Settings {
         port: 0,
         address: "",
-        confirm: ConfirmMode::Auto,
         max_concurrent_tools: 1,
         tool_timeout: Duration::from_secs(1),
-        allowed_hosts: &[],
-        allowed_origins: &[],
-        auth: None,
-        stateless: false,
-        scrub_env: &[],
         tasks: None,
-        exit_code_is_error: false,
+        ..Settings::DEFAULT
     },
+    ..AppSpec::EMPTY
 };
 
 /// What `app` offers, served from its own catalog as a server serves it.

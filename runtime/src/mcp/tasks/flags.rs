@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use fiskgen_contract::defaults::{TASK_DURATION_LIMIT, TASK_MAX_LIMIT};
 
-use crate::contract::spec::TaskSettings;
 use crate::duration;
+use crate::spec::app::TaskSettings;
 
 /// `--no-tasks`, `--task-after`, `--task-ttl`, `--max-tasks` (docs/runtime.md, "Tasks").
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -15,7 +15,6 @@
 //! for them ([`log`]; docs/runtime.md, "Log notifications").
 
 mod flags;
-pub(crate) mod live;
 pub(crate) mod log;
 mod progress;
 mod store;
@@ -37,8 +36,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::duration;
 use crate::process::exec::CancelReason;
+use crate::process::live::Live;
 pub(crate) use flags::TaskArgs;
-use live::Live;
 use log::Log;
 use progress::Progress;
 use store::Stage;

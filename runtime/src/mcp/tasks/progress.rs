@@ -10,7 +10,7 @@ use rmcp::RoleServer;
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RequestContext};
 
-use super::live::Live;
+use crate::process::live::Live;
 
 /// The time between two notifications (at most one per period: the rate limit).
 pub(crate) const PERIOD: Duration = Duration::from_secs(1);

@@ -23,11 +23,11 @@ use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
 use super::Stop;
-use super::live::Live;
-use crate::contract::spec::TaskSettings;
 use crate::duration;
 use crate::principal::{Principal, digest};
 use crate::process::exec::CancelReason;
+use crate::process::live::Live;
+use crate::spec::app::TaskSettings;
 
 /// How often a client is asked to poll (`pollIntervalMs`).
 pub(crate) const POLL_INTERVAL: Duration = Duration::from_secs(1);

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::{KeysError, Rejection};
 
-use crate::contract::spec::{JwksSource, OAuthSpec};
+use crate::spec::app::{JwksSource, OAuthSpec};
 
 /// Largest JWKS document read.
 const MAX_JWKS_BYTES: u64 = 1024 * 1024;

@@ -106,9 +106,7 @@ pub(crate) struct Keys;
 
 #[cfg(not(feature = "oauth"))]
 impl Keys {
-    pub(crate) async fn load(
-        _: &'static crate::contract::spec::OAuthSpec,
-    ) -> Result<Self, KeysError> {
+    pub(crate) async fn load(_: &'static crate::spec::app::OAuthSpec) -> Result<Self, KeysError> {
         Err(KeysError::NotBuiltIn)
     }
 

@@ -1,6 +1,6 @@
 //! Arguments → argv, with exactly fisk's `ArgsFromJSON` rules, after typed validation.
 //!
-//! [`command_argv`](crate::contract::arguments::command_argv) reads a call's arguments through
+//! [`command_argv`](crate::spec::arguments::command_argv) reads a call's arguments through
 //! the command's parameter table and renders each onto an [`Argv`] that starts with the command
 //! path: flags in declaration order as single `--name=value` tokens (so a value can never become
 //! a flag), then `--` and the positional arguments. The rules for positionals (fill earlier ones from their defaults, stop after the
@@ -12,7 +12,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 
 use crate::JsonObject;
-use crate::mcp::arg_errors::Problem;
+use crate::spec::arg_errors::Problem;
 
 /// Arguments that do not fit a tool's input type: a tool error the model can correct.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,7 +60,7 @@ pub(crate) fn parse_arguments<T: DeserializeOwned>(
     serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();
         InvalidArguments {
-            message: crate::mcp::arg_errors::from_serde(&path, &error.into_inner().to_string()),
+            message: crate::spec::arg_errors::from_serde(&path, &error.into_inner().to_string()),
         }
     })
 }

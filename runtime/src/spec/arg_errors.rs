@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn the_tool_is_named() {
-        let error = crate::contract::argv::InvalidArguments::property(
+        let error = crate::spec::argv::InvalidArguments::property(
             "id",
             "expected an integer, got the string \"x\"",
         );

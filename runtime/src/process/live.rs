@@ -11,7 +11,7 @@ use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
-use super::log::Lines;
+use super::lines::{Lines, cut};
 
 /// Bytes of the latest output kept for `tasks/get`.
 pub(crate) const TAIL: usize = 16 * 1024;
@@ -164,18 +164,6 @@ impl Live {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
-}
-
-/// `text` cut to at most `max` bytes at a character boundary, with `…` when cut.
-pub(crate) fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! A command's parameters as generated code declares them: one static table per command, read
-//! by one function here ([`command_argv`](crate::contract::arguments::command_argv)).
+//! by one function here ([`command_argv`](crate::spec::arguments::command_argv)).
 //!
 //! A [`Param`] is a schema property with its value [`Type`] (what a client's JSON must be, and
 //! how it becomes command-line tokens) and its [`Place`] on the command line. The table is in

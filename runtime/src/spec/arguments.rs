@@ -1,9 +1,9 @@
 //! A call's arguments, read through its command's parameter table onto the command line.
 //!
 //! Generated code declares each command's parameters as a static table
-//! ([`Param`](crate::contract::params::Param)); [`command_argv`] reads a call's arguments
+//! ([`Param`](crate::spec::params::Param)); [`command_argv`] reads a call's arguments
 //! through it: each property once, converted by its [`Type`] (the conversions below, whose
-//! errors name the property in the words of `mcp/arg_errors.rs`), then every parameter rendered
+//! errors name the property in the words of `spec/arg_errors.rs`), then every parameter rendered
 //! in table order. Properties the table does not name are refused. Nothing is generic or
 //! generated per command (`docs/generated-code.md`, "Parameter tables").
 
@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::JsonObject;
-use crate::contract::argv::{ArgValue, Argv, InvalidArguments, Positional};
-use crate::contract::params::{Command, Param, Place, Type};
-use crate::contract::values::{ByteSize, GoDuration, HexBytes};
-use crate::mcp::arg_errors::{Problem, got_value, range_phrase};
+use crate::spec::arg_errors::{Problem, got_value, range_phrase};
+use crate::spec::argv::{ArgValue, Argv, InvalidArguments, Positional};
+use crate::spec::params::{Command, Param, Place, Type};
+use crate::spec::values::{ByteSize, GoDuration, HexBytes};
 
 /// The command line of a command tool: its path, the global flags it offers, its flags, then
 /// `--` and its positional arguments, from a call's arguments.
@@ -352,7 +352,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::contract::params::Globals;
+    use crate::spec::params::Globals;
 
     fn argv(params: &'static [Param], arguments: Value) -> Result<Vec<String>, String> {
         let command = Command {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use fiskgen_contract::builtins::{self, Descriptor};
 use fiskgen_contract::defaults;
 
-use crate::contract::params::Command;
+use crate::spec::params::Command;
 
 /// A whole generated server. `Clone` so runtime narrowing can serve a copy with fewer tools.
 #[derive(Debug, Clone)]
@@ -24,7 +24,7 @@ pub struct AppSpec {
     /// The resources and prompts made from the application's own help.
     pub docs: &'static DocsSpec,
     /// The `tools/list` answer fiskgen computed for `tools` (`None`: joined at start).
-    pub listing: Option<&'static crate::contract::listing::ListingSpec>,
+    pub listing: Option<&'static crate::spec::listing::ListingSpec>,
     /// Settings fixed at build time; flags and the environment may override some of them.
     pub settings: Settings,
 }
@@ -234,6 +234,22 @@ impl Settings {
             required: &[],
         }),
         exit_code_is_error: false,
+    };
+}
+
+impl AppSpec {
+    /// A server of nothing, with the default settings: hand-written specs (tests, the fuzz
+    /// harness) name what they need and take the rest from here (`..AppSpec::EMPTY`), so a new
+    /// field changes this one literal, not each of them.
+    pub const EMPTY: AppSpec = AppSpec {
+        identity: "",
+        fiskgen_version: "",
+        application: None,
+        instructions: None,
+        tools: &[],
+        docs: &DocsSpec::NONE,
+        listing: None,
+        settings: Settings::DEFAULT,
     };
 }
 

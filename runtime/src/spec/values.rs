@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer};
 
-use crate::contract::argv::ArgValue;
+use crate::spec::argv::ArgValue;
 
 macro_rules! pattern_string {
     ($(#[$doc:meta])* $name:ident, $check:ident, $expected:literal) => {

@@ -14,15 +14,17 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use fiskgen_contract::introspect::{self, GroupRegistry, IntrospectError, Options, Origin};
 use fiskgen_contract::surface::{self, Filter, Rules, Stage, Surface, Verdict};
 use fiskgen_contract::{canonical, defaults};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
-use crate::contract::spec::{AppSpec, ApplicationSpec};
-use crate::mcp::state::ServerState;
 use crate::process::exec::ProcessGroups;
+use crate::spec::app::{AppSpec, ApplicationSpec};
 
 /// How long the background check waits for the first answered request before it starts
 /// anyway.
@@ -234,30 +236,31 @@ pub(crate) fn in_background(
     application: &'static ApplicationSpec,
     program: PathBuf,
     scrub: Vec<String>,
-    state: &Arc<ServerState>,
+    first_answer: Arc<FirstAnswer>,
+    shutdown: CancellationToken,
+    groups: ProcessGroups,
 ) {
-    let state = Arc::clone(state);
     let identity = app.identity;
     tokio::spawn(async move {
         let due = async {
-            if state.first_answer.wait(START_DELAY).await {
+            if first_answer.wait(START_DELAY).await {
                 tokio::time::sleep(SETTLE).await;
             }
         };
         tokio::select! {
             () = due => {}
-            () = state.shutdown.cancelled() => return,
+            () = shutdown.cancelled() => return,
         }
         let spawned = std::thread::Builder::new()
             .name("app-check".into())
             .spawn(move || {
                 let options = Options {
                     low_priority: true,
-                    groups: Some(Arc::new(state.groups.clone())),
+                    groups: Some(Arc::new(groups)),
                     ..options(&scrub)
                 };
                 let outcome = check(application, &program, &options);
-                if state.shutdown.is_cancelled() {
+                if shutdown.is_cancelled() {
                     return;
                 }
                 log(identity, &program, outcome);
@@ -301,13 +304,41 @@ fn log(identity: &str, program: &Path, outcome: Result<Check, VerifyError>) {
     }
 }
 
+/// Set once the server has answered its first request; the background check waits for it.
+/// Marking it again, on every later answer, is one atomic load.
+#[derive(Debug, Default)]
+pub(crate) struct FirstAnswer {
+    answered: AtomicBool,
+    signal: Notify,
+}
+
+impl FirstAnswer {
+    /// Records that a request was answered.
+    pub(crate) fn mark(&self) {
+        if !self.answered.load(Ordering::Acquire) && !self.answered.swap(true, Ordering::AcqRel) {
+            self.signal.notify_waiters();
+        }
+    }
+
+    /// Waits until a request was answered or `limit` passed; whether one was.
+    pub(crate) async fn wait(&self, limit: Duration) -> bool {
+        let notified = self.signal.notified();
+        tokio::pin!(notified);
+        // Registered before the flag is read: a mark in between wakes it.
+        notified.as_mut().enable();
+        if self.answered.load(Ordering::Acquire) {
+            return true;
+        }
+        tokio::time::timeout(limit, notified).await.is_ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Instant;
 
     use super::*;
-    use crate::contract::spec::ServingSpec;
-    use crate::mcp::state::FirstAnswer;
+    use crate::spec::app::ServingSpec;
 
     /// An executable script that prints `output` for `--fisk-introspect`. A child shell writes
     /// it, so this process never holds a writable descriptor of it (ETXTBSY).
