@@ -171,7 +171,7 @@ mod tests {
     use fiskgen_contract::listing::Entry;
 
     use super::*;
-    use crate::contract::spec::{Hints, Run};
+    use crate::spec::app::{Hints, Run};
 
     fn spec(hints: Hints) -> ToolSpec {
         ToolSpec {
@@ -183,9 +183,9 @@ mod tests {
             confirm: None,
             input_schema: "{}",
             questions: &[],
-            run: Run::Command(crate::contract::params::Command {
+            run: Run::Command(crate::spec::params::Command {
                 path: &[],
-                globals: crate::contract::params::Globals::NONE,
+                globals: crate::spec::params::Globals::NONE,
                 params: &[],
             }),
         }
