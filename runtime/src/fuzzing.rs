@@ -298,7 +298,7 @@ fn binding(data: &[u8]) -> (String, JsonObject) {
 /// Whether `state` was refused as invalid (forged, altered, rebound, malformed or expired).
 fn refused(states: &RequestStates, state: &str, tool: &str, arguments: &JsonObject) -> bool {
     matches!(
-        states.redeem_here(state, tool, arguments),
+        states.redeem_here(state, tool, arguments, ""),
         Err(Refusal::Invalid(_))
     )
 }
@@ -341,11 +341,11 @@ pub fn sealed_state(data: &[u8]) {
                 );
             }
             assert!(
-                states.redeem_here(&genuine, &tool, &arguments).is_ok(),
+                states.redeem_here(&genuine, &tool, &arguments, "").is_ok(),
                 "the genuine state was refused after an edited copy was"
             );
             assert_eq!(
-                states.redeem_here(&genuine, &tool, &arguments),
+                states.redeem_here(&genuine, &tool, &arguments, ""),
                 Err(Refusal::Replayed),
                 "a state was accepted twice"
             );
@@ -362,7 +362,7 @@ pub fn sealed_state(data: &[u8]) {
                 && request_state::arguments_digest(&arguments)
                     == request_state::arguments_digest(&other_arguments);
             let accepted = states
-                .redeem_here(&genuine, &other_tool, &other_arguments)
+                .redeem_here(&genuine, &other_tool, &other_arguments, "")
                 .is_ok();
             assert_eq!(
                 accepted, same,

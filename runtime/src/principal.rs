@@ -58,6 +58,17 @@ impl Principal {
         matches!(owner, Principal::Holder) || self == owner
     }
 
+    /// What a sealed 2026-07-28 `requestState` is bound to, so that only the principal it was
+    /// issued to can answer it: the authenticated subject, or nothing when there is none (a
+    /// server without credentials cannot tell its clients apart, and a state's holder is then
+    /// whoever it was sent to).
+    pub(crate) fn state_binding(&self) -> &str {
+        match self {
+            Self::Subject(subject) => subject,
+            Self::Session(_) | Self::Holder => "",
+        }
+    }
+
     /// How logs name it: the subject (escaped and capped), a session by a digest of its id (an
     /// id is a credential), or `anyone with the id`.
     pub(crate) fn label(&self) -> String {

@@ -29,6 +29,7 @@ use crate::JsonObject;
 use crate::logging::cap_line;
 use crate::mcp::declared::Declared;
 use crate::mcp::request_state::{Purpose, Refusal, RequestStates};
+use crate::principal::Principal;
 use crate::process::cmdline::go_quote;
 use crate::spec::app::ConfirmMode;
 
@@ -219,7 +220,10 @@ impl Confirmer {
                     "the client supports only URL-mode elicitation, and approval needs a form",
                 ))
             }
-            Reach::Form if is_modern(context) => self.mrtr(call, &quoted).await,
+            Reach::Form if is_modern(context) => {
+                let principal = Principal::of(context);
+                self.mrtr(call, &quoted, principal.state_binding()).await
+            }
             Reach::Form => self.elicit(call, &quoted, context, shutdown).await,
         }
     }
@@ -252,12 +256,17 @@ impl Confirmer {
         }
     }
 
-    /// 2026-07-28: ask with an input-required result, or judge the retry that answers it.
-    async fn mrtr(&self, call: &Call<'_>, quoted: &str) -> Gate {
+    /// 2026-07-28: ask with an input-required result, or judge the retry that answers it. The
+    /// state is issued to, and only accepted from, `holder` (docs/security.md).
+    async fn mrtr(&self, call: &Call<'_>, quoted: &str, holder: &str) -> Gate {
         let Some(state) = call.request_state else {
-            return self.ask(call, quoted, "input required (MRTR)");
+            return self.ask(call, quoted, "input required (MRTR)", holder);
         };
-        if let Err(refusal) = self.states.redeem(state, call.tool, call.arguments).await {
+        if let Err(refusal) = self
+            .states
+            .redeem(state, call.tool, call.arguments, holder)
+            .await
+        {
             let detail = match &refusal {
                 Refusal::Invalid(detail) => format!("invalid requestState: {detail}"),
                 Refusal::Replayed => "requestState already used".to_string(),
@@ -301,6 +310,7 @@ impl Confirmer {
                 call,
                 quoted,
                 "input required again (MRTR; the retry carried no answer)",
+                holder,
             );
         };
         match serde_json::from_value::<ElicitResult>(answer) {
@@ -316,13 +326,16 @@ impl Confirmer {
     }
 
     /// An input-required result asking for approval, with a newly sealed state.
-    fn ask(&self, call: &Call<'_>, quoted: &str, detail: &str) -> Gate {
+    fn ask(&self, call: &Call<'_>, quoted: &str, detail: &str, holder: &str) -> Gate {
         let none = JsonObject::new();
         let answers = call.answers.unwrap_or(&none);
-        match self
-            .states
-            .seal_with(call.tool, call.arguments, Purpose::Approval, answers)
-        {
+        match self.states.seal_with(
+            call.tool,
+            call.arguments,
+            holder,
+            Purpose::Approval,
+            answers,
+        ) {
             Ok(state) => {
                 self.log(call, "asked", detail);
                 let mut requests = InputRequests::new();

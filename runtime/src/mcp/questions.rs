@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use crate::JsonObject;
 use crate::mcp::confirm::{ELICITATION_TIMEOUT, Reach, is_modern, reach};
 use crate::mcp::request_state::{Purpose, Refusal, RequestStates};
+use crate::principal::Principal;
 use crate::spec::app::{QuestionSpec, ToolSpec};
 
 /// What asking a tool's questions came to.
@@ -107,7 +108,11 @@ impl Asker<'_> {
         shutdown: &CancellationToken,
     ) -> Gathered {
         match reach(context) {
-            Reach::Form if is_modern(context) => self.mrtr(states, request_state, responses),
+            Reach::Form if is_modern(context) => {
+                let principal = Principal::of(context);
+                let holder = principal.state_binding();
+                self.mrtr(states, request_state, responses, holder)
+            }
             Reach::Form => self.elicit(context, shutdown).await,
             other => Gathered::Respond(refusal(self.cannot_ask(other))),
         }
@@ -149,12 +154,13 @@ impl Asker<'_> {
         states: &RequestStates,
         request_state: Option<&str>,
         responses: Option<&InputResponses>,
+        holder: &str,
     ) -> Gathered {
         let spec = self.tool;
         let mut answers = JsonObject::new();
         let mut approval = false;
         if let Some(state) = request_state {
-            match states.open(state, spec.name, self.arguments) {
+            match states.open(state, spec.name, self.arguments, holder) {
                 Ok(opened) => {
                     answers = opened.answers;
                     approval = opened.purpose == Purpose::Approval;
@@ -204,7 +210,13 @@ impl Asker<'_> {
             Ok(requests) => requests,
             Err(error) => return Gathered::Respond(refusal(error)),
         };
-        match states.seal_with(spec.name, self.arguments, Purpose::Questions, &answers) {
+        match states.seal_with(
+            spec.name,
+            self.arguments,
+            holder,
+            Purpose::Questions,
+            &answers,
+        ) {
             Ok(state) => {
                 let names: Vec<&str> = asks.iter().map(|ask| ask.question.name).collect();
                 self.log(

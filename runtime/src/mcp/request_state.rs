@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::JsonObject;
 use crate::mcp::approvals::SharedRecord;
@@ -149,19 +150,22 @@ impl RequestStates {
     /// targets' shorthand).
     #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn seal(&self, tool: &str, arguments: &JsonObject) -> Result<String, StateError> {
-        self.seal_with(tool, arguments, Purpose::Approval, &JsonObject::new())
+        self.seal_with(tool, arguments, "", Purpose::Approval, &JsonObject::new())
     }
 
-    /// A new state for `tool` with `arguments`, issued for `purpose`, carrying `answers`.
+    /// A new state for `tool` with `arguments`, issued to `holder` (a principal's
+    /// [`state_binding`](crate::principal::Principal::state_binding)) for `purpose`, carrying
+    /// `answers`.
     pub(crate) fn seal_with(
         &self,
         tool: &str,
         arguments: &JsonObject,
+        holder: &str,
         purpose: Purpose,
         answers: &JsonObject,
     ) -> Result<String, StateError> {
         let nonce = fiskgen_contract::canonical::hex(&random_bytes::<16>()?);
-        let bound = self.bound_to(tool, arguments);
+        let bound = self.bound_to(tool, arguments, holder);
         let payload = Payload {
             nonce,
             purpose,
@@ -173,37 +177,46 @@ impl RequestStates {
         )?)
     }
 
-    /// Verifies `state` for `tool` with `arguments` (seal, binding, expiry) without using it
-    /// up: what it was issued for and the answers it carries.
+    /// Verifies `state` for `tool` with `arguments`, answered by `holder` (seal, binding,
+    /// expiry) without using it up: what it was issued for and the answers it carries.
     pub(crate) fn open(
         &self,
         state: &str,
         tool: &str,
         arguments: &JsonObject,
+        holder: &str,
     ) -> Result<Opened, Refusal> {
-        let payload = self.payload(state, tool, arguments)?;
+        let payload = self.payload(state, tool, arguments, holder)?;
         Ok(Opened {
             purpose: payload.purpose,
             answers: payload.answers,
         })
     }
 
-    fn payload(&self, state: &str, tool: &str, arguments: &JsonObject) -> Result<Payload, Refusal> {
-        let bound = self.bound_to(tool, arguments);
+    fn payload(
+        &self,
+        state: &str,
+        tool: &str,
+        arguments: &JsonObject,
+        holder: &str,
+    ) -> Result<Payload, Refusal> {
+        let bound = self.bound_to(tool, arguments, holder);
         self.codec
             .open_json_with(state, &bound)
             .map_err(|error| Refusal::Invalid(error.to_string()))
     }
 
-    /// Verifies `state` for `tool` with `arguments` and uses it up, here and in the shared
-    /// record when there is one (which fails closed: a state it cannot check is refused).
+    /// Verifies `state` for `tool` with `arguments`, answered by `holder`, and uses it up, here
+    /// and in the shared record when there is one (which fails closed: a state it cannot check
+    /// is refused).
     pub(crate) async fn redeem(
         &self,
         state: &str,
         tool: &str,
         arguments: &JsonObject,
+        holder: &str,
     ) -> Result<(), Refusal> {
-        let nonce = self.redeem_here(state, tool, arguments)?;
+        let nonce = self.redeem_here(state, tool, arguments, holder)?;
         match &self.shared {
             None => Ok(()),
             Some(shared) => match shared.claim(&nonce).await {
@@ -220,8 +233,9 @@ impl RequestStates {
         state: &str,
         tool: &str,
         arguments: &JsonObject,
+        holder: &str,
     ) -> Result<String, Refusal> {
-        let payload = self.payload(state, tool, arguments)?;
+        let payload = self.payload(state, tool, arguments, holder)?;
         if payload.purpose != Purpose::Approval {
             return Err(Refusal::Invalid(
                 "the state carries answers to questions, not an approval".into(),
@@ -246,10 +260,12 @@ impl RequestStates {
         Ok(payload.nonce)
     }
 
-    /// The associated data: everything a state must match to be accepted.
-    fn bound_to(&self, tool: &str, arguments: &JsonObject) -> Vec<u8> {
+    /// The associated data: everything a state must match to be accepted (the holder as a
+    /// digest, so a long subject costs nothing).
+    fn bound_to(&self, tool: &str, arguments: &JsonObject, holder: &str) -> Vec<u8> {
+        let holder = fiskgen_contract::canonical::hex(&Sha256::digest(holder.as_bytes()));
         format!(
-            "fiskgen/confirm/v1\0{}\0{tool}\0{}",
+            "fiskgen/confirm/v2\0{}\0{tool}\0{}\0{holder}",
             self.identity,
             arguments_digest(arguments)
         )
@@ -279,25 +295,57 @@ mod tests {
     }
 
     #[test]
+    fn a_state_issued_to_one_subject_is_refused_for_another_and_for_none() {
+        let states = RequestStates::new("demo", None).expect("states");
+        let a = args(serde_json::json!({"target": "prod"}));
+        let state = states
+            .seal_with(
+                "deploy",
+                &a,
+                "oauth https://issuer alice",
+                Purpose::Approval,
+                &JsonObject::new(),
+            )
+            .expect("seal");
+        // Bob, or a request without credentials, cannot answer alice's approval, nor read the
+        // answers it carries; and trying does not use it up.
+        for other in ["oauth https://issuer bob", ""] {
+            assert!(matches!(
+                states.redeem_here(&state, "deploy", &a, other),
+                Err(Refusal::Invalid(_))
+            ));
+            assert!(matches!(
+                states.open(&state, "deploy", &a, other),
+                Err(Refusal::Invalid(_))
+            ));
+        }
+        assert!(
+            states
+                .redeem_here(&state, "deploy", &a, "oauth https://issuer alice")
+                .is_ok()
+        );
+    }
+
+    #[test]
     fn a_state_approves_exactly_its_own_call_once() {
         let states = RequestStates::new("demo", None).expect("states");
         let a = args(serde_json::json!({"target": "prod", "force": true}));
         let state = states.seal("deploy", &a).expect("seal");
         // Other tool, other arguments: refused, and that does not use the state up.
         assert!(matches!(
-            states.redeem_here(&state, "other", &a),
+            states.redeem_here(&state, "other", &a, ""),
             Err(Refusal::Invalid(_))
         ));
         let b = args(serde_json::json!({"target": "staging", "force": true}));
         assert!(matches!(
-            states.redeem_here(&state, "deploy", &b),
+            states.redeem_here(&state, "deploy", &b, ""),
             Err(Refusal::Invalid(_))
         ));
         // Same arguments in another order: accepted once.
         let reordered = args(serde_json::json!({"force": true, "target": "prod"}));
-        assert!(states.redeem_here(&state, "deploy", &reordered).is_ok());
+        assert!(states.redeem_here(&state, "deploy", &reordered, "").is_ok());
         assert_eq!(
-            states.redeem_here(&state, "deploy", &a),
+            states.redeem_here(&state, "deploy", &a, ""),
             Err(Refusal::Replayed)
         );
     }
@@ -307,20 +355,20 @@ mod tests {
         let states = RequestStates::new("demo", None).expect("states");
         let a = JsonObject::new();
         assert!(matches!(
-            states.redeem_here("rs1.forged", "t", &a),
+            states.redeem_here("rs1.forged", "t", &a, ""),
             Err(Refusal::Invalid(_))
         ));
         let mut state = states.seal("t", &a).expect("seal");
         let last = state.pop().expect("non-empty");
         state.push(if last == 'A' { 'B' } else { 'A' });
         assert!(matches!(
-            states.redeem_here(&state, "t", &a),
+            states.redeem_here(&state, "t", &a, ""),
             Err(Refusal::Invalid(_))
         ));
         let other = RequestStates::new("demo", None).expect("states");
         let foreign = other.seal("t", &a).expect("seal");
         assert!(matches!(
-            states.redeem_here(&foreign, "t", &a),
+            states.redeem_here(&foreign, "t", &a, ""),
             Err(Refusal::Invalid(_))
         ));
     }
@@ -332,7 +380,7 @@ mod tests {
         let two = RequestStates::new("demo", Some(key)).expect("states");
         let a = JsonObject::new();
         let state = one.seal("t", &a).expect("seal");
-        assert!(two.redeem_here(&state, "t", &a).is_ok());
+        assert!(two.redeem_here(&state, "t", &a, "").is_ok());
         assert!(RequestStates::new("demo", Some(b"short".to_vec())).is_err());
     }
 
@@ -342,18 +390,18 @@ mod tests {
         let a = JsonObject::new();
         let answers = args(serde_json::json!({"user_name": {"name": "Alice"}}));
         let state = states
-            .seal_with("t", &a, Purpose::Questions, &answers)
+            .seal_with("t", &a, "", Purpose::Questions, &answers)
             .expect("seal");
         for _ in 0..2 {
-            let opened = states.open(&state, "t", &a).expect("opens, and again");
+            let opened = states.open(&state, "t", &a, "").expect("opens, and again");
             assert_eq!(opened.purpose, Purpose::Questions);
             assert_eq!(opened.answers, answers);
         }
         assert!(matches!(
-            states.open(&state, "u", &a),
+            states.open(&state, "u", &a, ""),
             Err(Refusal::Invalid(_))
         ));
-        match states.redeem_here(&state, "t", &a) {
+        match states.redeem_here(&state, "t", &a, "") {
             Err(Refusal::Invalid(detail)) => {
                 assert!(detail.contains("not an approval"), "{detail}")
             }
@@ -361,7 +409,7 @@ mod tests {
         }
         let approval = states.seal("t", &a).expect("seal");
         assert_eq!(
-            states.open(&approval, "t", &a).expect("opens").purpose,
+            states.open(&approval, "t", &a, "").expect("opens").purpose,
             Purpose::Approval
         );
     }
@@ -373,7 +421,7 @@ mod tests {
         let a = JsonObject::new();
         let state = states.seal("t", &a).expect("seal");
         std::thread::sleep(Duration::from_millis(120));
-        match states.redeem_here(&state, "t", &a) {
+        match states.redeem_here(&state, "t", &a, "") {
             Err(Refusal::Invalid(detail)) => assert!(detail.contains("expired"), "{detail}"),
             other => panic!("an expired state was not refused: {other:?}"),
         }

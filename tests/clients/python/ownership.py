@@ -15,7 +15,9 @@ server's log never shows one.
   users     credentials required (the auth server, --url --dir --token): the second principal
             is another OAuth user, then the static token's holder; the demo's `task_delete`,
             whose store (--store) keeps the task until the owner approves (--mode legacy or
-            2026-07-28); in legacy mode also: another user's token in the owner's session is
+            2026-07-28); in 2026-07-28 mode first without tasks: the input-required result's
+            requestState is bound to the owner, so another user's answer to it is refused and
+            runs nothing, and the owner's runs; in legacy mode also: another user's token in the owner's session is
             404, as is DELETE of it, and the owner's DELETE is 204
   delete    no credentials (--url): the SDK ends its session without a complaint (it reports
             any status but 200 and 204 as a failed termination), DELETE of a live session is
@@ -41,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from auth import mint  # noqa: E402
 from common import check, read_store, run  # noqa: E402
 from mcp.client.extension import ClientExtension  # noqa: E402
+from request_state import Raw  # noqa: E402
 from tasks import EXTENSION, CreateTaskResult, Tasks, cancel, digest, get, until, update  # noqa: E402
 
 APPROVE = {"confirm": {"action": "accept", "content": {"approve": True}}}
@@ -143,12 +146,44 @@ def store_ids(path: str) -> list[int]:
     return [task["id"] for task in read_store(path)["tasks"]]
 
 
-async def users(args: argparse.Namespace) -> None:
-    with open(args.store, "w", encoding="utf-8") as f:
+def keep_one(store: str) -> None:
+    """The store with task 1 alone."""
+    with open(store, "w", encoding="utf-8") as f:
         task = {"id": 1, "title": "keep me", "priority": "low", "done": True, "created": "2026-01-01T00:00:00Z"}
         json.dump({"next_id": 2, "tasks": [task], "notes": []}, f)
+
+
+def bound_state(url: str, store: str, alice: dict[str, str], bob: dict[str, str]) -> None:
+    """2026-07-28 without tasks: alice is asked with an input-required result; bob's retry with
+    her requestState and an approval is refused as an invalid state and runs nothing; hers runs."""
+    owner, other = Raw(url), Raw(url)
+    owner.http.headers.update(alice)
+    other.http.headers.update(bob)
+    asked = owner.call("task_delete", {"id": 1})
+    check(asked.get("resultType") == "input_required", f"alice was not asked: {asked!r}")
+    state = asked.get("requestState")
+    check(isinstance(state, str) and state, f"no requestState in {asked!r}")
+    theirs = other.send("task_delete", {"id": 1}, state, APPROVE)
+    error = theirs.get("error") or {}
+    check(
+        "result" not in theirs and error.get("code") == -32602 and error.get("message", "").startswith("invalid requestState: "),
+        f"bob's answer to alice's approval was not refused: {theirs!r}",
+    )
+    check(store_ids(store) == [1], f"bob's answer ran the command: the store holds {store_ids(store)}")
+    ran = owner.call("task_delete", {"id": 1}, state, APPROVE)
+    text = (ran.get("content") or [{}])[0].get("text", "")
+    check(ran.get("resultType", "complete") == "complete" and not ran.get("isError"), f"alice's approval: {ran!r}")
+    check(store_ids(store) == [], f"alice's approval did not run: the store holds {store_ids(store)} ({text!r})")
+    print("another user's answer to alice's requestState is refused and runs nothing; hers runs")
+
+
+async def users(args: argparse.Namespace) -> None:
     alice = {"Authorization": f"Bearer {mint(args.dir, sub='alice')}"}
     bob = {"Authorization": f"Bearer {mint(args.dir, sub='bob')}"}
+    if args.mode != "legacy":
+        keep_one(args.store)
+        bound_state(args.url, args.store, alice, bob)
+    keep_one(args.store)
     static = {"Authorization": f"Bearer {args.token}"}
     http_a, a = connect(args.url, args.mode, alice)
     http_b, b = connect(args.url, args.mode, bob)

@@ -59,9 +59,11 @@ pub(crate) struct ReadArgs {
 pub(crate) struct ListArgs {}
 
 /// The format generation this build reads and writes.
+#[cfg(feature = "knowledge")]
 pub(crate) const FORMAT_VERSION: i64 = 1;
 
 /// The manifest (`rag_meta`). Missing keys read as empty / zero.
+#[cfg(feature = "knowledge")]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Meta {
     /// `format_version`.
