@@ -6,6 +6,7 @@
 //!   document in what it prints;
 //! - [`canonical`]: canonical JSON, the fingerprints built on it, and hex;
 //! - [`duration`]: Go's duration syntax, parsed and formatted;
+//! - [`groups`]: which part of a server (`/mcp/<group>`, `--group`) a tool belongs to;
 //! - [`docs`]: the URIs and cheat placeholders of the resources and prompts a server offers;
 //! - [`defaults`]: the settings a config may leave out (port, address, concurrency, timeouts);
 //! - [`identity`]: which identities name a server;
@@ -26,6 +27,7 @@ pub mod cursor;
 pub mod defaults;
 pub mod docs;
 pub mod duration;
+pub mod groups;
 pub mod identity;
 pub mod info;
 pub mod introspect;

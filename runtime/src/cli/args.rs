@@ -9,6 +9,7 @@ use crate::cli::clients::Client;
 use crate::cli::narrow::NarrowArgs;
 use crate::duration;
 use crate::logging::LogFormat;
+use crate::mcp::finder::CatalogMode;
 use crate::spec::app::ConfirmMode;
 
 /// Command-line interface of a generated MCP server.
@@ -45,6 +46,11 @@ pub(super) struct Cli {
     /// How tools that require approval are confirmed [default: the built-in confirm_over_mcp]
     #[arg(long, value_enum, value_name = "MODE")]
     pub(super) confirm: Option<ConfirmMode>,
+    /// How tools/list presents the tools: list (every tool) or search (four fixed tools:
+    /// search, describe, run_read_only, run; docs/catalogs.md) [default: the built-in catalog
+    /// setting, else list]
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub(super) catalog: Option<CatalogMode>,
     /// Log format on stderr
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
     pub(super) log_format: LogFormat,

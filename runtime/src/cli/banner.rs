@@ -50,6 +50,14 @@ pub(crate) fn http(
     let url = endpoint(addr);
     let mut out = served(app, version, &addr.to_string(), notes);
     let _ = writeln!(out, "\nMCP endpoint: {url}");
+    let groups = crate::cli::narrow::groups(app);
+    if !groups.is_empty() {
+        let _ = writeln!(
+            out,
+            "Each group alone (`--group NAME` over stdio): {url}/<group> for {}",
+            groups.join(", ")
+        );
+    }
     let transports = [
         Transport::Http(url),
         Transport::Stdio(stdio_command.to_vec()),

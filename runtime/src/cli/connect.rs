@@ -118,6 +118,11 @@ pub(crate) fn run_config(app: &AppSpec, request: &ConfigRequest<'_>) -> ExitCode
         (None, false) => vec![Transport::Http(request.default_url.clone()), stdio],
     };
     let credentials = credentials(app);
+    // One group's entry is named after it, so that it can sit beside the whole server's.
+    let name = match &request.narrow.group {
+        Some(group) => format!("{}-{group}", app.identity),
+        None => app.identity.to_string(),
+    };
     match request.client {
         Some(client) => {
             for transport in &transports {
@@ -125,7 +130,7 @@ pub(crate) fn run_config(app: &AppSpec, request: &ConfigRequest<'_>) -> ExitCode
                     Transport::Http(_) => &credentials,
                     Transport::Stdio(_) => &Credentials::None,
                 };
-                println!("{}", clients::entry(client, app.identity, transport, creds));
+                println!("{}", clients::entry(client, &name, transport, creds));
             }
             if transports.iter().any(|t| matches!(t, Transport::Http(_)))
                 && let Some(note) = clients::credentials_note(&credentials, Some(client))
@@ -133,10 +138,7 @@ pub(crate) fn run_config(app: &AppSpec, request: &ConfigRequest<'_>) -> ExitCode
                 eprintln!("{note}");
             }
         }
-        None => print!(
-            "{}",
-            clients::render_all(app.identity, &transports, &credentials)
-        ),
+        None => print!("{}", clients::render_all(&name, &transports, &credentials)),
     }
     ExitCode::SUCCESS
 }

@@ -83,7 +83,11 @@ pub fn main_with_notes(app: &'static AppSpec, notes: &'static [&'static str]) ->
                     } else {
                         host
                     };
-                    format!("http://{shown}:{port}/mcp")
+                    // One group's part is at /mcp/<group> (`config --group NAME`).
+                    match &cli.narrow.group {
+                        Some(group) => format!("http://{shown}:{port}/mcp/{group}"),
+                        None => format!("http://{shown}:{port}/mcp"),
+                    }
                 }
                 Err(error) => {
                     eprintln!("error: {error}");

@@ -1,5 +1,6 @@
 //! Runtime narrowing: an operator removes tools from a built server without rebuilding it
-//! (`--read-only`, `--tools REGEX`, `--exclude-tools REGEX`, `--tags TAG`).
+//! (`--read-only`, `--tools REGEX`, `--exclude-tools REGEX`, `--tags TAG`, `--group NAME`), and
+//! the parts an HTTP server also serves on `/mcp/<group>` ([`parts`]).
 //!
 //! Narrowing only ever takes tools away from the compiled-in set: it builds a new tool list
 //! from the served specs, unchanged (a confirmation gate, hints and schema stay exactly as
@@ -9,6 +10,7 @@
 use regex::Regex;
 
 use crate::spec::app::{AppSpec, ToolSpec};
+use crate::spec::groups::{group_of, groups_of};
 
 /// The narrowing flags, shared by serving, `tools` and `config` (see docs/runtime.md).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -26,6 +28,42 @@ pub(crate) struct NarrowArgs {
     /// Serve only tools carrying TAG (repeatable: any may match; exact, as in include.tags)
     #[arg(long = "tags", value_name = "TAG", global = true)]
     pub(crate) tags: Vec<String>,
+    /// Serve only the tools of command group NAME (the first word of their command, e.g.
+    /// stream); over HTTP each group is also served on /mcp/NAME without this flag
+    #[arg(long = "group", value_name = "NAME", global = true)]
+    pub(crate) group: Option<String>,
+}
+
+/// The groups of `app`'s tools, in serving order.
+pub(crate) fn groups(app: &AppSpec) -> Vec<String> {
+    groups_of(app.tools)
+}
+
+/// Each group of `app` with the server that serves only its tools (`/mcp/<group>`): computed
+/// once at start, so each part's list is fixed like the whole one. Taking tools away only,
+/// as narrowing does: gates, hints and schemas stay as built.
+pub(crate) fn parts(app: &'static AppSpec) -> Vec<(String, &'static AppSpec)> {
+    groups(app)
+        .into_iter()
+        .map(|group| {
+            let kept: Vec<&'static ToolSpec> = app
+                .tools
+                .iter()
+                .copied()
+                .filter(|tool| group_of(tool).as_deref() == Some(group.as_str()))
+                .collect();
+            (group, leak(app, kept))
+        })
+        .collect()
+}
+
+/// `app` serving only `tools`, for the rest of the process.
+fn leak(app: &'static AppSpec, tools: Vec<&'static ToolSpec>) -> &'static AppSpec {
+    let tools: &'static [&'static ToolSpec] = Box::leak(tools.into_boxed_slice());
+    Box::leak(Box::new(AppSpec {
+        tools,
+        ..app.clone()
+    }))
 }
 
 fn pattern(text: &str) -> Result<Regex, String> {
@@ -61,6 +99,7 @@ impl NarrowArgs {
             || !self.tools.is_empty()
             || !self.exclude_tools.is_empty()
             || !self.tags.is_empty()
+            || self.group.is_some()
     }
 
     /// Whether `tool` survives every flag.
@@ -73,6 +112,10 @@ impl NarrowArgs {
                     .tags
                     .iter()
                     .any(|tag| self.tags.iter().any(|t| t == tag)))
+            && self
+                .group
+                .as_ref()
+                .is_none_or(|group| group_of(tool).as_ref() == Some(group))
     }
 
     /// The flags as they would be passed again (for the stdio command clients run).
@@ -89,6 +132,9 @@ impl NarrowArgs {
         }
         for tag in &self.tags {
             args.extend(["--tags".to_string(), tag.clone()]);
+        }
+        if let Some(group) = &self.group {
+            args.extend(["--group".to_string(), group.clone()]);
         }
         args
     }
@@ -107,6 +153,9 @@ impl NarrowArgs {
         }
         for tag in &self.tags {
             parts.push(format!("--tags {tag:?}"));
+        }
+        if let Some(group) = &self.group {
+            parts.push(format!("--group {group:?}"));
         }
         parts.join(" ")
     }
@@ -148,6 +197,19 @@ impl NarrowArgs {
                 warnings.push(format!("--tags {tag:?}: no tool of this server carries it"));
             }
         }
+        if let Some(group) = &self.group {
+            let known = groups(app);
+            if !known.contains(group) {
+                warnings.push(format!(
+                    "--group {group:?}: this server has no such group; its groups are: {}",
+                    if known.is_empty() {
+                        "(none)".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ));
+            }
+        }
         if self.read_only && !app.tools.iter().any(|t| t.hints.read_only) {
             warnings.push("--read-only: no tool of this server has the read-only hint".into());
         }
@@ -157,11 +219,7 @@ impl NarrowArgs {
             kept.len(),
             app.tools.len()
         ));
-        let tools: &'static [&'static ToolSpec] = Box::leak(kept.into_boxed_slice());
-        let app: &'static AppSpec = Box::leak(Box::new(AppSpec {
-            tools,
-            ..app.clone()
-        }));
+        let app = leak(app, kept);
         Narrowed {
             app,
             warnings,
@@ -225,6 +283,7 @@ mod tests {
             tools: tools.iter().map(|p| pattern(p).expect("regex")).collect(),
             exclude_tools: exclude.iter().map(|p| pattern(p).expect("regex")).collect(),
             tags: tags.iter().map(|t| t.to_string()).collect(),
+            group: None,
         }
     }
 
@@ -268,6 +327,65 @@ mod tests {
         // A pattern naming a tool the server does not have adds nothing.
         let narrowed = args(false, &["^store_purge$"], &[], &[]).apply(&APP);
         assert!(names(&narrowed).is_empty());
+    }
+
+    const fn command(name: &'static str, path: &'static [&'static str]) -> ToolSpec {
+        let mut spec = tool(name, &[], false, None);
+        spec.run = Run::Command(crate::spec::params::Command {
+            path,
+            globals: crate::spec::params::Globals::NONE,
+            params: &[],
+        });
+        spec
+    }
+
+    static STREAM_LS: ToolSpec = command("stream_ls", &["stream", "ls"]);
+    static KV_GET: ToolSpec = command("kv_get", &["kv", "get"]);
+    static STREAM_INFO: ToolSpec = command("stream_info", &["stream", "info"]);
+    static PUB: ToolSpec = command("pub", &["pub"]);
+    static GROUPED: AppSpec = AppSpec {
+        identity: "nats",
+        fiskgen_version: "0",
+        tools: &[&STREAM_LS, &KV_GET, &STREAM_INFO, &PUB, &LIST],
+        settings: Settings {
+            port: 0,
+            address: "",
+            tasks: None,
+            ..Settings::DEFAULT
+        },
+        ..AppSpec::EMPTY
+    };
+
+    #[test]
+    fn each_part_serves_only_its_groups_tools() {
+        let parts = parts(&GROUPED);
+        let named: Vec<(&str, Vec<&str>)> = parts
+            .iter()
+            .map(|(group, app)| (group.as_str(), app.tools.iter().map(|t| t.name).collect()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("stream", vec!["stream_ls", "stream_info"]),
+                ("kv", vec!["kv_get"])
+            ]
+        );
+    }
+
+    #[test]
+    fn group_flag_narrows_and_an_unknown_group_names_the_known_ones() {
+        let mut given = args(false, &[], &[], &[]);
+        given.group = Some("stream".into());
+        let narrowed = given.apply(&GROUPED);
+        assert_eq!(names(&narrowed), ["stream_ls", "stream_info"]);
+        assert_eq!(given.to_args(), ["--group", "stream"]);
+        given.group = Some("streams".into());
+        let narrowed = given.apply(&GROUPED);
+        assert!(names(&narrowed).is_empty());
+        assert_eq!(
+            narrowed.warnings,
+            ["--group \"streams\": this server has no such group; its groups are: stream, kv"]
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::cli::settings::{self, listen_address, resolve_program, scrub_list};
 use crate::duration;
 use crate::logging::LogFormat;
 use crate::mcp::confirm::Confirmer;
+use crate::mcp::finder::{CatalogMode, Finder};
 use crate::mcp::request_state::{RequestStates, STATE_KEY_VAR};
 use crate::mcp::server::Handler;
 use crate::mcp::state::{Limits, ServerState, server_version};
@@ -60,7 +61,23 @@ pub(super) fn serve(
         ),
     );
     let tasks = cli.tasks.settings(settings.tasks);
-    let catalog = Catalog::new(app, tasks.map_or(&[][..], |tasks| tasks.required))?;
+    let task_required = tasks.map_or(&[][..], |tasks| tasks.required);
+    let catalog = Catalog::new(app, task_required)?;
+    // Each group's part (`/mcp/<group>`), its list joined once now and fixed from here on.
+    let mut parts = Vec::new();
+    if !cli.stdio {
+        for (group, part) in crate::cli::narrow::parts(app) {
+            parts.push((group, Arc::new(Catalog::new(part, task_required)?)));
+        }
+    }
+    let mode = cli.catalog.unwrap_or_default();
+    if mode == CatalogMode::Search {
+        notes.push(
+            "catalog mode: tools/list holds search, describe, run_read_only and run; every tool \
+             runs through them (docs/catalogs.md)"
+                .into(),
+        );
+    }
     notes.push(banner::tasks_note(tasks));
     if tasks.is_none()
         && settings
@@ -97,6 +114,16 @@ pub(super) fn serve(
     let env = fiskgen_contract::introspect::child_env(std::env::vars_os(), &scrub);
 
     let shutdown = CancellationToken::new();
+    let finder =
+        |catalog: &Catalog| (mode == CatalogMode::Search).then(|| Arc::new(Finder::new(catalog)));
+    let whole_finder = finder(&catalog);
+    let parts: Vec<(String, Arc<Catalog>, Option<Arc<Finder>>)> = parts
+        .into_iter()
+        .map(|(group, catalog)| {
+            let finder = finder(&catalog);
+            (group, catalog, finder)
+        })
+        .collect();
     let state = Arc::new(ServerState::new(
         app,
         catalog,
@@ -146,9 +173,21 @@ pub(super) fn serve(
             "limits"
         );
         if cli.stdio {
-            serve_stdio(app, cli.log_format, state.clone(), &notes).await
+            serve_stdio(app, cli.log_format, state.clone(), whole_finder, &notes).await
         } else {
-            serve_http(app, &cli, program.as_deref(), state.clone(), &notes).await
+            let endpoints = Endpoints {
+                whole: whole_finder,
+                parts,
+            };
+            serve_http(
+                app,
+                &cli,
+                program.as_deref(),
+                state.clone(),
+                endpoints,
+                &notes,
+            )
+            .await
         }
     });
     let killed = state.groups.kill_all();
@@ -165,6 +204,7 @@ async fn serve_stdio(
     app: &'static AppSpec,
     format: LogFormat,
     state: Arc<ServerState>,
+    finder: Option<Arc<Finder>>,
     notes: &[String],
 ) -> Result<(), ServeError> {
     let version = server_version(app);
@@ -177,7 +217,8 @@ async fn serve_stdio(
         notes,
     );
     let shutdown = state.shutdown.clone();
-    let serving = crate::transport::stdio::serve(Handler::new(state), shutdown.clone());
+    let serving =
+        crate::transport::stdio::serve(Handler::new(state).with_finder(finder), shutdown.clone());
     tokio::pin!(serving);
     tokio::select! {
         result = &mut serving => Ok(result?),
@@ -193,6 +234,7 @@ async fn serve_http(
     cli: &Cli,
     program: Option<&Path>,
     state: Arc<ServerState>,
+    endpoints: Endpoints,
     notes: &[String],
 ) -> Result<(), ServeError> {
     let settings = &app.settings;
@@ -253,7 +295,18 @@ async fn serve_http(
     );
 
     let shutdown = state.shutdown.clone();
-    let app = http::app(Handler::new(state), &options, &shutdown);
+    let parts = endpoints
+        .parts
+        .into_iter()
+        .map(|(group, catalog, finder)| {
+            (
+                group,
+                Handler::part(state.clone(), catalog).with_finder(finder),
+            )
+        })
+        .collect();
+    let whole = Handler::new(state).with_finder(endpoints.whole);
+    let app = http::app(whole, parts, &options, &shutdown);
     let serving = http::serve(listener, app, shutdown.clone());
     tokio::pin!(serving);
     tokio::select! {
@@ -265,6 +318,13 @@ async fn serve_http(
             Ok(())
         }
     }
+}
+
+/// What each HTTP endpoint serves: catalog mode's finder of the whole set, and each group's
+/// catalog with its finder.
+struct Endpoints {
+    whole: Option<Arc<Finder>>,
+    parts: Vec<(String, Arc<Catalog>, Option<Arc<Finder>>)>,
 }
 
 /// The banner as text, or as one structured event when logs are JSON.

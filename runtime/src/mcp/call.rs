@@ -24,20 +24,23 @@ use crate::mcp::confirm::{Call, Gate, Reach, reach};
 use crate::mcp::job::{Job, log_end};
 use crate::mcp::questions::{Asker, Gathered};
 use crate::mcp::state::{ServerState, client_name};
+use crate::mcp::tools::Catalog;
 use crate::principal::Principal;
 use crate::process::cmdline::go_quote;
 use crate::spec::app::{Builtin, Run, ToolSpec};
 use crate::spec::params::Command;
 
 /// Runs one call to the end; `logs`: the client asked for `info` log messages, so a command's
-/// output lines are sent as log notifications while it runs on the request.
+/// output lines are sent as log notifications while it runs on the request. Only a tool of
+/// `catalog` (the endpoint's tools) runs; any other is unknown there.
 pub(crate) async fn call(
     state: &Arc<ServerState>,
+    catalog: &Catalog,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
     logs: bool,
 ) -> Result<CallToolResponse, ErrorData> {
-    let Some(spec) = state.catalog.get(&request.name) else {
+    let Some(spec) = catalog.get(&request.name) else {
         return Err(ErrorData::invalid_params(
             format!("unknown tool: {}", crate::logging::echo(&request.name)),
             None,

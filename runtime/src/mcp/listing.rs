@@ -189,6 +189,19 @@ impl Listing {
         Ok(result)
     }
 
+    /// `tools` as a whole list (catalog mode's fixed tools), with the hints of the 2026-07-28
+    /// era for `modern` clients as [`Listing::result`] sets them.
+    pub(crate) fn fixed(&self, tools: &[Tool], modern: bool) -> ListToolsResult {
+        let result = ListToolsResult::with_all_items(tools.to_vec());
+        if modern {
+            result
+                .with_ttl_ms(contract::TTL_MS)
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            result
+        }
+    }
+
     /// Puts back into the `tools` of a `tools/list` result (as JSON) the members of each
     /// entry that rmcp's `Tool` left out, from the pages read so far (the handler has read the
     /// page it answered with).

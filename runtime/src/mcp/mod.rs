@@ -6,7 +6,8 @@
 //! the shared record of redeemed approvals ([`approvals`]); parameters the user answers
 //! ([`questions`]) and calls that ask before they run, as tasks ([`asking`]); calls that
 //! outlast a moment: progress and tasks ([`tasks`]); the resources, prompts and completions
-//! made from the application's help ([`docs`]).
+//! made from the application's help ([`docs`]); catalog mode's search, describe and runners
+//! ([`finder`]).
 
 pub(crate) mod approvals;
 pub(crate) mod asking;
@@ -15,6 +16,7 @@ pub(crate) mod confirm;
 pub(crate) mod declared;
 pub(crate) mod docs;
 pub(crate) mod error;
+pub(crate) mod finder;
 pub(crate) mod job;
 pub(crate) mod listing;
 pub(crate) mod questions;

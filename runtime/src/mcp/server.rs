@@ -20,8 +20,10 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::logging::label;
 use crate::mcp::confirm::{self, Reach};
+use crate::mcp::finder::{Answer, Finder};
 use crate::mcp::state::ServerState;
 use crate::mcp::tasks::log::SessionLevel;
+use crate::mcp::tools::Catalog;
 use crate::principal::Principal;
 
 /// The cursor of a list request.
@@ -33,6 +35,11 @@ fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
 #[derive(Debug, Clone)]
 pub(crate) struct Handler {
     state: Arc<ServerState>,
+    /// The tools of the endpoint this handler answers on: the whole set, or one group's
+    /// (`/mcp/<group>`); the list it answers and the only tools it runs.
+    catalog: Arc<Catalog>,
+    /// Catalog mode over `catalog` (`--catalog search`): the four fixed tools instead.
+    finder: Option<Arc<Finder>>,
     /// The level `logging/setLevel` set in this session (legacy clients).
     log_level: SessionLevel,
 }
@@ -40,32 +47,55 @@ pub(crate) struct Handler {
 impl Handler {
     /// A handler over `state`.
     pub(crate) fn new(state: Arc<ServerState>) -> Self {
+        let catalog = Arc::clone(&state.catalog);
+        Self::part(state, catalog)
+    }
+
+    /// A handler over `state` that lists and runs only `catalog`'s tools (one group's part,
+    /// built once at start from the whole set).
+    pub(crate) fn part(state: Arc<ServerState>, catalog: Arc<Catalog>) -> Self {
         Self {
             state,
+            catalog,
+            finder: None,
             log_level: SessionLevel::default(),
         }
     }
 
-    /// A handler for a new session: the same state, a log level of its own.
-    pub(crate) fn for_session(&self) -> Self {
-        Self::new(Arc::clone(&self.state))
+    /// This handler in catalog mode with `finder` (over its tools): it lists the four fixed
+    /// tools and runs its tools through them.
+    pub(crate) fn with_finder(mut self, finder: Option<Arc<Finder>>) -> Self {
+        self.finder = finder;
+        self
     }
 
-    /// The state every session shares.
-    pub(crate) fn state(&self) -> &Arc<ServerState> {
-        &self.state
+    /// A handler for a new session: the same state and tools, a log level of its own.
+    pub(crate) fn for_session(&self) -> Self {
+        Self::part(Arc::clone(&self.state), Arc::clone(&self.catalog))
+            .with_finder(self.finder.clone())
+    }
+
+    /// Whether a `tools/list` answer may need [`Handler::completed`]'s members put back.
+    pub(crate) fn list_has_extras(&self) -> bool {
+        self.finder.is_none() && self.catalog.listing.has_extras
+    }
+
+    /// The `tools/list` answer's members that rmcp's `Tool` left out, put back.
+    pub(crate) fn complete_list(&self, result: &mut serde_json::Value) {
+        if self.finder.is_none() {
+            self.catalog.listing.complete(result);
+        }
     }
 
     /// `result` as sent: a `tools/list` answer with the members of its entries that rmcp's
     /// `Tool` does not carry put back ([`crate::mcp::listing::Listing::complete`]); any other
     /// answer as it is.
     pub(crate) fn completed(&self, result: ServerResult) -> ServerResult {
-        let listing = &self.state.catalog.listing;
         match result {
-            ServerResult::ListToolsResult(list) if listing.has_extras => {
+            ServerResult::ListToolsResult(list) if self.list_has_extras() => {
                 match serde_json::to_value(&list) {
                     Ok(mut value) => {
-                        listing.complete(&mut value);
+                        self.complete_list(&mut value);
                         ServerResult::CustomResult(CustomResult(value))
                     }
                     Err(_) => ServerResult::ListToolsResult(list),
@@ -100,15 +130,37 @@ impl ServerHandler for Handler {
         // Every `tools/list`, on every transport; the transports put back the members of
         // an entry that rmcp's `Tool` does not carry (Handler::completed, Listing::complete).
         self.state.note_modern_client(&context);
-        let listing = &self.state.catalog.listing;
-        let page = listing.page(request.as_ref().and_then(|params| params.cursor.as_deref()))?;
-        let result = listing.result(page, confirm::is_modern(&context));
+        let listing = &self.catalog.listing;
+        let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
+        let result = match &self.finder {
+            // Catalog mode: one page of the four fixed tools, no cursor of ours to follow.
+            Some(finder) => {
+                if let Some(cursor) = cursor {
+                    return Err(ErrorData::invalid_params(
+                        format!(
+                            "invalid cursor {}: this server did not issue it (its list is one \
+                             page)",
+                            crate::logging::echo(cursor)
+                        ),
+                        None,
+                    ));
+                }
+                Ok(listing.fixed(finder.tools(), confirm::is_modern(&context)))
+            }
+            None => {
+                let page = listing.page(cursor)?;
+                listing.result(page, confirm::is_modern(&context))
+            }
+        };
         self.state.first_answer.mark();
         result
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.state.catalog.tool(name).cloned()
+        match &self.finder {
+            Some(finder) => finder.tool(name).cloned(),
+            None => self.catalog.tool(name).cloned(),
+        }
     }
 
     async fn call_tool(
@@ -119,9 +171,21 @@ impl ServerHandler for Handler {
         self.state.note_modern_client(&context);
         let tool = request.name.to_string();
         let logs = self.log_level.wants_info(&context);
+        let request = match &self.finder {
+            // Catalog mode: search and describe are answered here; a runner's call becomes the
+            // served tool's own call, on the same path as a direct one.
+            Some(finder) => match finder.answer(&self.catalog, &request)? {
+                Answer::Done(response) => {
+                    self.state.first_answer.mark();
+                    return Ok(response);
+                }
+                Answer::Run(call) => call,
+            },
+            None => request,
+        };
         let outcome = answered(
             &tool,
-            crate::mcp::call::call(&self.state, request, context, logs),
+            crate::mcp::call::call(&self.state, &self.catalog, request, context, logs),
         )
         .await;
         self.state.first_answer.mark();

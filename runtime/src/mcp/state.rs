@@ -31,8 +31,9 @@ const MAX_CLIENTS_NOTED: usize = 1024;
 /// Everything the handler needs, shared by all sessions and requests.
 #[derive(Debug)]
 pub(crate) struct ServerState {
-    /// The served tools.
-    pub(crate) catalog: Catalog,
+    /// The served tools (the whole set, on `/mcp` and stdio; a group endpoint's handler
+    /// holds its part, [`crate::mcp::server::Handler::part`]).
+    pub(crate) catalog: Arc<Catalog>,
     /// The application to run (`None`: no application, command tools fail).
     pub(crate) program: Option<PathBuf>,
     /// The environment of every command.
@@ -129,7 +130,7 @@ impl ServerState {
             info = info.with_instructions(instructions);
         }
         Self {
-            catalog,
+            catalog: Arc::new(catalog),
             program,
             env,
             slots: Semaphore::new(limits.max_concurrent as usize),

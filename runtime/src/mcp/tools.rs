@@ -47,6 +47,11 @@ impl Catalog {
         })
     }
 
+    /// Every served tool's spec, in serving order.
+    pub(crate) fn specs(&self) -> &'static [&'static ToolSpec] {
+        self.specs
+    }
+
     /// The spec of a served tool.
     pub(crate) fn get(&self, name: &str) -> Option<&'static ToolSpec> {
         self.by_name.get(name).map(|&index| self.specs[index])

@@ -1,6 +1,7 @@
-//! Streamable HTTP: rmcp's service mounted at `/` and `/mcp` in axum, served by our own accept
-//! loop so that every connection gets TCP_NODELAY (without it each keep-alive request stalls
-//! ~40 ms), a header read timeout (against slow-loris clients), and a cap on open connections.
+//! Streamable HTTP: rmcp's service mounted at `/` and `/mcp` in axum (and each group's part at
+//! `/mcp/<group>`), served by our own accept loop so that every connection gets TCP_NODELAY
+//! (without it each keep-alive request stalls ~40 ms), a header read timeout (against
+//! slow-loris clients), and a cap on open connections.
 //!
 //! Both protocol eras share the endpoint: legacy clients get sessions (capped, expiring when
 //! idle) unless the server is stateless; 2026-07-28 requests are always served statelessly,
@@ -70,8 +71,16 @@ pub(crate) struct App {
     max_per_peer: usize,
 }
 
-/// The app for `handler`, served as `options` say.
-pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &CancellationToken) -> App {
+/// The app for `handler` (the whole set, on `/` and `/mcp`) and `parts` (each group's handler,
+/// on `/mcp/<group>`), served as `options` say. Every endpoint shares the session table and its
+/// cap, and a session answers only on the endpoint it was opened on
+/// ([`sessions::Endpoint`]); any other `/mcp/<name>` is a 404 naming the groups.
+pub(crate) fn app(
+    handler: Handler,
+    parts: Vec<(String, Handler)>,
+    options: &HttpOptions,
+    shutdown: &CancellationToken,
+) -> App {
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_allowed_origins(options.allowed_origins.clone())
@@ -79,21 +88,50 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
         .with_max_request_body_bytes(intake::MAX_BODY_BYTES)
         .with_legacy_session_mode(!options.stateless)
         .with_cancellation_token(shutdown.child_token());
-    let complete = axum::middleware::from_fn_with_state(handler.clone(), complete_lists);
+    let names: Arc<str> = parts
+        .iter()
+        .map(|(group, _)| group.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+        .into();
+    let mut endpoints = vec![(None, handler)];
+    endpoints.extend(parts.into_iter().map(|(group, part)| (Some(group), part)));
+    let unknown = move || {
+        let names = names.clone();
+        async move { unknown_group(&names) }
+    };
     let router = if options.stateless {
-        mcp_routes(handler, Arc::new(NeverSessionManager::default()), config)
-            .layer(complete)
+        let sessions = Arc::new(NeverSessionManager::default());
+        let mut router = Router::new();
+        for (group, handler) in endpoints {
+            let complete = axum::middleware::from_fn_with_state(handler.clone(), complete_lists);
+            router = router.merge(
+                mcp_routes(group.as_deref(), handler, sessions.clone(), config.clone())
+                    .layer(complete),
+            );
+        }
+        router
+            .route("/mcp/{*rest}", axum::routing::any(unknown))
             .layer(axum::middleware::from_fn(intake::stateless))
     } else {
-        let mut sessions = LocalSessionManager::default();
-        sessions.session_config.keep_alive = Some(options.session_idle);
-        let capped = Arc::new(CappedSessions::new(sessions, options.max_sessions));
+        let mut local = LocalSessionManager::default();
+        local.session_config.keep_alive = Some(options.session_idle);
+        let capped = Arc::new(CappedSessions::new(local, options.max_sessions));
         sessions::give_back_memory(capped.clone(), shutdown.child_token());
-        mcp_routes(handler, capped.clone(), config)
-            .layer(complete)
+        let mut router = Router::new();
+        for (group, handler) in endpoints {
+            let complete = axum::middleware::from_fn_with_state(handler.clone(), complete_lists);
+            let bound = sessions::Endpoint::new(capped.clone(), group.as_deref());
+            router = router.merge(
+                mcp_routes(group.as_deref(), handler, capped.clone(), config.clone())
+                    .layer(complete)
+                    .layer(axum::middleware::from_fn_with_state(bound, sessions::own)),
+            );
+        }
+        router
+            .route("/mcp/{*rest}", axum::routing::any(unknown))
             .layer(axum::middleware::from_fn(intake::check_body))
             .layer(axum::middleware::from_fn(sessions::limit_status))
-            .layer(axum::middleware::from_fn_with_state(capped, sessions::own))
     };
     let router = match &options.auth {
         Some(auth) => {
@@ -114,6 +152,16 @@ pub(crate) fn app(handler: Handler, options: &HttpOptions, shutdown: &Cancellati
         request_timeout: options.request_timeout,
         max_per_peer: options.max_per_peer,
     }
+}
+
+/// The answer on `/mcp/<name>` for a name that is no group of this server: 404, naming them.
+fn unknown_group(names: &str) -> Response {
+    let text = if names.is_empty() {
+        "Not Found: this server has no groups; its tools are served on /mcp".to_string()
+    } else {
+        format!("Not Found: no such group; this server's groups (each at /mcp/<group>): {names}")
+    };
+    (StatusCode::NOT_FOUND, text).into_response()
 }
 
 impl<B> hyper::service::Service<http::Request<B>> for App
@@ -146,8 +194,7 @@ where
 async fn complete_lists(State(handler): State<Handler>, request: Request, next: Next) -> Response {
     let lists = request.extensions().get::<intake::ListsTools>().is_some();
     let response = next.run(request).await;
-    let listing = &handler.state().catalog.listing;
-    if !lists || response.status() != StatusCode::OK || !listing.has_extras {
+    if !lists || response.status() != StatusCode::OK || !handler.list_has_extras() {
         return response;
     }
     let (mut parts, body) = response.into_parts();
@@ -163,7 +210,7 @@ async fn complete_lists(State(handler): State<Handler>, request: Request, next: 
     };
     let completed = |json: &str| -> Option<String> {
         let mut message: serde_json::Value = serde_json::from_str(json).ok()?;
-        listing.complete(message.get_mut("result")?);
+        handler.complete_list(message.get_mut("result")?);
         serde_json::to_string(&message).ok()
     };
     let event_stream = parts
@@ -193,7 +240,10 @@ async fn complete_lists(State(handler): State<Handler>, request: Request, next: 
     Response::from_parts(parts, Body::from(out))
 }
 
+/// The MCP service of one endpoint: the whole set on `/` and `/mcp` (`group` `None`), or a
+/// group's part on `/mcp/<group>`.
 fn mcp_routes<M: SessionManager>(
+    group: Option<&str>,
     handler: Handler,
     sessions: Arc<M>,
     config: StreamableHttpServerConfig,
@@ -204,9 +254,12 @@ fn mcp_routes<M: SessionManager>(
         sessions,
         config,
     );
-    Router::new()
-        .route_service("/", service.clone())
-        .route_service("/mcp", service)
+    match group {
+        None => Router::new()
+            .route_service("/", service.clone())
+            .route_service("/mcp", service),
+        Some(group) => Router::new().route_service(&format!("/mcp/{group}"), service),
+    }
 }
 
 /// Serves `app` on `listener` until `shutdown`, then closes connections gracefully (the

@@ -2,7 +2,9 @@
 //! it is deleted or idles out, and each costs memory; a client that keeps initializing could
 //! exhaust it. This wrapper refuses new sessions beyond a limit (existing ones are unaffected)
 //! and delegates everything else. With credentials required, each session belongs to the
-//! subject that opened it ([`own`]): anyone else is answered as for an unknown session. Once
+//! subject that opened it ([`own`]): anyone else is answered as for an unknown session. A
+//! session is bound to the endpoint it was opened on (`/mcp` or `/mcp/<group>`, [`Endpoint`]):
+//! on any other it is unknown, so a session cannot reach tools its endpoint does not serve. Once
 //! many sessions have ended, the memory they held is given back to the system
 //! ([`give_back_memory`]): the allocator would otherwise keep it for the process.
 
@@ -45,6 +47,26 @@ pub(crate) struct CappedSessions {
     limit: usize,
     /// The subject that opened each session, when credentials are required.
     owners: Mutex<HashMap<String, Subject>>,
+    /// The endpoint each session was opened on (`None`: the whole set at `/` and `/mcp`).
+    bound: Mutex<HashMap<String, Option<Arc<str>>>>,
+}
+
+/// One endpoint's view of the shared sessions: what [`own`] checks a request against.
+#[derive(Debug, Clone)]
+pub(crate) struct Endpoint {
+    sessions: Arc<CappedSessions>,
+    /// The group this endpoint serves (`None`: the whole set).
+    group: Option<Arc<str>>,
+}
+
+impl Endpoint {
+    /// The endpoint of `group` (`None`: the whole set) over the shared `sessions`.
+    pub(crate) fn new(sessions: Arc<CappedSessions>, group: Option<&str>) -> Self {
+        Self {
+            sessions,
+            group: group.map(Arc::from),
+        }
+    }
 }
 
 impl CappedSessions {
@@ -54,6 +76,20 @@ impl CappedSessions {
             inner,
             limit,
             owners: Mutex::new(HashMap::new()),
+            bound: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn bound(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<str>>>> {
+        self.bound.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether session `id` may be used on the endpoint of `group`: only on the one it was
+    /// opened on.
+    fn opened_on(&self, id: &str, group: Option<&Arc<str>>) -> bool {
+        match self.bound().get(id) {
+            Some(opened) => opened.as_ref() == group,
+            None => true,
         }
     }
 
@@ -124,6 +160,7 @@ impl SessionManager for CappedSessions {
             .map(ToString::to_string)
             .collect();
         self.owners().retain(|id, _| ids.contains(id));
+        self.bound().retain(|id, _| ids.contains(id));
         Ok(self.inner.create_session().await?)
     }
 
@@ -141,6 +178,7 @@ impl SessionManager for CappedSessions {
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         self.owners().remove(id.as_ref());
+        self.bound().remove(id.as_ref());
         Ok(self.inner.close_session(id).await?)
     }
 
@@ -196,16 +234,18 @@ pub(crate) async fn limit_status(request: Request, next: Next) -> Response {
     Response::from_parts(parts, Body::from(bytes))
 }
 
-/// axum middleware of a server with sessions, inside the credentials check:
+/// axum middleware of a server with sessions, per endpoint, inside the credentials check:
+/// - a session answers only on the endpoint it was opened on; elsewhere it is unknown (404);
 /// - a session opened with credentials belongs to their subject ([`Subject`]); a request in it
 ///   with anyone else's is answered 404 as for an unknown session (no oracle);
 /// - `DELETE` of a live session answers 204 (rmcp says 202, which the Python SDK reports as a
 ///   failed termination), and of an unknown one 404.
 pub(crate) async fn own(
-    State(sessions): State<Arc<CappedSessions>>,
+    State(endpoint): State<Endpoint>,
     request: Request,
     next: Next,
 ) -> Response {
+    let sessions = &endpoint.sessions;
     let subject = request.extensions().get::<Subject>().cloned();
     let id = request
         .headers()
@@ -214,17 +254,25 @@ pub(crate) async fn own(
         .map(str::to_string);
     let Some(id) = id else {
         let response = next.run(request).await;
-        // A new session: it is the subject's.
-        if let Some(subject) = subject
-            && let Some(new) = response
-                .headers()
-                .get(SESSION_ID)
-                .and_then(|value| value.to_str().ok())
+        // A new session: it is the subject's, on this endpoint.
+        if let Some(new) = response
+            .headers()
+            .get(SESSION_ID)
+            .and_then(|value| value.to_str().ok())
         {
-            sessions.owners().insert(new.to_string(), subject);
+            sessions
+                .bound()
+                .insert(new.to_string(), endpoint.group.clone());
+            if let Some(subject) = subject {
+                sessions.owners().insert(new.to_string(), subject);
+            }
         }
         return response;
     };
+    if !sessions.opened_on(&id, endpoint.group.as_ref()) {
+        tracing::debug!("refused a request in a session opened on another endpoint");
+        return session_not_found();
+    }
     if !sessions.may_use(&id, subject.as_ref()) {
         tracing::debug!("refused a request in a session another subject opened");
         return session_not_found();

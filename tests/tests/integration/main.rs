@@ -36,6 +36,9 @@ mod listing;
 /// The real natscli against a real nats-server, over MCP: read freely, removed only when
 /// approved.
 mod nats;
+/// The real natscli in parts: each command group alone on `/mcp/<group>` and with `--group`,
+/// sessions bound to their endpoint.
+mod nats_parts;
 /// Two stateless replicas behind a real nginx: confirmations across replicas, replays refused,
 /// legacy clients answered as documented.
 mod nginx;
