@@ -113,6 +113,19 @@ fn an_additive_command_is_listed_with_destructive_hint_false() {
         .find(|tool| tool["name"] == "post")
         .expect("post");
     assert_eq!(post["hints"], serde_json::json!(["additive"]));
+    // The text table's HINTS column has a letter for it.
+    let table = fiskgen(dir, &["info", "app.yaml", "--model", "tagged.json"]);
+    assert!(table.status.success(), "{}", text(&table.stderr));
+    let row = text(&table.stdout)
+        .lines()
+        .find(|line| line.starts_with("post "))
+        .map(str::to_string)
+        .expect("a row for post");
+    assert!(row.contains(" ----a "), "{row}");
+    assert!(
+        text(&table.stdout).contains("a additive"),
+        "the legend names it"
+    );
 
     // The tools/list answer compiled into the server says it.
     let generated = fiskgen(
