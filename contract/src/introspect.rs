@@ -177,7 +177,12 @@ fn resolve_app_in(
     } else {
         base_dir.join(path)
     };
-    check_executable(&resolved)?;
+    check_executable(&resolved).map_err(|error| match error {
+        IntrospectError::NotFound { path } if !Path::new(spec).is_absolute() => {
+            IntrospectError::NotFoundFromConfig { path }
+        }
+        other => other,
+    })?;
     Ok(resolved)
 }
 
@@ -1089,6 +1094,20 @@ mod tests {
         );
         let error = resolve_app_in("./nope", dir.path(), None).expect_err("missing");
         assert!(error.to_string().contains("does not exist"), "{error}");
+        assert!(
+            error
+                .to_string()
+                .contains("resolved against the config file's directory"),
+            "a relative path from a config names the rule: {error}"
+        );
+        let missing = dir.path().join("nope");
+        let error = resolve_app_in(missing.to_str().expect("utf-8"), dir.path(), None)
+            .expect_err("missing");
+        assert!(
+            matches!(error, IntrospectError::NotFound { .. })
+                && !error.to_string().contains("config file"),
+            "an absolute path (what a server runs) names no config rule: {error}"
+        );
         assert!(matches!(
             resolve_app_in("", dir.path(), None),
             Err(IntrospectError::EmptyApplicationPath)

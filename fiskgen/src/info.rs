@@ -23,7 +23,7 @@ pub fn render_text(server: &ir::Server, width: usize) -> String {
     } else {
         out.push_str(&tool_table(&server.tools, width));
         out.push_str(
-            "\nHINTS: r read-only, d destructive, i idempotent, o open-world.\n\
+            "\nHINTS: r read-only, d destructive, i idempotent, o open-world, a additive.\n\
              CONFIRM: the tag that makes a call wait for the user's approval.\n",
         );
         if let Some(line) = groups_line(&server.tools) {
@@ -491,7 +491,7 @@ impl Row {
                 .confirm
                 .as_ref()
                 .map_or_else(|| "-".into(), |c| c.trigger.clone()),
-            hints: hint_code(&tool.hints),
+            hints: hint_code(tool),
             tags: if tool.tags.is_empty() {
                 "-".into()
             } else {
@@ -502,17 +502,19 @@ impl Row {
     }
 }
 
-/// A fixed four-letter code, `r-i-` style, so the column stays narrow.
-fn hint_code(hints: &std::collections::BTreeSet<HintName>) -> String {
+/// A fixed five-letter code, `r-i--` style, so the column stays narrow: the four hints, then
+/// `a` for an additive command (`ai:additive`: `destructiveHint: false` is sent).
+fn hint_code(tool: &ir::Tool) -> String {
     Hint::ALL
         .into_iter()
         .map(|hint| {
-            if hints.contains(&HintName(hint)) {
+            if tool.hints.contains(&HintName(hint)) {
                 hint.name().chars().next().unwrap_or('?')
             } else {
                 '-'
             }
         })
+        .chain([if tool.additive() { 'a' } else { '-' }])
         .collect()
 }
 

@@ -131,6 +131,7 @@ fn build_options(args: BuildArgs) -> fiskgen::builder::BuildOptions {
         target_dir: args.target_dir,
         crate_dir: args.crate_dir,
         runtime_path: args.runtime_path,
+        cache_dir: None,
         allow_empty: args.allow_empty,
         platform: fiskgen::portable::Platform {
             target: args.target,
@@ -160,8 +161,9 @@ fn build(args: BuildArgs) -> Result<()> {
          {shown} --stdio",
         if tools == 1 { "" } else { "s" },
     );
-    // The binary prints the client entries itself, so these are exactly the banner's.
-    match client_entries(&built.binary) {
+    // The binary prints the client entries itself, so these are exactly the banner's; they
+    // start it in the config file's directory, where the application was introspected.
+    match client_entries(&built.binary, &built.plan.config.working_dir()) {
         Ok(entries) => print!("{entries}"),
         Err(error) => eprintln!("warning: could not ask {shown} for its client entries: {error}"),
     }
@@ -173,14 +175,16 @@ fn build(args: BuildArgs) -> Result<()> {
     Ok(())
 }
 
-/// `<binary> config`: every client's entry, bounded in time.
-fn client_entries(binary: &Path) -> Result<String> {
+/// `<binary> --working-dir DIR config`: every client's entry, bounded in time.
+fn client_entries(binary: &Path, working_dir: &Path) -> Result<String> {
     let program = if binary.is_relative() && binary.components().count() == 1 {
         Path::new(".").join(binary)
     } else {
         binary.to_path_buf()
     };
     let mut child = std::process::Command::new(&program)
+        .arg("--working-dir")
+        .arg(working_dir)
         .arg("config")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

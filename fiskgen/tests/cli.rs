@@ -127,7 +127,7 @@ fn info_on_the_demo_shows_the_served_set_as_a_table_within_80_columns() {
         );
     }
     assert!(
-        text.contains("task_delete   ai:confirm  -d--   Delete a task"),
+        text.contains("task_delete   ai:confirm  -d---  Delete a task"),
         "{text}"
     );
     assert!(text.contains("--store  [exposed]"), "{text}");

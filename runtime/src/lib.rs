@@ -14,6 +14,7 @@ mod cli;
 mod fuzzing;
 mod logging;
 mod mcp;
+mod nats;
 mod principal;
 mod process;
 mod spec;

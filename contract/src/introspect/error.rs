@@ -80,11 +80,22 @@ pub enum IntrospectError {
 
     /// The application path points at nothing.
     #[error(
+        "application \"{}\" does not exist; install it or correct the application path",
+        path.display()
+    )]
+    NotFound {
+        /// The resolved path.
+        path: PathBuf,
+    },
+
+    /// A relative `application_path` in a config file points at nothing (fiskgen resolves it
+    /// against the config file's directory; a built server runs the absolute result).
+    #[error(
         "application \"{}\" does not exist; install it or correct application_path (a relative \
          path is resolved against the config file's directory)",
         path.display()
     )]
-    NotFound {
+    NotFoundFromConfig {
         /// The resolved path.
         path: PathBuf,
     },

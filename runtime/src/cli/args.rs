@@ -35,6 +35,10 @@ pub(super) struct Cli {
     /// PATH]
     #[arg(long, value_name = "PATH", global = true)]
     pub(super) application_path: Option<PathBuf>,
+    /// Run the application's commands (and resolve relative paths) in this directory
+    /// [default: the directory the server was started in]
+    #[arg(long, value_name = "DIR", global = true)]
+    pub(super) working_dir: Option<PathBuf>,
     /// Commands running at once, for all clients together (1-1024) [default: the built-in
     /// setting]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]

@@ -73,12 +73,18 @@ fn auth_credentials(identity: &str, auth: &AuthSpec) -> Credentials {
 }
 
 /// The command a client runs to start this server over stdio: this executable with
-/// `--stdio`, the application path when one was given, and the narrowing flags.
+/// `--stdio`, the working directory (the server's own, so the entry works whichever directory
+/// the client starts it from), the application path when one was given, and the narrowing
+/// flags.
 pub(crate) fn stdio_command(application_path: Option<&Path>, narrow: &NarrowArgs) -> Vec<String> {
     let exe = std::env::current_exe()
         .map(|path| path.display().to_string())
         .unwrap_or_else(|_| "<this binary>".to_string());
     let mut command = vec![exe, "--stdio".to_string()];
+    if let Ok(dir) = std::env::current_dir() {
+        command.push("--working-dir".into());
+        command.push(dir.display().to_string());
+    }
     if let Some(program) = application_path {
         command.push("--application-path".into());
         command.push(program.display().to_string());

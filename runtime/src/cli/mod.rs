@@ -58,10 +58,14 @@ pub fn main_with_notes(app: &'static AppSpec, notes: &'static [&'static str]) ->
         .version(version)
         .about(about)
         .get_matches();
-    let cli = match Cli::from_arg_matches(&matches) {
+    let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => error.exit(),
     };
+    if let Err(error) = enter_working_dir(&mut cli) {
+        eprintln!("error: {error}");
+        return ExitCode::from(2);
+    }
     let narrowed = cli.narrow.apply(app);
     if !matches!(cli.command, None | Some(Sub::Argv { .. })) {
         for warning in &narrowed.warnings {
@@ -150,4 +154,31 @@ pub fn main_with_notes(app: &'static AppSpec, notes: &'static [&'static str]) ->
             }
         }
     }
+}
+
+/// `--working-dir DIR`: a relative `--application-path` is resolved where the server was
+/// started, then the process moves to `DIR`, so every command, the introspection of `verify`
+/// and the relative paths of the built-ins resolve there.
+fn enter_working_dir(cli: &mut Cli) -> Result<(), String> {
+    let Some(dir) = &cli.working_dir else {
+        return Ok(());
+    };
+    if let Some(program) = &cli.application_path
+        && program.components().count() > 1
+        && program.is_relative()
+    {
+        cli.application_path = Some(std::path::absolute(program).unwrap_or(program.clone()));
+    }
+    let shown = dir.display();
+    let dir = std::fs::canonicalize(dir)
+        .map_err(|error| format!("--working-dir {shown}: {error}; give an existing directory"))?;
+    if !dir.is_dir() {
+        return Err(format!(
+            "--working-dir {shown}: not a directory; give an existing directory"
+        ));
+    }
+    std::env::set_current_dir(&dir)
+        .map_err(|error| format!("--working-dir {shown}: cannot enter it: {error}"))?;
+    cli.working_dir = Some(dir);
+    Ok(())
 }

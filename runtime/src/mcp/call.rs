@@ -25,6 +25,7 @@ use crate::mcp::job::{Job, log_end};
 use crate::mcp::questions::{Asker, Gathered};
 use crate::mcp::state::{ServerState, client_name};
 use crate::mcp::tools::Catalog;
+use crate::mcp::trace::TraceContext;
 use crate::principal::Principal;
 use crate::process::cmdline::go_quote;
 use crate::spec::app::{Builtin, Run, ToolSpec};
@@ -343,6 +344,7 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
             owner: Principal::of(&call.context),
             started: call.started,
             arguments: call.arguments.clone(),
+            trace: TraceContext::of(&call.context, spec.name),
         };
         return Ok(asking.start(store));
     }
@@ -387,7 +389,7 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
         arguments,
         logs,
     ) {
-        Ok(job) => job,
+        Ok(job) => job.traced(TraceContext::of(&call.context, spec.name)),
         Err(text) => return Ok(error_result(text)),
     };
     let answered = (!spec.questions.is_empty()).then_some(&answers);

@@ -25,3 +25,4 @@ pub(crate) mod server;
 pub(crate) mod state;
 pub(crate) mod tasks;
 pub(crate) mod tools;
+pub(crate) mod trace;

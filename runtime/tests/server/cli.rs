@@ -52,6 +52,13 @@ fn version_names_the_generation() {
     assert_eq!(version["fiskgen_version"], "0.1.0");
     assert_eq!(version["application"]["name"], "fakeapp");
     assert_eq!(version["application"]["version"], "1.2.3");
+    // The compiler that built it: the first line of `rustc -V` (cargo's `$RUSTC` when set).
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let rustc = Command::new(rustc).arg("-V").output().expect("rustc runs");
+    let rustc = String::from_utf8_lossy(&rustc.stdout);
+    let rustc = rustc.lines().next().unwrap_or_default();
+    assert!(rustc.starts_with("rustc "), "{rustc}");
+    assert_eq!(version["rustc_version"], rustc, "{version}");
     let output = run(&["--version"]);
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),

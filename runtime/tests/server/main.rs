@@ -17,3 +17,4 @@ mod knowledge;
 mod results;
 mod security;
 mod transports;
+mod working_dir;

@@ -83,7 +83,7 @@ case "$cmd" in
     echo done ;;
   flood) [ "$1" = "--" ] && shift; yes 0123456789abcde | head -c "$1" ;;
   crash) kill -SEGV $$ ;;
-  env) env ;;
+  env) env; echo "CWD=$(pwd)" ;;
   stream) echo first; echo second >&2; echo third ;;
   deploy) [ "$1" = "--" ] && shift; echo "deployed $1" ;;
   *) echo "unknown command $cmd" >&2; exit 64 ;;
