@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use crate::config::{ConfirmMode, Hint, JwksConfig, SecretSource};
 use crate::ir::{self, HintName};
 
+mod groups;
 mod questions;
 mod tasks;
 pub use questions::render_questions;
@@ -26,7 +27,7 @@ pub fn render_text(server: &ir::Server, width: usize) -> String {
             "\nHINTS: r read-only, d destructive, i idempotent, o open-world, a additive.\n\
              CONFIRM: the tag that makes a call wait for the user's approval.\n",
         );
-        if let Some(line) = groups_line(&server.tools) {
+        if let Some(line) = groups::line(&server.tools) {
             let _ = writeln!(out, "{}", wrap(&line, width, "", "  "));
         }
     }
@@ -71,38 +72,6 @@ pub fn render_text(server: &ir::Server, width: usize) -> String {
         }
     }
     out
-}
-
-/// The served groups and their tool counts (`fiskgen_contract::groups`: what a server also
-/// serves alone on `/mcp/<group>`), when there are any.
-fn groups_line(tools: &[ir::Tool]) -> Option<String> {
-    let paths: Vec<Vec<&str>> = tools
-        .iter()
-        .filter_map(|tool| match &tool.kind {
-            ir::ToolKind::Command(command) => {
-                Some(command.command.iter().map(String::as_str).collect())
-            }
-            ir::ToolKind::Builtin { .. } => None,
-        })
-        .collect();
-    let groups = fiskgen_contract::groups::all(paths.iter().map(|path| Some(path.as_slice())));
-    if groups.is_empty() {
-        return None;
-    }
-    let counted: Vec<String> = groups
-        .iter()
-        .map(|group| {
-            let count = paths
-                .iter()
-                .filter(|path| fiskgen_contract::groups::of_command(path).as_ref() == Some(group))
-                .count();
-            format!("{group} ({count})")
-        })
-        .collect();
-    Some(format!(
-        "GROUPS, each also served alone at /mcp/<group> (--group NAME): {}.",
-        counted.join(", ")
-    ))
 }
 
 /// Who is asked, refused or run ungated for the gated tools, on every transport, under the

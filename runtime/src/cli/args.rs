@@ -51,8 +51,7 @@ pub(super) struct Cli {
     #[arg(long, value_enum, value_name = "MODE")]
     pub(super) confirm: Option<ConfirmMode>,
     /// How tools/list presents the tools: list (every tool) or search (four fixed tools:
-    /// search, describe, run_read_only, run; docs/catalogs.md) [default: the built-in catalog
-    /// setting, else list]
+    /// search, describe, run_read_only, run; docs/catalogs.md) [default: list]
     #[arg(long, value_enum, value_name = "MODE")]
     pub(super) catalog: Option<CatalogMode>,
     /// Log format on stderr

@@ -66,6 +66,10 @@ pub fn main_with_notes(app: &'static AppSpec, notes: &'static [&'static str]) ->
         eprintln!("error: {error}");
         return ExitCode::from(2);
     }
+    if let Err(error) = cli.narrow.check_group(app) {
+        eprintln!("error: {error}");
+        return ExitCode::from(2);
+    }
     let narrowed = cli.narrow.apply(app);
     if !matches!(cli.command, None | Some(Sub::Argv { .. })) {
         for warning in &narrowed.warnings {

@@ -5,7 +5,8 @@
 //! Narrowing only ever takes tools away from the compiled-in set: it builds a new tool list
 //! from the served specs, unchanged (a confirmation gate, hints and schema stay exactly as
 //! built), so it can neither add a tool nor ungate one. A pattern or tag that matches no tool
-//! is a warning, not an error (it may be meant for another build of the same config).
+//! is a warning, not an error (it may be meant for another build of the same config); a group
+//! that the server does not have is an error, since its part does not exist.
 
 use regex::Regex;
 
@@ -93,6 +94,26 @@ pub(crate) struct Narrowed {
 }
 
 impl NarrowArgs {
+    /// `--group NAME` names a group of `app`: an unknown group is an error naming the known
+    /// ones (a part that does not exist would serve nothing, and its URL is a 404).
+    pub(crate) fn check_group(&self, app: &AppSpec) -> Result<(), String> {
+        let Some(group) = &self.group else {
+            return Ok(());
+        };
+        let known = groups(app);
+        if known.contains(group) {
+            return Ok(());
+        }
+        Err(format!(
+            "--group {group:?}: this server has no such group; its groups are: {}",
+            if known.is_empty() {
+                "(none)".to_string()
+            } else {
+                known.join(", ")
+            }
+        ))
+    }
+
     /// Whether any narrowing flag was given.
     pub(crate) fn is_set(&self) -> bool {
         self.read_only
@@ -195,19 +216,6 @@ impl NarrowArgs {
         for tag in &self.tags {
             if !app.tools.iter().any(|t| t.tags.contains(&tag.as_str())) {
                 warnings.push(format!("--tags {tag:?}: no tool of this server carries it"));
-            }
-        }
-        if let Some(group) = &self.group {
-            let known = groups(app);
-            if !known.contains(group) {
-                warnings.push(format!(
-                    "--group {group:?}: this server has no such group; its groups are: {}",
-                    if known.is_empty() {
-                        "(none)".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                ));
             }
         }
         if self.read_only && !app.tools.iter().any(|t| t.hints.read_only) {
@@ -379,12 +387,14 @@ mod tests {
         let narrowed = given.apply(&GROUPED);
         assert_eq!(names(&narrowed), ["stream_ls", "stream_info"]);
         assert_eq!(given.to_args(), ["--group", "stream"]);
+        assert_eq!(given.check_group(&GROUPED), Ok(()));
         given.group = Some("streams".into());
-        let narrowed = given.apply(&GROUPED);
-        assert!(names(&narrowed).is_empty());
         assert_eq!(
-            narrowed.warnings,
-            ["--group \"streams\": this server has no such group; its groups are: stream, kv"]
+            given.check_group(&GROUPED),
+            Err(
+                "--group \"streams\": this server has no such group; its groups are: stream, kv"
+                    .into()
+            )
         );
     }
 

@@ -110,9 +110,7 @@ pub(crate) fn app(
                     .layer(complete),
             );
         }
-        router
-            .route("/mcp/{*rest}", axum::routing::any(unknown))
-            .layer(axum::middleware::from_fn(intake::stateless))
+        router.layer(axum::middleware::from_fn(intake::stateless))
     } else {
         let mut local = LocalSessionManager::default();
         local.session_config.keep_alive = Some(options.session_idle);
@@ -129,10 +127,12 @@ pub(crate) fn app(
             );
         }
         router
-            .route("/mcp/{*rest}", axum::routing::any(unknown))
             .layer(axum::middleware::from_fn(intake::check_body))
             .layer(axum::middleware::from_fn(sessions::limit_status))
     };
+    // After the body checks (whatever the body, an unknown group is a 404), inside the
+    // credentials check below (the groups are named only to a client that may use them).
+    let router = router.route("/mcp/{*rest}", axum::routing::any(unknown));
     let router = match &options.auth {
         Some(auth) => {
             let router = router.layer(axum::middleware::from_fn_with_state(

@@ -98,7 +98,7 @@ async def main(args: argparse.Namespace) -> None:
         listed = [m["name"] for m in found["matches"]]
         check(all(n.startswith("kv_") for n in listed), f"/mcp/kv search found {listed!r}")
         other = error_result(await kv.call_tool("run_read_only", {"tool": "stream_info", "arguments": {"stream": stream}}), "stream_info on /mcp/kv")
-        check("no such tool: stream_info" in other, f"/mcp/kv ran stream_info: {other!r}")
+        check('no such tool: "stream_info"' in other, f"/mcp/kv ran stream_info: {other!r}")
         print(f"/mcp/kv: {listed}; {other}")
 
 

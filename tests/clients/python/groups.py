@@ -4,7 +4,8 @@ The server (built from tests/fixtures/nats-groups.yaml) serves `stream_info`, `s
 `kv_ls` and `account_info` on `/mcp`, and each command group alone on `/mcp/<group>`. A client on
 `/mcp/stream` sees only the stream tools and runs `stream_info`, and cannot run a tool of another
 group; every group's entries are the whole list's entries for its tools, byte for byte in JSON;
-an unknown group is a 404 naming the groups; a legacy session opened on `/mcp` is unknown on
+an unknown tool there is a protocol error (-32602) as on `/mcp`; an unknown group is a 404
+naming the groups; a legacy session opened on `/mcp` is unknown on
 `/mcp/stream`.
 """
 
@@ -47,14 +48,18 @@ async def main(args: argparse.Namespace) -> None:
                 check(info["exit_code"] == 0, f"stream_info failed: {info['output']!r}")
                 check(json.loads(info["output"])["config"]["name"] == args.stream, "stream_info named another stream")
                 print(f"/mcp/stream ran: {info['command']}")
-                other = await part.call_tool("kv_ls", {})
-                check(other.is_error, f"/mcp/stream ran kv_ls: {other!r}")
-                print(f"/mcp/stream refused kv_ls: {other.content[0].text}")
+                try:
+                    other = await part.call_tool("kv_ls", {})
+                except mcp.MCPError as error:
+                    check(error.code == -32602, f"/mcp/stream refused kv_ls with code {error.code}")
+                    print(f"/mcp/stream refused kv_ls: {error.message}")
+                else:
+                    check(False, f"/mcp/stream ran kv_ls: {other!r}")
 
     async with httpx.AsyncClient(timeout=30) as http:
         missing = await http.post(f"{base}/nope", headers=HEADERS, content="{}")
         check(missing.status_code == 404, f"/mcp/nope answered {missing.status_code}")
-        check("stream, kv, account" in missing.text, f"/mcp/nope: {missing.text!r}")
+        check("account, kv, stream" in missing.text, f"/mcp/nope: {missing.text!r}")
         print(f"/mcp/nope: 404 {missing.text}")
         if args.mode == "legacy":
             init = {
