@@ -445,7 +445,9 @@ impl Selection {
                 }
             }
         }
-        self.warnings.extend(unmatched::unserved_enumerate(config));
+        if config.harness.knowledge.enabled {
+            self.notes.extend(partial_knowledge_note(config));
+        }
         if config.harness.human_in_the_loop {
             self.notes.push(
                 "harness.human_in_the_loop is enabled, but ask_human_confirm, ask_human_select \
@@ -553,6 +555,27 @@ fn builtin_tool(builtin: Builtin, confirm: bool, access: FileAccess) -> Tool {
         }),
         input_schema: builtin.input_schema(),
         kind: ToolKind::Builtin { builtin, access },
+    }
+}
+
+/// Fisk AI's note when the allowlist serves one of `knowledge_search` and
+/// `knowledge_enumerate` without the other: legal, but each answers what the other cannot.
+fn partial_knowledge_note(config: &Config) -> Option<String> {
+    let listed = config.mcp.as_ref().map(|mcp| mcp.builtins.as_slice())?;
+    let has = |name: &str| listed.iter().any(|listed| listed == name);
+    let (search, enumerate) = ("knowledge_search", "knowledge_enumerate");
+    match (has(search), has(enumerate)) {
+        (true, false) => Some(format!(
+            "{search} is exposed but {enumerate} is not; clients can rank results but cannot \
+             tell an absent term from a low-scoring one. Add {enumerate} to \
+             expose.agent.mcp.builtins to serve both"
+        )),
+        (false, true) => Some(format!(
+            "{enumerate} is exposed but {search} is not; clients can find which documents \
+             mention a term but cannot read any of it. Add {search} to \
+             expose.agent.mcp.builtins to serve both"
+        )),
+        _ => None,
     }
 }
 
@@ -993,7 +1016,8 @@ mod tests {
                 "base64_encode",
                 "knowledge_search",
                 "knowledge_read",
-                "knowledge_list"
+                "knowledge_list",
+                "knowledge_enumerate"
             ]
         );
         assert_eq!(
@@ -1050,7 +1074,7 @@ mod tests {
     }
 
     #[test]
-    fn knowledge_enumerate_is_a_valid_builtin_that_is_said_not_to_be_served() {
+    fn knowledge_enumerate_is_served_when_the_allowlist_names_it() {
         let server = select(
             &config(
                 "harness: {knowledge: {enabled: true}}\n\
@@ -1059,12 +1083,33 @@ mod tests {
             None,
         )
         .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(names(&server), ["knowledge_search"]);
+        assert_eq!(names(&server), ["knowledge_search", "knowledge_enumerate"]);
         assert!(
-            server
+            !server
                 .warnings
                 .iter()
-                .any(|w| w.contains("\"knowledge_enumerate\", which Fisk AI's newest"))
+                .chain(&server.notes)
+                .any(|w| w.contains("knowledge_enumerate")),
+            "{:?} {:?}",
+            server.warnings,
+            server.notes
+        );
+        // One of the pair alone is legal, with Fisk AI's note of what it costs.
+        let alone = select(
+            &config(
+                "harness: {knowledge: {enabled: true}}\n\
+                 expose: {agent: {mcp: {builtins: [knowledge_search]}}}",
+            ),
+            None,
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+        assert!(
+            alone
+                .notes
+                .iter()
+                .any(|n| n.contains("cannot tell an absent term from a low-scoring one")),
+            "{:?}",
+            alone.notes
         );
     }
 

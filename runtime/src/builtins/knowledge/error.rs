@@ -36,6 +36,19 @@ pub(crate) enum StoreError {
         /// The index's `format_version`.
         format_version: i64,
     },
+    /// The index was written by an older format generation than this build reads.
+    #[error(
+        "knowledge index format is older than this build reads: index \
+         format_version={format_version}, this build writes {current} (knowledge_enumerate \
+         needs its exact-word table); run '{reindex}'",
+        current = FORMAT_VERSION
+    )]
+    TooOld {
+        /// The index's `format_version`.
+        format_version: i64,
+        /// The command that rebuilds.
+        reindex: String,
+    },
     /// The configuration asks for vectors; the index has none.
     #[error(
         "knowledge index was built with a different embedding configuration: config requests \
@@ -286,6 +299,9 @@ pub(crate) enum KnowledgeError {
         /// The command that rebuilds.
         reindex: String,
     },
+    /// A `knowledge_enumerate` query its language refuses, with the fix.
+    #[error("{0}")]
+    Query(String),
     /// A `knowledge_read` argument that is not a citation.
     #[error(
         "{shown} is not a citation: expected <document path>#<chunk number>, as \
@@ -521,7 +537,7 @@ mod tests {
     #[test]
     fn texts_read_as_before_the_errors_were_typed() {
         let built = Meta {
-            format_version: 1,
+            format_version: 2,
             model: "m".into(),
             dimension: 3,
             normalized: false,
@@ -530,9 +546,9 @@ mod tests {
         };
         let cases: [(Box<dyn std::error::Error>, &str); 8] = [
             (
-                Box::new(StoreError::TooNew { format_version: 2 }),
+                Box::new(StoreError::TooNew { format_version: 3 }),
                 "knowledge index format is newer than this build supports: index \
-                 format_version=2, this build supports up to 1; upgrade this server",
+                 format_version=3, this build supports up to 2; upgrade this server",
             ),
             (
                 Box::new(StoreError::BuiltOtherwise {

@@ -106,13 +106,25 @@ pub(crate) fn run(
     )
     .map_err(fail)?;
     store::verify_fts5(&conn)?;
-    conn.execute_batch(SCHEMA).map_err(IndexError::Schema)?;
-    enforce_permissions(&db_path)?;
-
-    let prior: i64 = count(&conn, "SELECT count(*) FROM documents")?;
-    if options.reindex {
+    let existed = existing(&conn).map_err(IndexError::Schema)?;
+    if !options.reindex && format_one(&conn).map_err(IndexError::Schema)? {
+        // Refreshing it would leave the exact-word table knowledge_enumerate reads empty.
+        return Err(super::error::StoreError::TooOld {
+            format_version: 1,
+            reindex: options.reindex_command.to_string(),
+        }
+        .into());
+    }
+    let prior: i64 = if existed {
+        count(&conn, "SELECT count(*) FROM documents")?
+    } else {
+        0
+    };
+    if options.reindex && existed {
         conn.execute_batch(RESET).map_err(IndexError::Reset)?;
     }
+    conn.execute_batch(SCHEMA).map_err(IndexError::Schema)?;
+    enforce_permissions(&db_path)?;
     prepare_vectors(&conn, embedder, options)?;
 
     let store_dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
@@ -186,12 +198,24 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content_rowid='id',
     tokenize='porter unicode61'
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts_exact USING fts5(
+    content,
+    heading_path,
+    content='chunks',
+    content_rowid='id',
+    tokenize='unicode61'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab('chunks_fts_exact', 'row');
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, heading_path)
+    VALUES (new.id, new.content, new.heading_path);
+    INSERT INTO chunks_fts_exact(rowid, content, heading_path)
     VALUES (new.id, new.content, new.heading_path);
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
     INSERT INTO chunks_fts(chunks_fts, rowid, content, heading_path)
+    VALUES ('delete', old.id, old.content, old.heading_path);
+    INSERT INTO chunks_fts_exact(chunks_fts_exact, rowid, content, heading_path)
     VALUES ('delete', old.id, old.content, old.heading_path);
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE ON chunks BEGIN
@@ -199,18 +223,54 @@ CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE ON chunks BEGIN
     VALUES ('delete', old.id, old.content, old.heading_path);
     INSERT INTO chunks_fts(rowid, content, heading_path)
     VALUES (new.id, new.content, new.heading_path);
+    INSERT INTO chunks_fts_exact(chunks_fts_exact, rowid, content, heading_path)
+    VALUES ('delete', old.id, old.content, old.heading_path);
+    INSERT INTO chunks_fts_exact(rowid, content, heading_path)
+    VALUES (new.id, new.content, new.heading_path);
 END;
 CREATE TABLE IF NOT EXISTS rag_meta (key TEXT PRIMARY KEY, value TEXT);
 ";
 
-/// `--reindex`: vectors dropped (so the dimension may change), data and manifest cleared.
+/// `--reindex`, run before [`SCHEMA`] on an existing index: vectors dropped (so the dimension
+/// may change), the exact-word table and the triggers dropped (an index of format 1 has neither
+/// that table nor triggers that fill it; [`SCHEMA`] creates both anew), data and manifest
+/// cleared.
 const RESET: &str = "
 DROP TRIGGER IF EXISTS chunks_ad_vec;
 DROP TABLE IF EXISTS chunks_vec;
+DROP TRIGGER IF EXISTS chunks_ai;
+DROP TRIGGER IF EXISTS chunks_ad;
+DROP TRIGGER IF EXISTS chunks_au;
+DROP TABLE IF EXISTS chunks_vocab;
+DROP TABLE IF EXISTS chunks_fts_exact;
+DELETE FROM chunks;
 DELETE FROM documents;
 DELETE FROM rag_meta;
 INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild');
 ";
+
+/// Whether `conn` holds an index of format 1: chunks without the exact-word table.
+fn format_one(conn: &Connection) -> Result<bool, rusqlite::Error> {
+    let table = |name: &str| -> Result<bool, rusqlite::Error> {
+        conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [name],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)
+    };
+    Ok(table("chunks")? && !table("chunks_fts_exact")?)
+}
+
+/// Whether `conn` holds an index at all (the base tables exist).
+fn existing(conn: &Connection) -> Result<bool, rusqlite::Error> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'rag_meta'",
+        [],
+        |row| row.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}
 
 /// The advisory lock that keeps two writers apart.
 fn lock(path: &Path) -> Result<File, IndexError> {

@@ -10,7 +10,7 @@ use super::embeddings::Embedder;
 use super::error::StoreError;
 use super::error::{EmbeddingsError, KnowledgeError};
 use super::store::{self, Pool, Unavailable, VectorIdentity};
-use super::{ReadArgs, SearchArgs, search};
+use super::{EnumerateArgs, ReadArgs, SearchArgs, enumerate, search};
 use crate::process::cmdline::go_quote;
 use crate::process::output::{Capture, LIMIT};
 use crate::spec::app::KnowledgeSpec;
@@ -227,6 +227,23 @@ impl Knowledge {
             Err(Unavailable::Failed(error)) => return Err(error.into()),
         }
         Ok(serde_json::to_string(&answer)?)
+    }
+
+    /// `knowledge_enumerate`: the answer JSON; a query its language refuses is the tool's
+    /// error, with the fix.
+    pub(crate) fn enumerate(&self, args: &EnumerateArgs) -> Result<String, KnowledgeError> {
+        let outcome = self.pool.with(|conn| -> Result<String, KnowledgeError> {
+            self.validate(conn)?;
+            let answer = enumerate::enumerate(conn, &args.query, self.spec.max_injected_tokens)?;
+            Ok(serde_json::to_string(&answer)?)
+        });
+        match outcome {
+            Ok(result) => result,
+            Err(Unavailable::NotBuilt) => {
+                Ok(serde_json::to_string(&enumerate::Answer::not_built())?)
+            }
+            Err(Unavailable::Failed(error)) => Err(error.into()),
+        }
     }
 
     /// `knowledge_read`: the chunk a citation names, with its neighbours' citations.

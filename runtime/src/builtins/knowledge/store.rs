@@ -141,6 +141,12 @@ pub(crate) fn validate_meta(
             format_version: meta.format_version,
         });
     }
+    if meta.format_version > 0 && meta.format_version < FORMAT_VERSION {
+        return Err(StoreError::TooOld {
+            format_version: meta.format_version,
+            reindex: reindex.to_string(),
+        });
+    }
     let Some(wanted) = vectors else {
         return Ok(());
     };
@@ -271,12 +277,24 @@ mod tests {
     #[test]
     fn meta_validation() {
         let built = Meta {
-            format_version: 1,
+            format_version: 2,
             model: "m".into(),
             dimension: 3,
             normalized: true,
             ..Meta::default()
         };
+        let old = Meta {
+            format_version: 1,
+            ..built.clone()
+        };
+        assert!(
+            validate_meta(&old, None, "x-mcp knowledge index --reindex").is_err_and(|e| {
+                e.to_string().contains("format_version=1")
+                    && e.to_string()
+                        .contains("run 'x-mcp knowledge index --reindex'")
+            }),
+            "an index of the format before the exact-word table is refused, with the fix"
+        );
         let wanted = VectorIdentity {
             model: "m",
             query_prefix: "",
@@ -293,7 +311,7 @@ mod tests {
                 .is_err_and(|e| e.to_string().contains("run 'x'"))
         );
         let lexical = Meta {
-            format_version: 1,
+            format_version: 2,
             ..Meta::default()
         };
         assert!(
@@ -301,7 +319,7 @@ mod tests {
                 .is_err_and(|e| e.to_string().contains("lexical"))
         );
         let newer = Meta {
-            format_version: 2,
+            format_version: 3,
             ..Meta::default()
         };
         assert!(validate_meta(&newer, None, "x").is_err_and(|e| e.to_string().contains("newer")));
