@@ -20,6 +20,7 @@ use crate::suggest::nearest;
 use crate::{lower, model};
 
 mod catalog;
+mod knowledge;
 mod named;
 mod shape;
 mod tags;
@@ -427,27 +428,11 @@ impl Selection {
                 });
             }
         }
-        if config.harness.knowledge.enabled {
-            let allowlist = config
-                .mcp
-                .as_ref()
-                .map(|mcp| mcp.builtins.as_slice())
-                .unwrap_or(&[]);
-            for builtin in Builtin::KNOWLEDGE {
-                if allowlist.is_empty() || allowlist.iter().any(|name| name == builtin.name()) {
-                    enabled.push((builtin, false));
-                } else {
-                    self.notes.push(format!(
-                        "built-in \"{}\" is enabled but not served: expose.agent.mcp.builtins \
-                         does not list it",
-                        builtin.name()
-                    ));
-                }
-            }
-        }
-        if config.harness.knowledge.enabled {
-            self.notes.extend(partial_knowledge_note(config));
-        }
+        enabled.extend(
+            knowledge::enabled(config, &mut self.notes)
+                .into_iter()
+                .map(|builtin| (builtin, false)),
+        );
         if config.harness.human_in_the_loop {
             self.notes.push(
                 "harness.human_in_the_loop is enabled, but ask_human_confirm, ask_human_select \
@@ -555,27 +540,6 @@ fn builtin_tool(builtin: Builtin, confirm: bool, access: FileAccess) -> Tool {
         }),
         input_schema: builtin.input_schema(),
         kind: ToolKind::Builtin { builtin, access },
-    }
-}
-
-/// Fisk AI's note when the allowlist serves one of `knowledge_search` and
-/// `knowledge_enumerate` without the other: legal, but each answers what the other cannot.
-fn partial_knowledge_note(config: &Config) -> Option<String> {
-    let listed = config.mcp.as_ref().map(|mcp| mcp.builtins.as_slice())?;
-    let has = |name: &str| listed.iter().any(|listed| listed == name);
-    let (search, enumerate) = ("knowledge_search", "knowledge_enumerate");
-    match (has(search), has(enumerate)) {
-        (true, false) => Some(format!(
-            "{search} is exposed but {enumerate} is not; clients can rank results but cannot \
-             tell an absent term from a low-scoring one. Add {enumerate} to \
-             expose.agent.mcp.builtins to serve both"
-        )),
-        (false, true) => Some(format!(
-            "{enumerate} is exposed but {search} is not; clients can find which documents \
-             mention a term but cannot read any of it. Add {search} to \
-             expose.agent.mcp.builtins to serve both"
-        )),
-        _ => None,
     }
 }
 

@@ -10,20 +10,18 @@
 //! that built the index.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fmt::Write as _;
 
 use rusqlite::Connection;
 use serde::Serialize;
 
+mod query;
+
+use self::query::{Query, Term, compile};
 use super::error::KnowledgeError;
 use super::search::{DEFAULT_MAX_INJECTED_TOKENS, citation};
 
 /// The tier line of every answer.
 pub(crate) const TIER: &str = "tier: lexical (FTS5) - matching is complete, never ranked";
-/// Words shorter than this (in characters) are not looked up.
-const MIN_TERM_CHARS: usize = 2;
-/// The most terms one query holds; further ones are ignored.
-const MAX_TERMS: usize = 40;
 /// The most related forms named per word.
 const MAX_RELATED_FORMS: usize = 5;
 /// The share of the injection budget one answer may spend (a divisor): enumeration comes
@@ -33,214 +31,6 @@ const BUDGET_SHARE: u64 = 4;
 /// The stemmed table, and the exact-word one.
 const PORTER: &str = "chunks_fts";
 const EXACT: &str = "chunks_fts_exact";
-
-/// The words the query language reserves, with what to write instead.
-const RESERVED: [(&str, &str); 4] = [
-    (
-        "and",
-        "terms are already required together, so write them side by side: deprecated api",
-    ),
-    (
-        "or",
-        "alternatives are not supported; run one query per term and compare",
-    ),
-    ("not", "use a leading minus to exclude: -deprecated"),
-    (
-        "near",
-        "proximity is not supported; a quoted phrase requires the words adjacent in one section: \
-         \"retention policy\"",
-    ),
-];
-
-/// One compiled term.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Term {
-    /// As typed, without the field prefix or the leading minus.
-    surface: String,
-    /// `None` for either column, else the column (`content` or `heading_path`).
-    column: Option<&'static str>,
-    negated: bool,
-}
-
-impl Term {
-    /// The FTS5 expression: the surface as one quoted string, scoped to its column.
-    fn matching(&self) -> String {
-        let quoted = format!("\"{}\"", self.surface.replace('"', "\"\""));
-        match self.column {
-            None => quoted,
-            Some(column) => format!("{column}:{quoted}"),
-        }
-    }
-
-    /// As the answer's `compiled` shows it.
-    fn shown(&self) -> String {
-        let mut out = String::new();
-        if self.negated {
-            out.push('-');
-        }
-        match self.column {
-            Some("content") => out.push_str("body:"),
-            Some(_) => out.push_str("heading:"),
-            None => {}
-        }
-        let _ = write!(out, "\"{}\"", self.surface);
-        out
-    }
-}
-
-/// A compiled query.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Query {
-    positive: Vec<Term>,
-    negative: Vec<Term>,
-    /// Words too short to look up.
-    dropped: Vec<String>,
-}
-
-impl Query {
-    fn compiled(&self) -> String {
-        self.positive
-            .iter()
-            .chain(&self.negative)
-            .map(Term::shown)
-            .collect::<Vec<_>>()
-            .join(" AND ")
-    }
-}
-
-/// A query the language refuses, with the fix; the client reads it as the tool's error.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
-#[error("knowledge_enumerate: {0}")]
-pub(crate) struct QueryError(String);
-
-/// Splits on whitespace outside quotes; `""` inside a quote is a literal quote.
-fn split(query: &str) -> Result<Vec<(String, bool)>, QueryError> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut quoted = false;
-    let mut chars = query.chars().peekable();
-    let flush = |current: &mut String, out: &mut Vec<(String, bool)>, was_quoted: bool| {
-        let text = std::mem::take(current);
-        let text = if was_quoted {
-            text
-        } else {
-            text.trim().to_string()
-        };
-        if !text.is_empty() {
-            out.push((text, was_quoted));
-        }
-    };
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted => {
-                if chars.peek() == Some(&'"') {
-                    current.push('"');
-                    chars.next();
-                } else {
-                    flush(&mut current, &mut out, true);
-                    quoted = false;
-                }
-            }
-            '"' => {
-                flush(&mut current, &mut out, false);
-                quoted = true;
-            }
-            c if c.is_whitespace() && !quoted => flush(&mut current, &mut out, false),
-            c => current.push(c),
-        }
-    }
-    if quoted {
-        return Err(QueryError(
-            "unbalanced quote in query; a phrase needs a closing quote, as in: \"retention \
-             policy\""
-                .into(),
-        ));
-    }
-    flush(&mut current, &mut out, false);
-    Ok(out)
-}
-
-fn reject_unsupported(text: &str) -> Result<(), QueryError> {
-    if let Some((_, fix)) = RESERVED
-        .iter()
-        .find(|(word, _)| text.eq_ignore_ascii_case(word))
-    {
-        return Err(QueryError(format!(
-            "{text:?} is not an operator here; {fix}"
-        )));
-    }
-    if text.contains('*') {
-        return Err(QueryError(format!(
-            "{text:?} uses '*', which this command does not support; matching is by word stem \
-             already, so deprecated finds deprecate and deprecation"
-        )));
-    }
-    Ok(())
-}
-
-/// Compiles the query language of the tool's description.
-fn compile(query: &str) -> Result<Query, QueryError> {
-    let mut out = Query::default();
-    for (text, quoted) in split(query)? {
-        let mut term = Term {
-            surface: text.clone(),
-            column: None,
-            negated: false,
-        };
-        if !quoted {
-            reject_unsupported(&text)?;
-            let mut rest = text.as_str();
-            if let Some(stripped) = rest.strip_prefix('-') {
-                if stripped.is_empty() {
-                    return Err(QueryError(
-                        "a bare '-' excludes nothing; write it against a term, as in: -deprecated"
-                            .into(),
-                    ));
-                }
-                term.negated = true;
-                rest = stripped;
-            }
-            if let Some((field, value)) = rest.split_once(':') {
-                term.column = Some(match field.to_ascii_lowercase().as_str() {
-                    "body" => "content",
-                    "heading" => "heading_path",
-                    _ => {
-                        return Err(QueryError(format!(
-                            "unknown field {field:?}; body: and heading: are the only fields \
-                             this command knows"
-                        )));
-                    }
-                });
-                if value.is_empty() {
-                    return Err(QueryError(format!(
-                        "{rest:?} names a field but no term; write it as {field}:<word>"
-                    )));
-                }
-                rest = value;
-            }
-            term.surface = rest.to_string();
-        }
-        reject_unsupported(&term.surface)?;
-        if !quoted && term.surface.chars().count() < MIN_TERM_CHARS {
-            out.dropped.push(term.surface);
-        } else if term.negated {
-            out.negative.push(term);
-        } else {
-            out.positive.push(term);
-        }
-        if out.positive.len() + out.negative.len() >= MAX_TERMS {
-            break;
-        }
-    }
-    if out.positive.is_empty() && !out.negative.is_empty() {
-        return Err(QueryError(
-            "a query of only exclusions has nothing to exclude from; add a term to match, as in: \
-             api -deprecated"
-                .into(),
-        ));
-    }
-    Ok(out)
-}
 
 /// The answer.
 #[derive(Debug, Serialize)]
@@ -461,7 +251,7 @@ fn describe(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let body = chunk_counts(conn, query, "content")?;
+    let body = chunk_counts(conn, query, "body")?;
     let heading = chunk_counts(conn, query, "heading_path")?;
     let any = format!(
         "({})",
@@ -700,37 +490,6 @@ fn note(answer: &Answer) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn error(query: &str) -> String {
-        compile(query).expect_err(query).0
-    }
-
-    #[test]
-    fn the_query_language_compiles_as_fisk_ai_reads_it() {
-        let query =
-            compile("api heading:retention -deprecated \"retention policy\" x").expect("compiles");
-        assert_eq!(
-            query.compiled(),
-            "\"api\" AND heading:\"retention\" AND \"retention policy\" AND -\"deprecated\""
-        );
-        assert_eq!(query.dropped, ["x"]);
-        assert_eq!(query.positive[1].matching(), "heading_path:\"retention\"");
-        assert_eq!(
-            compile("\"say \"\"hi\"\"\"").expect("quote").positive[0].matching(),
-            "\"say \"\"hi\"\"\""
-        );
-    }
-
-    #[test]
-    fn unsupported_syntax_is_refused_with_its_fix() {
-        assert!(error("api OR web").contains("run one query per term"));
-        assert!(error("dep*").contains("does not support"));
-        assert!(error("-").contains("bare '-'"));
-        assert!(error("-deprecated").contains("only exclusions"));
-        assert!(error("title:x").contains("body: and heading:"));
-        assert!(error("body:").contains("names a field but no term"));
-        assert!(error("\"open").contains("unbalanced quote"));
-    }
 
     #[test]
     fn stems_come_from_sqlites_porter_tokenizer() {

@@ -36,16 +36,14 @@ pub(crate) enum StoreError {
         /// The index's `format_version`.
         format_version: i64,
     },
-    /// The index was written by an older format generation than this build reads.
+    /// The index was written in an older format than this build reads (Fisk AI's gate).
     #[error(
-        "knowledge index format is older than this build reads: index \
-         format_version={format_version}, this build writes {current} (knowledge_enumerate \
-         needs its exact-word table); run '{reindex}'",
-        current = FORMAT_VERSION
+        "knowledge index was built in an older format and cannot be read by this build: {why}; \
+         rebuild it with '{reindex}'"
     )]
     TooOld {
-        /// The index's `format_version`.
-        format_version: i64,
+        /// What is older: the `format_version`, the `chunks` columns, or missing objects.
+        why: String,
         /// The command that rebuilds.
         reindex: String,
     },

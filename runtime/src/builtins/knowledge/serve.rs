@@ -127,6 +127,7 @@ impl Knowledge {
 
     /// The manifest, checked against the configuration.
     fn validate(&self, conn: &Connection) -> Result<super::Meta, StoreError> {
+        store::check_format(conn, &self.reindex_command())?;
         let meta = store::read_meta(conn)?;
         let identity = self.embedder.as_ref().map(|e| VectorIdentity {
             model: e.spec().model,
@@ -275,7 +276,7 @@ impl Knowledge {
             };
             let chunk: Option<(Option<String>, String)> = conn
                 .query_row(
-                    "SELECT heading_path, content FROM chunks WHERE document_id = ?1 AND ordinal = ?2",
+                    "SELECT heading_path, body FROM chunks WHERE document_id = ?1 AND ordinal = ?2",
                     (id, ordinal),
                     |row| Ok((row.get(0)?, row.get(1)?)),
                 )
