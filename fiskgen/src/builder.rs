@@ -115,6 +115,8 @@ pub struct BuildOptions {
     pub crate_dir: Option<PathBuf>,
     /// A runtime source directory to use instead of the embedded one.
     pub runtime_path: Option<PathBuf>,
+    /// Where the embedded runtime is written (default [`cache::cache_dir`]).
+    pub cache_dir: Option<PathBuf>,
     /// Build a server that serves no tool (`--allow-empty`), instead of refusing with the
     /// reason.
     pub allow_empty: bool,
@@ -169,19 +171,29 @@ pub fn build(options: &BuildOptions) -> Result<Built, Error> {
         Some(dir) => dir.clone(),
         None => cache::crate_dir(identity).ok_or(BuildError::NoCacheDir)?,
     };
-    let runtime_dir = match &options.runtime_path {
-        Some(dir) => absolute(dir)?,
+    // The embedded runtime is written to the cache and linked into the crate (below); a
+    // runtime path is used where it is.
+    let runtime = match &options.runtime_path {
+        Some(dir) => Runtime::Path(absolute(dir)?),
         None => {
-            let cache = cache::cache_dir().ok_or(BuildError::NoCacheDir)?;
-            embedded::write_runtime(&cache)
-                .map_err(io_error("writing the embedded fiskgen-runtime"))?
+            let cache = match &options.cache_dir {
+                Some(cache) => cache.clone(),
+                None => cache::cache_dir().ok_or(BuildError::NoCacheDir)?,
+            };
+            let cached = embedded::write_runtime(&cache)
+                .map_err(io_error("writing the embedded fiskgen-runtime"))?;
+            Runtime::Embedded(cached)
         }
     };
-    let target_dir = match &options.target_dir {
-        Some(dir) => dir.clone(),
-        None => cache::target_dir().ok_or(BuildError::NoCacheDir)?,
+    let runtime_key = match &runtime {
+        Runtime::Path(dir) => dir.display().to_string(),
+        Runtime::Embedded(_) => embedded::runtime_id(),
     };
-    let fingerprint = build_fingerprint(&generated, &runtime_dir);
+    let target_dir = match &options.target_dir {
+        Some(dir) => absolute(dir)?,
+        None => absolute(&cache::target_dir().ok_or(BuildError::NoCacheDir)?)?,
+    };
+    let fingerprint = build_fingerprint(&generated, &runtime_key);
     mark_fingerprint(&mut generated, &fingerprint);
 
     let _crate_lock = hold(
@@ -204,9 +216,24 @@ pub fn build(options: &BuildOptions) -> Result<Built, Error> {
         "writing the crate to {}",
         crate_dir.display()
     )))?;
+    let (runtime_dir, runtime_parent) = match runtime {
+        Runtime::Path(dir) => {
+            let parent = dir.parent().unwrap_or(&dir).to_path_buf();
+            (dir, Some(parent))
+        }
+        Runtime::Embedded(cached) => {
+            let linked = embedded::link_runtime(&absolute(&crate_dir)?, &cached).map_err(
+                io_error(format!(
+                    "linking the runtime into {}",
+                    crate_dir.join(embedded::LINK_DIR).display()
+                )),
+            )?;
+            (linked, None)
+        }
+    };
     let remap = crate::portable::Remap {
-        runtime_parent: runtime_dir.parent().unwrap_or(&runtime_dir).to_path_buf(),
-        target_dir: absolute(&target_dir)?,
+        runtime_parent,
+        target_dir: target_dir.clone(),
         cargo_home: crate::portable::cargo_home(),
     };
     let executable = cargo::build(&cargo::CargoBuild {
@@ -225,6 +252,14 @@ pub fn build(options: &BuildOptions) -> Result<Built, Error> {
         warnings: generated.warnings,
         plan,
     })
+}
+
+/// The runtime a build compiles against.
+enum Runtime {
+    /// `--runtime-path`: used where it is (its absolute path).
+    Path(PathBuf),
+    /// The embedded runtime's directory in the cache, linked into the crate before cargo runs.
+    Embedded(PathBuf),
 }
 
 /// Where `-o` puts the binary: inside an existing directory, or inside a directory named
@@ -257,9 +292,10 @@ fn hold(path: &Path, holder: &str) -> Result<cache::BuildLock, BuildError> {
 const FINGERPRINT_MARK: &str = "fiskgen-build:";
 
 /// The fingerprint of a generated crate built against a runtime: the SHA-256 (hex) of every
-/// file's path and contents and of the runtime's directory (its name carries its version and
-/// content hash).
-pub fn build_fingerprint(generated: &GeneratedCrate, runtime_dir: &Path) -> String {
+/// file's path and contents and of the runtime's key: the embedded runtime's id (its version
+/// and content hash, [`embedded::runtime_id`]; not its directory, so that builds from
+/// different cache directories stay identical), or a runtime path as given.
+pub fn build_fingerprint(generated: &GeneratedCrate, runtime_key: &str) -> String {
     let mut hash = Sha256::new();
     for (path, contents) in &generated.files {
         hash.update(path.as_bytes());
@@ -267,7 +303,7 @@ pub fn build_fingerprint(generated: &GeneratedCrate, runtime_dir: &Path) -> Stri
         hash.update((contents.len() as u64).to_le_bytes());
         hash.update(contents.as_bytes());
     }
-    hash.update(runtime_dir.as_os_str().as_encoded_bytes());
+    hash.update(runtime_key.as_bytes());
     fiskgen_contract::canonical::hex(&hash.finalize())
 }
 

@@ -91,10 +91,23 @@ pub fn build(options: &CargoBuild) -> Result<PathBuf, CargoError> {
         .arg(&options.target_dir)
         .arg("--config")
         .arg(patch_config(&options.runtime_dir))
-        .arg("--config")
-        .arg(options.remap.config())
         .stdin(Stdio::null())
         .stdout(Stdio::piped());
+    // A user's RUSTFLAGS would make cargo ignore `build.rustflags`: the remapping is appended
+    // to the user's flags instead.
+    match options.remap.appended_to(
+        std::env::var_os("CARGO_ENCODED_RUSTFLAGS").as_deref(),
+        std::env::var_os("RUSTFLAGS").as_deref(),
+    ) {
+        Some(flags) => {
+            command
+                .env("CARGO_ENCODED_RUSTFLAGS", flags)
+                .env_remove("RUSTFLAGS");
+        }
+        None => {
+            command.arg("--config").arg(options.remap.config());
+        }
+    }
     if terminal {
         command.arg("--color").arg("always").stderr(Stdio::piped());
     } else {

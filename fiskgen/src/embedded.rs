@@ -3,12 +3,18 @@
 //!
 //! Generated crates depend on `fiskgen-runtime = "=<version>"`, which is not fetched from
 //! crates.io: `fiskgen build` writes the embedded crates to
-//! `<cache>/runtime/<version>-<hash>/{runtime,contract}/` once and patches the dependency to
-//! the `runtime` directory (which finds the contract at `../contract`).
+//! `<cache>/runtime/<version>-<hash>/{runtime,contract}/` once, links that directory into the
+//! generated crate as `.fiskgen/<version>-<hash>` ([`link_runtime`]) and patches the dependency
+//! to the `runtime` directory through the link (the runtime finds the contract at
+//! `../contract`). Through the link the runtime lies inside the generated crate's workspace, so
+//! cargo hands rustc relative paths and derives the runtime's symbol hashes from the relative
+//! path: the cache directory reaches neither the binary nor its symbols, and builds from
+//! different cache directories are byte-identical.
 
 use std::fs;
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
@@ -30,9 +36,18 @@ pub fn runtime_id() -> String {
     format!("{}-{hex}", env!("CARGO_PKG_VERSION"))
 }
 
+/// The modification time of every written runtime file (2000-01-01): cargo decides whether
+/// the runtime is fresh from its files' times, and the same runtime written into another cache
+/// directory must not look newer than what a shared target directory compiled before.
+const FIXED_MTIME: Duration = Duration::from_secs(946_684_800);
+
+/// The directory, inside a generated crate, that holds the link to the runtime.
+pub const LINK_DIR: &str = ".fiskgen";
+
 /// Writes the embedded crates below `cache` (unless an earlier run did) and returns the
 /// runtime's directory. The files are written to a scratch directory first and moved into
-/// place, so a concurrent or interrupted run never leaves a half-written runtime behind.
+/// place, so a concurrent or interrupted run never leaves a half-written runtime behind. Every
+/// file gets the same fixed modification time (2000-01-01).
 pub fn write_runtime(cache: &Path) -> io::Result<PathBuf> {
     let parent = cache.join("runtime");
     let top = parent.join(runtime_id());
@@ -50,7 +65,9 @@ pub fn write_runtime(cache: &Path) -> io::Result<PathBuf> {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent)?;
         }
-        fs::write(&path, contents)?;
+        let mut file = fs::File::create(&path)?;
+        file.write_all(contents.as_bytes())?;
+        file.set_modified(SystemTime::UNIX_EPOCH + FIXED_MTIME)?;
     }
     match fs::rename(&scratch, &top) {
         Ok(()) => Ok(dir),
@@ -61,6 +78,55 @@ pub fn write_runtime(cache: &Path) -> io::Result<PathBuf> {
         }
         Err(error) => Err(error),
     }
+}
+
+/// Links `<crate_dir>/.fiskgen/<id>` to the directory holding `runtime` (the one
+/// [`write_runtime`] returned) and its contract, removes any other entry of `.fiskgen/` (links
+/// to earlier runtimes), and returns the runtime's directory through the link. `crate_dir`
+/// should be absolute: cargo is given the returned path.
+#[cfg(unix)]
+pub fn link_runtime(crate_dir: &Path, runtime: &Path) -> io::Result<PathBuf> {
+    let (Some(top), Some(name)) = (runtime.parent(), runtime.file_name()) else {
+        return Err(io::Error::other(format!(
+            "{} is not a runtime directory inside a cache",
+            runtime.display()
+        )));
+    };
+    let id = top
+        .file_name()
+        .ok_or_else(|| io::Error::other(format!("{} has no name", top.display())))?;
+    let links = crate_dir.join(LINK_DIR);
+    fs::create_dir_all(&links)?;
+    let link = links.join(id);
+    for entry in fs::read_dir(&links)? {
+        let entry = entry?;
+        if entry.file_name() == id {
+            continue;
+        }
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
+            fs::remove_dir_all(&path)?;
+        } else {
+            fs::remove_file(&path)?;
+        }
+    }
+    if fs::read_link(&link).ok().as_deref() != Some(top) {
+        // A link (or anything else) left by another cache directory is replaced.
+        if fs::symlink_metadata(&link).is_ok_and(|meta| meta.is_dir()) {
+            fs::remove_dir_all(&link)?;
+        } else if fs::symlink_metadata(&link).is_ok() {
+            fs::remove_file(&link)?;
+        }
+        std::os::unix::fs::symlink(top, &link)?;
+    }
+    Ok(link.join(name))
+}
+
+/// Without symbolic links the runtime is used from the cache directly (builds then depend on
+/// the cache directory's path).
+#[cfg(not(unix))]
+pub fn link_runtime(_crate_dir: &Path, runtime: &Path) -> io::Result<PathBuf> {
+    Ok(runtime.to_path_buf())
 }
 
 /// The lockfile of a standalone generated crate named `package`: the workspace's, with the
@@ -169,6 +235,34 @@ mod tests {
         assert!(dir.join("../contract/src/lib.rs").is_file());
         let again = write_runtime(cache.path())?;
         assert_eq!(dir, again);
+        let modified = fs::metadata(dir.join("src/lib.rs"))?.modified()?;
+        assert_eq!(modified, SystemTime::UNIX_EPOCH + FIXED_MTIME);
+        Ok(())
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_crate_reaches_the_runtime_through_a_link_named_by_its_id() -> io::Result<()> {
+        let first = tempfile::tempdir()?;
+        let second = tempfile::tempdir()?;
+        let crate_dir = tempfile::tempdir()?;
+        let stale = crate_dir.path().join(LINK_DIR).join("0.0.1-old");
+        fs::create_dir_all(&stale)?;
+        let linked = link_runtime(crate_dir.path(), &write_runtime(first.path())?)?;
+        let expected = crate_dir
+            .path()
+            .join(LINK_DIR)
+            .join(runtime_id())
+            .join("runtime");
+        assert_eq!(linked, expected);
+        assert!(linked.join("src/lib.rs").is_file());
+        assert!(linked.join("../contract/Cargo.toml").is_file());
+        assert!(!stale.exists(), "the link to an earlier runtime is removed");
+        // Another cache directory's runtime replaces the link; the path stays the same.
+        let again = link_runtime(crate_dir.path(), &write_runtime(second.path())?)?;
+        assert_eq!(again, expected);
+        let target = fs::read_link(crate_dir.path().join(LINK_DIR).join(runtime_id()))?;
+        assert!(target.starts_with(second.path()), "{}", target.display());
         Ok(())
     }
 }

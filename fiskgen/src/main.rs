@@ -131,6 +131,7 @@ fn build_options(args: BuildArgs) -> fiskgen::builder::BuildOptions {
         target_dir: args.target_dir,
         crate_dir: args.crate_dir,
         runtime_path: args.runtime_path,
+        cache_dir: None,
         allow_empty: args.allow_empty,
         platform: fiskgen::portable::Platform {
             target: args.target,

@@ -4,7 +4,7 @@
 //!
 //! docs/install.md documents the platforms and what each mode needs.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -124,8 +124,10 @@ fn host_triple() -> Result<String, PlatformError> {
 /// application built into one target directory: switching applications rebuilds nothing.
 #[derive(Debug, Clone)]
 pub struct Remap {
-    /// The directory holding `runtime/` and `contract/`.
-    pub runtime_parent: PathBuf,
+    /// The directory holding `runtime/` and `contract/`, for a runtime outside the crate
+    /// (`--runtime-path`). The embedded runtime is reached through a link inside the crate,
+    /// so rustc sees it by a relative path and it needs no mapping.
+    pub runtime_parent: Option<PathBuf>,
     /// The cargo target directory.
     pub target_dir: PathBuf,
     /// `$CARGO_HOME` (crates.io sources live below it).
@@ -134,7 +136,41 @@ pub struct Remap {
 
 impl Remap {
     /// `build.rustflags=[...]` for cargo's `--config`: one `--remap-path-prefix` per directory.
+    /// Cargo ignores `build.rustflags` when the environment sets `RUSTFLAGS` or
+    /// `CARGO_ENCODED_RUSTFLAGS`; [`Remap::appended_to`] serves that case.
     pub fn config(&self) -> String {
+        let quoted: Vec<String> = self.flags().iter().map(|flag| toml_string(flag)).collect();
+        format!("build.rustflags=[{}]", quoted.join(", "))
+    }
+
+    /// The value of `CARGO_ENCODED_RUSTFLAGS` that keeps the user's flags from the environment
+    /// (`CARGO_ENCODED_RUSTFLAGS`, which cargo prefers, else `RUSTFLAGS`, split on spaces as
+    /// cargo does) and appends the remapping; `None` when neither variable is set.
+    pub fn appended_to(&self, encoded: Option<&OsStr>, plain: Option<&OsStr>) -> Option<String> {
+        let mut flags: Vec<String> = match (encoded, plain) {
+            (Some(encoded), _) => {
+                let encoded = encoded.to_string_lossy();
+                encoded
+                    .split('\x1f')
+                    .filter(|flag| !flag.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            }
+            (None, Some(plain)) => plain
+                .to_string_lossy()
+                .split(' ')
+                .map(str::trim)
+                .filter(|flag| !flag.is_empty())
+                .map(str::to_string)
+                .collect(),
+            (None, None) => return None,
+        };
+        flags.extend(self.flags());
+        Some(flags.join("\x1f"))
+    }
+
+    /// One `--remap-path-prefix=FROM=TO` per directory.
+    fn flags(&self) -> Vec<String> {
         let mut flags = Vec::new();
         let mut map = |from: &Path, to: &str| {
             flags.push(format!("--remap-path-prefix={}={to}", from.display()));
@@ -142,10 +178,11 @@ impl Remap {
         if let Some(home) = &self.cargo_home {
             map(home, "/cargo");
         }
-        map(&self.runtime_parent, "/fiskgen");
+        if let Some(runtime) = &self.runtime_parent {
+            map(runtime, "/fiskgen");
+        }
         map(&self.target_dir, "/target");
-        let quoted: Vec<String> = flags.iter().map(|flag| toml_string(flag)).collect();
-        format!("build.rustflags=[{}]", quoted.join(", "))
+        flags
     }
 }
 
@@ -233,7 +270,7 @@ mod tests {
     #[test]
     fn the_remapping_is_one_toml_array_of_flags() {
         let remap = Remap {
-            runtime_parent: PathBuf::from("/c/fiskgen/runtime/0.1.0-x"),
+            runtime_parent: Some(PathBuf::from("/c/fiskgen/runtime/0.1.0-x")),
             target_dir: PathBuf::from("/t \"q\""),
             cargo_home: Some(PathBuf::from("/h/.cargo")),
         };
@@ -252,6 +289,42 @@ mod tests {
                 "--remap-path-prefix=/c/fiskgen/runtime/0.1.0-x=/fiskgen",
                 "--remap-path-prefix=/t \"q\"=/target",
             ]
+        );
+    }
+
+    #[test]
+    fn a_users_rustflags_are_kept_and_the_remapping_appended() {
+        let remap = Remap {
+            runtime_parent: None,
+            target_dir: PathBuf::from("/t"),
+            cargo_home: Some(PathBuf::from("/h")),
+        };
+        let ours = "--remap-path-prefix=/h=/cargo\x1f--remap-path-prefix=/t=/target";
+        assert_eq!(remap.appended_to(None, None), None);
+        // RUSTFLAGS=" " is set (cargo then ignores build.rustflags) and adds nothing.
+        assert_eq!(
+            remap.appended_to(None, Some(OsStr::new(" "))).as_deref(),
+            Some(ours)
+        );
+        assert_eq!(
+            remap
+                .appended_to(None, Some(OsStr::new(" -C  target-cpu=native ")))
+                .as_deref(),
+            Some(format!("-C\x1ftarget-cpu=native\x1f{ours}").as_str())
+        );
+        // The encoded form wins over RUSTFLAGS, as in cargo, and keeps spaces inside a flag.
+        assert_eq!(
+            remap
+                .appended_to(
+                    Some(OsStr::new("--cfg\x1ffoo=\"a b\"")),
+                    Some(OsStr::new("-C opt-level=0"))
+                )
+                .as_deref(),
+            Some(format!("--cfg\x1ffoo=\"a b\"\x1f{ours}").as_str())
+        );
+        assert_eq!(
+            remap.appended_to(Some(OsStr::new("")), None).as_deref(),
+            Some(ours)
         );
     }
 }

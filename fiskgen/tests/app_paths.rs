@@ -7,23 +7,20 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use fiskgen_tests::apps::{self, App, workspace_root};
+use fiskgen_tests::apps::{self, App};
 use serde_json::Value;
 
+mod support;
+use support::{e2e, fiskgen_command, text};
+
+/// `fiskgen ARGS` in `cwd`, with the end-to-end tests' warm cache and target directory.
 fn fiskgen(cwd: &Path, args: &[&str]) -> Output {
-    let e2e = workspace_root().join("target").join("fiskgen-e2e");
-    Command::new(env!("CARGO_BIN_EXE_fiskgen"))
+    fiskgen_command(cwd)
         .args(args)
-        .current_dir(cwd)
-        .env("XDG_CACHE_HOME", e2e.join("cache"))
-        .env("FISKGEN_TARGET_DIR", e2e.join("target"))
-        .env("COLUMNS", "1000")
+        .env("XDG_CACHE_HOME", e2e().join("cache"))
+        .env("FISKGEN_TARGET_DIR", e2e().join("target"))
         .output()
         .expect("fiskgen runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// `project/bin/fisk-curl` and `project/conf/`, in a fresh directory.

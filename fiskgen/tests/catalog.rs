@@ -3,26 +3,24 @@
 //! `impact:rw` commands and narrows the catalog is not.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use fiskgen_tests::apps::{self, App, workspace_root};
+
+mod support;
+use support::{fiskgen_command, text};
 
 fn info(config: &Path) -> Output {
     let mut path = vec![apps::bin_dir().expect("fisk apps cache dir")];
     path.extend(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),
     ));
-    Command::new(env!("CARGO_BIN_EXE_fiskgen"))
+    fiskgen_command(Path::new("."))
         .arg("info")
         .arg(config)
         .env("PATH", std::env::join_paths(path).expect("PATH"))
-        .env("COLUMNS", "1000")
         .output()
         .expect("fiskgen runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]

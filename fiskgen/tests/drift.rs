@@ -9,9 +9,8 @@ use fiskgen_tests::apps::{self, App, workspace_root};
 use fiskgen_tests::clients;
 use serde_json::{Value, json};
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod support;
+use support::text;
 
 /// `fiskgen check` of the demo config against the golden's model, with `app` as the current
 /// application.

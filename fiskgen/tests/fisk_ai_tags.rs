@@ -2,24 +2,11 @@
 //! of it could be: contradictory behaviour tags are served as the more dangerous reading, with
 //! a warning, and an unknown `ai:` tag is named.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
 use fiskgen_tests::apps::{self, App};
 use serde_json::Value;
 
-fn fiskgen(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fiskgen"))
-        .args(args)
-        .current_dir(dir)
-        .env("COLUMNS", "1000")
-        .output()
-        .expect("fiskgen runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod support;
+use support::{fiskgen, text};
 
 /// Sets the tags of the top-level command `group`'s subcommand `name` (or of `group` itself).
 fn tag(doc: &mut Value, path: &[&str], tags: &[&str]) {

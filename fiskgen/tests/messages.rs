@@ -1,23 +1,10 @@
 //! The small messages a new user meets first, on fisk's own curl example: each says what is
 //! wrong once, and what to do from where the user is.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
 use fiskgen_tests::apps::{self, App};
 
-fn fiskgen(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fiskgen"))
-        .args(args)
-        .current_dir(dir)
-        .env("COLUMNS", "1000")
-        .output()
-        .expect("fiskgen runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod support;
+use support::{fiskgen, text};
 
 fn curl() -> String {
     apps::path(App::FiskCurl)

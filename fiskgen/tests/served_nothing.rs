@@ -3,26 +3,23 @@
 //! and `fiskgen build` of a config that serves no tool fails before compiling, saying why.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use fiskgen_tests::apps::{self, App};
 
+mod support;
+use support::{fiskgen_command, text};
+
 /// `fiskgen ARGS` in `dir`, with a cache and target directory of its own under `dir` (so a
 /// build that compiled anything would leave `dir/target` behind).
+/// `fiskgen ARGS` in `dir`, with its cache and target directory below `dir`.
 fn fiskgen(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fiskgen"))
+    fiskgen_command(dir)
         .args(args)
-        .current_dir(dir)
         .env("XDG_CACHE_HOME", dir.join("cache"))
         .env("FISKGEN_TARGET_DIR", dir.join("target"))
-        // Warnings unwrapped, one per line.
-        .env("COLUMNS", "1000")
         .output()
         .expect("fiskgen runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Writes `name` for `app` with the given config lines after `application_path`.

@@ -3,10 +3,13 @@
 //! - fiskgen installs from its packaged `.crate` files (not the checkout) offline, with the
 //!   tested lockfile and no warning, and the installed fiskgen builds the demo server from
 //!   another directory; the same config built again by this checkout's fiskgen, from other
-//!   crate and target directories, gives a byte-identical binary.
+//!   crate, target and cache directories and with `RUSTFLAGS` set, gives a byte-identical
+//!   binary.
 //! - a portable build (`--glibc 2.17`, cargo-zigbuild and Zig) asks for no newer glibc symbol,
 //!   and its MCP Bundle passes the official `mcpb` CLI's validation, packs and unpacks, and
-//!   the unpacked server serves the official Python SDK over stdio.
+//!   the unpacked server serves the official Python SDK over stdio; the release workflow's
+//!   `server.json` step, run on that bundle, writes a document the MCP Registry's published
+//!   schema accepts.
 //!
 //! Their target directories are kept below `target/fiskgen-ship` between runs (the first run
 //! compiles the runtime in release mode for each: minutes on two cores); the second build of
@@ -64,30 +67,53 @@ fn e2e_dir(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The cache both reproducibility builds share (the embedded runtime is written there, at a
-/// path named by its contents' hash): `tests/build.rs`'s, so the second build is warm.
+/// `tests/build.rs`'s cache (the embedded runtime is written there, at a path named by its
+/// contents' hash): the second reproducibility build and the portable build use it, so the
+/// second build is warm.
 fn shared_cache() -> PathBuf {
     e2e_dir("cache")
 }
 
-/// `fiskgen build` of the demo config, run by `fiskgen` in `cwd` (not the checkout), offline.
-fn build_demo(fiskgen: &Path, cwd: &Path, crate_dir: &Path, target: &Path, out: &Path) -> Output {
+/// Where one build of the demo happens, and how.
+struct DemoBuild<'a> {
+    /// The fiskgen that builds.
+    fiskgen: &'a Path,
+    /// Its working directory (not the checkout).
+    cwd: &'a Path,
+    crate_dir: &'a Path,
+    target: &'a Path,
+    /// `XDG_CACHE_HOME`.
+    cache: &'a Path,
+    /// `RUSTFLAGS`, or none in the environment.
+    rustflags: Option<&'a str>,
+    /// The binary.
+    out: &'a Path,
+}
+
+/// `fiskgen build` of the demo config, offline.
+fn build_demo(build: &DemoBuild<'_>) -> Output {
     let path = ship::path_with(&[apps::bin_dir().expect("fisk apps dir")]).expect("PATH");
-    Command::new(fiskgen)
+    let mut command = Command::new(build.fiskgen);
+    if let Some(flags) = build.rustflags {
+        command.env("RUSTFLAGS", flags);
+    } else {
+        command.env_remove("RUSTFLAGS");
+    }
+    command
         .arg("build")
         .arg(workspace_root().join("examples/demo/demo.yaml"))
         .arg("--crate-dir")
-        .arg(crate_dir)
+        .arg(build.crate_dir)
         .arg("--target-dir")
-        .arg(target)
+        .arg(build.target)
         .arg("-o")
-        .arg(out)
-        .current_dir(cwd)
+        .arg(build.out)
+        .current_dir(build.cwd)
         .env("PATH", path)
-        .env("XDG_CACHE_HOME", shared_cache())
+        .env("XDG_CACHE_HOME", build.cache)
         .env("CARGO_NET_OFFLINE", "true")
         .env_remove("FISKGEN_TARGET_DIR")
-        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .output()
         .expect("fiskgen runs")
 }
@@ -183,19 +209,43 @@ fn a_packaged_fiskgen_installs_offline_and_builds_the_demo_bit_for_bit_like_the_
     }
     let installed = root.join("bin").join("fiskgen");
 
-    // A build in a fresh target directory, from a directory that is not the checkout.
+    // A build in its own target directory, with a cache directory of its own, from a directory
+    // that is not the checkout.
     let first_dir = scratch.path().join("a");
     fs::create_dir_all(&first_dir).expect("dir");
     let first = first_dir.join("tasks-mcp");
     let first_target = ship_dir("target-a");
-    let built = build_demo(
-        &installed,
-        &first_dir,
-        &first_dir.join("crate"),
-        &first_target,
-        &first,
-    );
+    let first_cache = scratch.path().join("cache-a");
+    let built = build_demo(&DemoBuild {
+        fiskgen: &installed,
+        cwd: &first_dir,
+        crate_dir: &first_dir.join("crate"),
+        target: &first_target,
+        cache: &first_cache,
+        rustflags: None,
+        out: &first,
+    });
     ok(&built, "the installed fiskgen's build");
+    // The crate reaches the runtime through its link, which its .gitignore names.
+    let links = first_dir.join("crate").join(".fiskgen");
+    let link = fs::read_dir(&links)
+        .expect("the crate has .fiskgen/")
+        .next()
+        .expect("one link")
+        .expect("entry")
+        .path();
+    assert!(link.is_symlink(), "{}", link.display());
+    let points_to = fs::read_link(&link).expect("a link");
+    assert!(
+        points_to.starts_with(&first_cache),
+        "{}",
+        points_to.display()
+    );
+    let ignored = fs::read_to_string(first_dir.join("crate/.gitignore")).expect(".gitignore");
+    assert!(
+        ignored.lines().any(|line| line == "/.fiskgen/"),
+        "{ignored}"
+    );
 
     let version = Command::new(&first)
         .args(["version", "--json"])
@@ -216,18 +266,21 @@ fn a_packaged_fiskgen_installs_offline_and_builds_the_demo_bit_for_bit_like_the_
         "{version}"
     );
 
-    // The same config, later, by this checkout's fiskgen, from another (deeper) directory and
-    // another target directory.
+    // The same config, later, by this checkout's fiskgen, from another (deeper) directory,
+    // another target directory and another cache directory, with RUSTFLAGS set (cargo then
+    // ignores build.rustflags; fiskgen appends its remapping to the user's flags).
     let second_dir = scratch.path().join("b").join("c").join("d");
     fs::create_dir_all(&second_dir).expect("dir");
     let second = second_dir.join("tasks-mcp");
-    let built = build_demo(
-        Path::new(env!("CARGO_BIN_EXE_fiskgen")),
-        &second_dir,
-        &second_dir.join("crate"),
-        &e2e_dir("target"),
-        &second,
-    );
+    let built = build_demo(&DemoBuild {
+        fiskgen: Path::new(env!("CARGO_BIN_EXE_fiskgen")),
+        cwd: &second_dir,
+        crate_dir: &second_dir.join("crate"),
+        target: &e2e_dir("target"),
+        cache: &shared_cache(),
+        rustflags: Some(" "),
+        out: &second,
+    });
     ok(&built, "the checkout's build");
     assert_eq!(
         sha256(&first),
@@ -238,6 +291,7 @@ fn a_packaged_fiskgen_installs_offline_and_builds_the_demo_bit_for_bit_like_the_
     for leaked in [
         scratch.path().to_string_lossy().into_owned(),
         first_target.to_string_lossy().into_owned(),
+        e2e_dir("target").to_string_lossy().into_owned(),
         shared_cache().to_string_lossy().into_owned(),
     ] {
         let found = binary
@@ -265,8 +319,103 @@ fn a_packaged_fiskgen_installs_offline_and_builds_the_demo_bit_for_bit_like_the_
 /// The oldest glibc the portable test asks for.
 const GLIBC: (u32, u32) = (2, 17);
 
+/// The `run:` script of the step named `name` in a workflow.
+fn workflow_step(workflow: &Path, name: &str) -> String {
+    let text = fs::read_to_string(workflow).expect("the workflow");
+    let scalars: Vec<String> = saphyr_parser::Parser::new_from_str(&text)
+        .map(|event| event.expect("YAML").0)
+        .filter_map(|event| match event {
+            saphyr_parser::Event::Scalar(text, ..) => Some(text.into_owned()),
+            _ => None,
+        })
+        .collect();
+    let at = scalars
+        .iter()
+        .position(|scalar| scalar == name)
+        .unwrap_or_else(|| panic!("no step {name:?} in {}", workflow.display()));
+    let run = scalars[at..]
+        .iter()
+        .position(|scalar| scalar == "run")
+        .unwrap_or_else(|| panic!("the step {name:?} runs nothing"));
+    scalars[at + run + 1].clone()
+}
+
+/// Runs the demo's release workflow step that writes `server.json` on `bundle` (as a
+/// release's only asset), as GitHub runs a `run:` step, and validates the result against the
+/// MCP Registry's published schema; a document that breaks the schema is refused.
+fn server_json_passes_the_registry_schema(scratch: &Path, bundle: &Path) {
+    let dist = scratch.join("dist");
+    fs::create_dir_all(&dist).expect("dist");
+    let asset = dist.join("tasks-mcp-linux-x86_64.mcpb");
+    fs::copy(bundle, &asset).expect("copy the bundle");
+    let workflow = workspace_root().join("tests/expected/demo/ci/release.yml");
+    let script = workflow_step(
+        &workflow,
+        "server.json for the MCP Registry (one mcpb package per platform)",
+    );
+    let downloads = "https://github.com/fisk-user/tasks/releases/download/v1.0.0";
+    let written = Command::new("bash")
+        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &script])
+        .current_dir(scratch)
+        .env("PACKAGE", "tasks-mcp")
+        .env("DOWNLOADS", downloads)
+        .env("GITHUB_REPOSITORY_OWNER", "fisk-user")
+        .env("GITHUB_REF_NAME", "v1.0.0")
+        .output()
+        .expect("bash runs");
+    ok(&written, "the release workflow's server.json step");
+    let server_json = dist.join("server.json");
+    let document: Value =
+        serde_json::from_str(&fs::read_to_string(&server_json).expect("server.json"))
+            .expect("JSON");
+    assert_eq!(
+        document["name"], "io.github.fisk-user/tasks-mcp",
+        "{document}"
+    );
+    assert_eq!(document["version"], "1.0.0", "{document}");
+    let package = &document["packages"][0];
+    assert_eq!(package["registryType"], "mcpb", "{document}");
+    assert_eq!(
+        package["identifier"],
+        format!("{downloads}/tasks-mcp-linux-x86_64.mcpb"),
+        "{document}"
+    );
+    assert_eq!(package["fileSha256"], sha256(&asset), "{document}");
+
+    let schema = ship::registry_schema().expect("the registry's schema downloads");
+    let python = clients::python().expect("the Python SDK client installs");
+    let validate = |document: &Path| {
+        Command::new(&python)
+            .arg(clients::scripts_dir().join("validate_json.py"))
+            .arg(&schema)
+            .arg(document)
+            .output()
+            .expect("python runs")
+    };
+    ok(&validate(&server_json), "validating server.json");
+    // The same validation refuses a document the registry would refuse.
+    let mut broken = document.clone();
+    broken["packages"][0]["fileSha256"] = Value::from("not a digest");
+    broken["name"] = Value::from("no-namespace");
+    let broken_path = scratch.join("broken-server.json");
+    fs::write(&broken_path, broken.to_string()).expect("write");
+    let refused = validate(&broken_path);
+    let said = text(&refused.stdout);
+    assert_eq!(
+        refused.status.code(),
+        Some(1),
+        "{said}{}",
+        text(&refused.stderr)
+    );
+    assert!(
+        said.contains("packages/0/fileSha256") && said.contains("name:"),
+        "{said}"
+    );
+}
+
 #[test]
-fn a_portable_bundle_needs_no_newer_glibc_passes_mcpb_and_serves_the_python_sdk() {
+fn a_portable_bundle_needs_no_newer_glibc_passes_mcpb_and_the_registry_schema_and_serves_the_python_sdk()
+ {
     let app = apps::path(App::Demo).expect("the demo app builds");
     let mut dirs = ship::zigbuild_path().expect("cargo-zigbuild and Zig install");
     dirs.push(apps::bin_dir().expect("fisk apps dir"));
@@ -336,6 +485,7 @@ fn a_portable_bundle_needs_no_newer_glibc_passes_mcpb_and_serves_the_python_sdk(
         "{manifest}"
     );
     assert_eq!(sha256(&unpacked.join("server/tasks-mcp")), sha256(&binary));
+    server_json_passes_the_registry_schema(scratch.path(), &bundle);
 
     // Start the unpacked server the way a host does: the manifest's command and arguments,
     // with `${__dirname}` and the user's answer substituted.

@@ -8,13 +8,15 @@
 //! and the binary exists. Every build holds an exclusive lock on
 //! `<name>.lock`, so parallel test threads and processes build each app once.
 
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
+
+use crate::cache::{build_and_replace, cached_build};
 
 /// The natscli module and version that [`App::Nats`] is installed from.
 pub const NATS_MODULE: &str = "github.com/nats-io/natscli/nats@v0.5.0";
@@ -176,73 +178,49 @@ pub fn path_in(cache: &Path, app: App) -> Result<PathBuf> {
     let bin = cache.join("bin");
     fs::create_dir_all(&bin).with_context(|| format!("creating {}", bin.display()))?;
     let binary = bin.join(name);
-
-    let lock_path = cache.join(format!("{name}.lock"));
-    let lock = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .with_context(|| format!("opening {}", lock_path.display()))?;
-    lock.lock()
-        .with_context(|| format!("locking {}", lock_path.display()))?;
-
     let stamp = fingerprint(app)?;
-    let stamp_path = cache.join(format!("{name}.stamp"));
-    let current = fs::read_to_string(&stamp_path).unwrap_or_default();
-    if current.trim() == stamp && binary.is_file() {
-        return Ok(binary);
-    }
-
-    // Build into a scratch directory, then move into place, so a binary that
-    // another test is running is replaced, never rewritten.
-    let scratch = cache.join(format!("{name}.build"));
-    if scratch.exists() {
-        fs::remove_dir_all(&scratch).with_context(|| format!("removing {}", scratch.display()))?;
-    }
-    fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
-    let built = scratch.join(name);
-    match app.source_dir() {
-        Some(dir) => {
-            let mut cmd = go_command();
-            cmd.args([
-                "build",
-                "-trimpath",
-                "-buildvcs=false",
-                "-tags",
-                app.build_tags(),
-                "-o",
-            ])
-            .arg(&built)
-            .arg(".")
-            .current_dir(&dir);
-            run_go(cmd, &format!("go build in {}", dir.display()))?;
-        }
-        None if app.fisk_example().is_some() => {
-            let dir = fisk_example_dir(app, cache)?;
-            let mut cmd = go_command();
-            cmd.args(["build", "-trimpath", "-buildvcs=false", "-o"])
-                .arg(&built)
-                .arg(".")
-                .current_dir(&dir);
-            run_go(cmd, &format!("go build in {}", dir.display()))?;
-        }
-        None => {
-            let module = app
-                .module()
-                .with_context(|| format!("{name} has neither a source directory nor a module"))?;
-            let mut cmd = go_command();
-            cmd.args(["install", "-trimpath", "-buildvcs=false", module])
-                .env("GOBIN", &scratch)
-                .current_dir(cache);
-            run_go(cmd, &format!("go install {module}"))?;
-        }
-    }
-    fs::rename(&built, &binary)
-        .with_context(|| format!("moving {} to {}", built.display(), binary.display()))?;
-    fs::remove_dir_all(&scratch).with_context(|| format!("removing {}", scratch.display()))?;
-    fs::write(&stamp_path, format!("{stamp}\n"))
-        .with_context(|| format!("writing {}", stamp_path.display()))?;
+    cached_build(cache, name, &stamp, &binary, || {
+        build_and_replace(cache, name, &binary, |scratch| {
+            let built = scratch.join(name);
+            match app.source_dir() {
+                Some(dir) => {
+                    let mut cmd = go_command();
+                    cmd.args([
+                        "build",
+                        "-trimpath",
+                        "-buildvcs=false",
+                        "-tags",
+                        app.build_tags(),
+                        "-o",
+                    ])
+                    .arg(&built)
+                    .arg(".")
+                    .current_dir(&dir);
+                    run_go(cmd, &format!("go build in {}", dir.display()))?;
+                }
+                None if app.fisk_example().is_some() => {
+                    let dir = fisk_example_dir(app, cache)?;
+                    let mut cmd = go_command();
+                    cmd.args(["build", "-trimpath", "-buildvcs=false", "-o"])
+                        .arg(&built)
+                        .arg(".")
+                        .current_dir(&dir);
+                    run_go(cmd, &format!("go build in {}", dir.display()))?;
+                }
+                None => {
+                    let module = app.module().with_context(|| {
+                        format!("{name} has neither a source directory nor a module")
+                    })?;
+                    let mut cmd = go_command();
+                    cmd.args(["install", "-trimpath", "-buildvcs=false", module])
+                        .env("GOBIN", scratch)
+                        .current_dir(cache);
+                    run_go(cmd, &format!("go install {module}"))?;
+                }
+            }
+            Ok(())
+        })
+    })?;
     Ok(binary)
 }
 

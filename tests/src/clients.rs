@@ -18,7 +18,7 @@
 //! is complete, and redone from scratch otherwise. Every install holds an exclusive lock on
 //! `<name>.lock`, so parallel test threads and processes install each once.
 
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -27,6 +27,7 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use crate::apps::workspace_root;
+use crate::cache::cached_build;
 
 /// Environment variable naming the directory the clients are installed into.
 pub const TOOLS_DIR_VAR: &str = "FISKGEN_TEST_TOOLS_DIR";
@@ -125,7 +126,7 @@ pub fn python_in(tools: &Path) -> Result<PathBuf> {
 
     let venv = tools.join("venv");
     let python = venv.join("bin").join("python");
-    install_once(tools, "venv", &stamp, &python, || {
+    cached_build(tools, "venv", &stamp, &python, || {
         if venv.exists() {
             fs::remove_dir_all(&venv).with_context(|| format!("removing {}", venv.display()))?;
         }
@@ -179,7 +180,7 @@ pub fn node_bin_in(tools: &Path) -> Result<PathBuf> {
     let bin = dir.join("node_modules").join(".bin");
     // The last thing `npm ci` links; the others are checked after the install.
     let marker = bin.join("conformance");
-    install_once(tools, "node", &stamp, &marker, || {
+    cached_build(tools, "node", &stamp, &marker, || {
         if dir.exists() {
             fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
         }
@@ -337,42 +338,6 @@ fn base_python() -> PathBuf {
     std::env::var_os(PYTHON_VAR)
         .filter(|v| !v.is_empty())
         .map_or_else(|| PathBuf::from("python3"), PathBuf::from)
-}
-
-/// Runs `install` under `<tools>/<name>.lock` unless `<name>.stamp` holds `stamp` and `done`
-/// exists; writes the stamp after a successful install (a failed one leaves none, so the
-/// next call starts over).
-pub(crate) fn install_once(
-    tools: &Path,
-    name: &str,
-    stamp: &str,
-    done: &Path,
-    install: impl FnOnce() -> Result<()>,
-) -> Result<()> {
-    fs::create_dir_all(tools).with_context(|| format!("creating {}", tools.display()))?;
-    let lock_path = tools.join(format!("{name}.lock"));
-    let lock = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .with_context(|| format!("opening {}", lock_path.display()))?;
-    lock.lock()
-        .with_context(|| format!("locking {}", lock_path.display()))?;
-
-    let stamp_path = tools.join(format!("{name}.stamp"));
-    let current = fs::read_to_string(&stamp_path).unwrap_or_default();
-    if current.trim() == stamp && done.is_file() {
-        return Ok(());
-    }
-    if stamp_path.exists() {
-        fs::remove_file(&stamp_path)
-            .with_context(|| format!("removing {}", stamp_path.display()))?;
-    }
-    install().with_context(|| format!("installing the test clients into {}", tools.display()))?;
-    fs::write(&stamp_path, format!("{stamp}\n"))
-        .with_context(|| format!("writing {}", stamp_path.display()))?;
-    Ok(())
 }
 
 /// The sha256 (hex) of the files' names and contents, plus `extra`.

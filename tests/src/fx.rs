@@ -22,6 +22,7 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use crate::apps::workspace_root;
+use crate::cache::{build_and_replace, cached_build};
 
 /// Environment variable naming the cache directory fx is built into.
 pub const FX_DIR_VAR: &str = "FISKGEN_FX_DIR";
@@ -89,50 +90,23 @@ pub fn path_in(cache: &Path, source: &Path) -> Result<PathBuf> {
     fs::create_dir_all(cache).with_context(|| format!("creating {}", cache.display()))?;
     let binary = cache.join("fx");
 
-    let lock_path = cache.join("fx.lock");
-    let lock = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .with_context(|| format!("opening {}", lock_path.display()))?;
-    lock.lock()
-        .with_context(|| format!("locking {}", lock_path.display()))?;
-
     let stamp = fingerprint(&script, &tarball)?;
-    let stamp_path = cache.join("fx.stamp");
-    let current = fs::read_to_string(&stamp_path).unwrap_or_default();
-    if current.trim() == stamp && binary.is_file() {
-        return Ok(binary);
-    }
-    if stamp_path.exists() {
-        fs::remove_file(&stamp_path)
-            .with_context(|| format!("removing {}", stamp_path.display()))?;
-    }
-
-    // Build into a scratch directory, then move into place, so a binary that another test
-    // is running is replaced, never rewritten.
-    let scratch = cache.join("fx.build");
-    if scratch.exists() {
-        fs::remove_dir_all(&scratch).with_context(|| format!("removing {}", scratch.display()))?;
-    }
-    fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
-    let built = scratch.join("fx");
-    let log_path = cache.join("fx.build.log");
-    run_build(&script, &built, &log_path)?;
-    if !built.is_file() {
-        bail!(
-            "{} wrote no {} (its output: {})",
-            script.display(),
-            built.display(),
-            log_path.display()
-        );
-    }
-    fs::rename(&built, &binary)
-        .with_context(|| format!("moving {} to {}", built.display(), binary.display()))?;
-    fs::remove_dir_all(&scratch).with_context(|| format!("removing {}", scratch.display()))?;
-    fs::write(&stamp_path, format!("{stamp}\n"))
-        .with_context(|| format!("writing {}", stamp_path.display()))?;
+    cached_build(cache, "fx", &stamp, &binary, || {
+        let log_path = cache.join("fx.build.log");
+        build_and_replace(cache, "fx", &binary, |scratch| {
+            let built = scratch.join("fx");
+            run_build(&script, &built, &log_path)?;
+            if !built.is_file() {
+                bail!(
+                    "{} wrote no {} (its output: {})",
+                    script.display(),
+                    built.display(),
+                    log_path.display()
+                );
+            }
+            Ok(())
+        })
+    })?;
     Ok(binary)
 }
 

@@ -8,9 +8,10 @@
 //! [`fx`] builds fx, the MCP client the project was specified against, once, into a cache
 //! outside the clone; [`tmux`] drives an interactive program like it in a tmux session.
 //! [`ship`] installs what the shipping tests use: cargo-zigbuild and Zig, actionlint and the
-//! MCP Bundle CLI.
+//! MCP Bundle CLI. [`cache`] is the lock-and-stamp cache all of them build through.
 
 pub mod apps;
+pub mod cache;
 pub mod clients;
 pub mod fx;
 pub mod ship;

@@ -2,7 +2,8 @@
 //! (crates.io) and Zig (PyPI's `ziglang`) for portable Linux builds into [`machine_tools_dir`]
 //! (kept between runs and checkouts on one machine: compiling cargo-zigbuild is the slow part),
 //! actionlint (Go module proxy) for the generated workflows and the official MCP Bundle CLI
-//! `mcpb` (npm) into [`clients::tools_dir`].
+//! `mcpb` (npm) into [`clients::tools_dir`]; and the MCP Registry's `server.json` schema, from
+//! the registry's Go module (Go's module cache keeps it).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,8 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::clients::{self, fingerprint as stamp, install_once, run};
+use crate::cache::cached_build;
+use crate::clients::{self, fingerprint as stamp, run};
 
 /// The cargo-zigbuild release the portable test builds with.
 pub const CARGO_ZIGBUILD: &str = "0.24.1";
@@ -20,6 +22,40 @@ pub const ZIGLANG: &str = "0.16.0";
 
 /// The actionlint module the workflow test lints with.
 pub const ACTIONLINT_MODULE: &str = "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12";
+
+/// The MCP Registry's Go module, which carries the published `server.json` schemas.
+pub const REGISTRY_MODULE: &str = "github.com/modelcontextprotocol/registry@v1.8.9";
+
+/// The schema release generated `server.json` files name (`$schema`), inside
+/// [`REGISTRY_MODULE`].
+pub const REGISTRY_SCHEMA: &str = "internal/validators/schemas/2025-12-11.json";
+
+/// The registry's `server.json` schema ([`REGISTRY_SCHEMA`]), downloaded with
+/// `go mod download` from the Go module proxy into Go's module cache (once per machine).
+pub fn registry_schema() -> Result<PathBuf> {
+    let cwd = clients::tools_dir();
+    fs::create_dir_all(&cwd).with_context(|| format!("creating {}", cwd.display()))?;
+    let output = run(
+        Command::new("go")
+            .args(["mod", "download", "-json", REGISTRY_MODULE])
+            // Outside any Go module: nothing to resolve but the module asked for.
+            .current_dir(&cwd)
+            .env("GOFLAGS", "-mod=mod"),
+        &format!("go mod download {REGISTRY_MODULE}"),
+    )?;
+    let described = String::from_utf8_lossy(&output.stdout);
+    // `"Dir": "/root/go/pkg/mod/github.com/...@v1.8.9",` (a path Go leaves unescaped).
+    let dir = described
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("\"Dir\": \""))
+        .and_then(|rest| rest.trim_end_matches(',').strip_suffix('"'))
+        .with_context(|| format!("go mod download named no directory:\n{described}"))?;
+    let schema = Path::new(dir).join(REGISTRY_SCHEMA);
+    if !schema.is_file() {
+        bail!("{REGISTRY_MODULE} has no {REGISTRY_SCHEMA} (in {dir})");
+    }
+    Ok(schema)
+}
 
 /// Directories to put first on `PATH` for `cargo zigbuild`: cargo-zigbuild's `bin/` and a venv
 /// whose `python3` has `ziglang` (cargo-zigbuild runs `python3 -m ziglang` as Zig), installing
@@ -31,7 +67,7 @@ pub fn zigbuild_path() -> Result<Vec<PathBuf>> {
     let venv = tools.join("zig-venv");
     let python = venv.join("bin").join("python3");
     let version = format!("cargo-zigbuild {CARGO_ZIGBUILD}, ziglang {ZIGLANG}");
-    install_once(
+    cached_build(
         &tools,
         "zigbuild",
         &stamp(&[], &version)?,
@@ -99,7 +135,7 @@ pub fn mcpb() -> Result<PathBuf> {
     let lock = source.join("package-lock.json");
     let dir = tools.join("mcpb");
     let program = dir.join("node_modules").join(".bin").join("mcpb");
-    install_once(
+    cached_build(
         &tools,
         "mcpb",
         &stamp(&[&manifest, &lock], "")?,
@@ -133,7 +169,7 @@ pub fn actionlint() -> Result<PathBuf> {
     let tools = clients::tools_dir();
     let bin = tools.join("actionlint-bin");
     let program = bin.join("actionlint");
-    install_once(
+    cached_build(
         &tools,
         "actionlint",
         &stamp(&[], ACTIONLINT_MODULE)?,

@@ -392,10 +392,11 @@ fn the_workflow_carries_hostile_values_only_in_comments() {
 }
 
 #[test]
-fn the_gitignore_ignores_the_target_directory() {
+fn the_gitignore_ignores_the_target_directory_and_the_runtime_link() {
     let text = render(".gitignore", &Gitignore { header: header() }).expect("renders");
-    assert_eq!(text.lines().last(), Some("/target/"));
-    assert!(text.lines().all(|l| l.starts_with('#') || l == "/target/"));
+    let ignored: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let link = format!("/{}/", crate::embedded::LINK_DIR);
+    assert_eq!(ignored, ["/target/", link.as_str()]);
 }
 
 fn release(config_file: &str) -> String {

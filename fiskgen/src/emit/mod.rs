@@ -14,7 +14,7 @@
 //! Cargo.lock          the lockfile fiskgen was tested with, naming the crate itself
 //!                     (standalone crates only)
 //! README.md           the tools, how to run, connect and regenerate
-//! .gitignore          /target/
+//! .gitignore          /target/ and /.fiskgen/ (the runtime's link)
 //! ci/regenerate.sh    check, regenerate, rebuild and smoke-test: copy it next to the config
 //! ci/github-workflow.yml   runs ci/regenerate.sh daily on GitHub Actions
 //! model.json          the introspection document the crate was generated from

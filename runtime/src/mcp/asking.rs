@@ -39,6 +39,8 @@ pub(crate) struct Asking {
     pub(crate) started: Instant,
     /// The arguments the client sent.
     pub(crate) arguments: JsonObject,
+    /// The caller's trace context, for the command.
+    pub(crate) trace: crate::mcp::trace::TraceContext,
 }
 
 impl Asking {
@@ -101,6 +103,7 @@ impl Asking {
             // A task sends no log notifications (the tasks extension has none).
             false,
         )
+        .map(|job| job.traced(self.trace.clone()))
     }
 
     /// Judges a round of answers to the questions, `answers` holding the earlier rounds'.

@@ -24,6 +24,7 @@ use crate::mcp::confirm::{Call, Gate, Reach, reach};
 use crate::mcp::job::{Job, log_end};
 use crate::mcp::questions::{Asker, Gathered};
 use crate::mcp::state::{ServerState, client_name};
+use crate::mcp::trace::TraceContext;
 use crate::principal::Principal;
 use crate::process::cmdline::go_quote;
 use crate::spec::app::{Builtin, Run, ToolSpec};
@@ -340,6 +341,7 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
             owner: Principal::of(&call.context),
             started: call.started,
             arguments: call.arguments.clone(),
+            trace: TraceContext::of(&call.context, spec.name),
         };
         return Ok(asking.start(store));
     }
@@ -384,7 +386,7 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
         arguments,
         logs,
     ) {
-        Ok(job) => job,
+        Ok(job) => job.traced(TraceContext::of(&call.context, spec.name)),
         Err(text) => return Ok(error_result(text)),
     };
     let answered = (!spec.questions.is_empty()).then_some(&answers);

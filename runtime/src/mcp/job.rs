@@ -16,6 +16,7 @@ use crate::duration;
 use crate::logging::cap_line;
 use crate::mcp::state::ServerState;
 use crate::mcp::tasks::{Ran, Running, Stop};
+use crate::mcp::trace::TraceContext;
 use crate::process::cmdline::{self, go_quote};
 use crate::process::exec::{self, CancelReason, Outcome};
 use crate::process::live::Live;
@@ -38,6 +39,8 @@ pub(super) struct Job {
     pub(super) quoted: String,
     /// Its output lines go to the client as log notifications (`tasks::log`).
     pub(super) logs: bool,
+    /// The caller's trace context, set on the command as `TRACEPARENT`/`TRACESTATE`.
+    pub(super) trace: TraceContext,
 }
 
 impl Job {
@@ -92,7 +95,14 @@ impl Job {
             line,
             quoted,
             logs,
+            trace: TraceContext::default(),
         })
+    }
+
+    /// The job with the caller's trace context handed to its command.
+    pub(super) fn traced(mut self, trace: TraceContext) -> Self {
+        self.trace = trace;
+        self
     }
 
     /// Starts the job.
@@ -157,6 +167,14 @@ impl Job {
             }
         };
         tracing::info!(tool = self.tool, client = self.client, "Running {line}");
+        // The caller's trace context goes after (so over) the server's own environment.
+        let env: std::borrow::Cow<'_, [_]> = if self.trace.is_empty() {
+            std::borrow::Cow::Borrowed(&state.env[..])
+        } else {
+            let mut env = state.env.clone();
+            env.extend(self.trace.env());
+            std::borrow::Cow::Owned(env)
+        };
         let cancel = async {
             tokio::select! {
                 biased;
@@ -168,7 +186,7 @@ impl Job {
             exec::Command {
                 program: &self.program,
                 args: &self.argv,
-                env: &state.env,
+                env: &env,
                 timeout: state.tool_timeout,
                 groups: &state.groups,
                 live: Some(&live),

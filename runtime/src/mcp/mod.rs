@@ -23,3 +23,4 @@ pub(crate) mod server;
 pub(crate) mod state;
 pub(crate) mod tasks;
 pub(crate) mod tools;
+pub(crate) mod trace;

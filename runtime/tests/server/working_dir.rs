@@ -22,6 +22,22 @@ fn run_in(cwd: &Path, args: &[&str]) -> Output {
         .expect("run fake_server")
 }
 
+/// The stdio entry `config --client CLIENT` prints when run in `cwd` with `args` first.
+fn printed_entry(cwd: &Path, args: &[&str], client: &str) -> String {
+    let args: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["config", "--stdio", "--client", client])
+        .collect();
+    let printed = run_in(cwd, &args);
+    assert!(
+        printed.status.success(),
+        "{client}: {}",
+        text_of(&printed.stderr)
+    );
+    text_of(&printed.stdout)
+}
+
 fn text_of(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -40,49 +56,14 @@ fn every_printed_stdio_entry_carries_the_working_directory() {
     let app_path = app.path().display().to_string();
     for client in CLIENTS {
         // Where the user ran `config` is the directory the entry starts the server in.
-        let printed = run_in(
-            &work_dir,
-            &[
-                "--application-path",
-                &app_path,
-                "config",
-                "--stdio",
-                "--client",
-                client,
-            ],
-        );
-        assert!(
-            printed.status.success(),
-            "{client}: {}",
-            text_of(&printed.stderr)
-        );
-        let entry = text_of(&printed.stdout);
+        let entry = printed_entry(&work_dir, &["--application-path", &app_path], client);
         assert!(
             entry.contains("--working-dir") && entry.contains(&shown),
             "{client}'s entry names the working directory {shown}:\n{entry}"
         );
         // `--working-dir` given: that directory, whichever the command ran in.
-        let printed = run_in(
-            Path::new("/"),
-            &[
-                "--working-dir",
-                &shown,
-                "config",
-                "--stdio",
-                "--client",
-                client,
-            ],
-        );
-        assert!(
-            printed.status.success(),
-            "{client}: {}",
-            text_of(&printed.stderr)
-        );
-        assert!(
-            text_of(&printed.stdout).contains(&shown),
-            "{client}: {}",
-            text_of(&printed.stdout)
-        );
+        let entry = printed_entry(Path::new("/"), &["--working-dir", &shown], client);
+        assert!(entry.contains(&shown), "{client}: {entry}");
     }
 }
 

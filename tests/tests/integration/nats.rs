@@ -142,8 +142,6 @@ pub(super) fn fiskgen_build(config: &str, app: &Path, binary: &Path) -> Result<P
     // Where `fiskgen build` puts things with XDG_CACHE_HOME=target/fiskgen-e2e/cache, as
     // fiskgen/tests/build.rs runs it: the same runtime directory, so nothing recompiles.
     let cache = e2e.join("cache").join("fiskgen");
-    let runtime = fiskgen::embedded::write_runtime(&cache)
-        .with_context(|| format!("writing the embedded runtime into {}", cache.display()))?;
     let stem = Path::new(config)
         .file_stem()
         .and_then(|stem| stem.to_str())
@@ -156,7 +154,8 @@ pub(super) fn fiskgen_build(config: &str, app: &Path, binary: &Path) -> Result<P
         output: Some(binary.to_path_buf()),
         target_dir: Some(e2e.join("target")),
         crate_dir: Some(cache.join("crates").join(crate_name)),
-        runtime_path: Some(runtime),
+        runtime_path: None,
+        cache_dir: Some(cache.clone()),
         allow_empty: false,
         platform: fiskgen::portable::Platform::default(),
     };

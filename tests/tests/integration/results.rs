@@ -145,3 +145,41 @@ fn python_sdk_command_output_arrives_as_log_notifications_over_stdio_2026_07_28(
 fn python_sdk_command_output_arrives_as_log_notifications_over_stdio_legacy() -> Result<()> {
     logs_over_stdio("legacy")
 }
+
+/// `trace_context.py` against `test-mcp` running a script that prints its environment.
+fn trace_context(mode: &str) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let app = dir.path().join("print-env");
+    std::fs::write(&app, "#!/bin/sh\nexec env\n")?;
+    std::fs::set_permissions(&app, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+    let server = Server::spawn_app(&clients::conformance_server()?, dir.path(), &app, &[], &[])?;
+    let finished = python(
+        "trace_context.py",
+        &strings(&[
+            "--url",
+            &server.url,
+            "--mode",
+            mode,
+            "--tool",
+            "test_simple_text",
+        ]),
+    )?;
+    println!("{}", finished.report());
+    let log = server.log();
+    ensure!(
+        log.contains("dropped the request's _meta traceparent"),
+        "the dropped traceparent is not logged:\n{log}"
+    );
+    Ok(())
+}
+
+#[test]
+fn python_sdk_a_clients_trace_context_reaches_the_command_and_junk_does_not_2026_07_28()
+-> Result<()> {
+    trace_context("2026-07-28")
+}
+
+#[test]
+fn python_sdk_a_clients_trace_context_reaches_the_command_and_junk_does_not_legacy() -> Result<()> {
+    trace_context("legacy")
+}
