@@ -354,6 +354,9 @@ impl Connection {
         let servers = self.servers.clone();
         match error.kind() {
             ConnectErrorKind::Tls => ConnectError::Tls { servers, detail },
+            // A handshake the server's certificate fails (an unknown issuer, a wrong name, a
+            // server without TLS) reaches us as an IO error wrapping the TLS library's.
+            ConnectErrorKind::Io if is_tls_failure(error) => ConnectError::Tls { servers, detail },
             ConnectErrorKind::AuthorizationViolation | ConnectErrorKind::Authentication => {
                 ConnectError::Refused {
                     servers,
@@ -402,6 +405,26 @@ impl Nats {
         }
         Ok(client.clone())
     }
+}
+
+/// Whether `error` or one of its sources is the TLS library's: an IO error that wraps a
+/// `rustls` error (`io::Error::source` skips the wrapped error, so `get_ref` is asked too).
+fn is_tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(cause) = next {
+        if cause.is::<async_nats::rustls::Error>() {
+            return true;
+        }
+        if let Some(inner) = cause
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+            && is_tls_failure(inner)
+        {
+            return true;
+        }
+        next = cause.source();
+    }
+    false
 }
 
 /// An error and its sources, joined.
@@ -492,6 +515,24 @@ mod tests {
             Connection::context("a b"),
             Err(ContextError::BadName(_))
         ));
+    }
+
+    #[test]
+    fn an_untrusted_server_certificate_is_reported_as_a_tls_failure() {
+        let connection = Connection::plain("nats://127.0.0.1:4222".into(), Auth::None);
+        let rustls = async_nats::rustls::Error::InvalidCertificate(
+            async_nats::rustls::CertificateError::UnknownIssuer,
+        );
+        let io = std::io::Error::new(std::io::ErrorKind::InvalidData, rustls);
+        let error = async_nats::ConnectError::with_source(ConnectErrorKind::Io, io);
+        let text = connection.explain(&error).to_string();
+        assert!(text.contains("the TLS handshake failed"), "{text}");
+        assert!(text.contains("name its CA certificate (`ca`)"), "{text}");
+        // Any other IO error stays what it is.
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        let error = async_nats::ConnectError::with_source(ConnectErrorKind::Io, refused);
+        let text = connection.explain(&error).to_string();
+        assert!(!text.contains("TLS"), "{text}");
     }
 
     #[test]

@@ -55,12 +55,18 @@ fn free_port() -> Result<u16> {
 
 /// Starts nats-server with JetStream in a temp directory; waits (bounded) until it is ready.
 pub(super) fn start_nats_server() -> Result<NatsServer> {
+    start_nats_server_with(&[])
+}
+
+/// [`start_nats_server`] with more command-line options (`--tls ...`).
+pub(super) fn start_nats_server_with(options: &[&str]) -> Result<NatsServer> {
     let binary = apps::path(App::NatsServer)?;
     let dir = tempfile::tempdir().context("creating the nats-server directory")?;
     let port = free_port()?.to_string();
     let mut child = Command::new(&binary)
         .args(["-a", "127.0.0.1", "-p", &port, "-js", "-sd"])
         .arg(dir.path().join("jetstream"))
+        .args(options)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
