@@ -35,7 +35,8 @@ pub(crate) struct ServerState {
     pub(crate) catalog: Catalog,
     /// The application to run (`None`: no application, command tools fail).
     pub(crate) program: Option<PathBuf>,
-    /// The environment of every command.
+    /// The environment of every command: the server's own, without a trace context it inherited
+    /// (a call's own is added per command, [`crate::mcp::trace`]).
     pub(crate) env: Vec<(OsString, OsString)>,
     /// One slot per concurrently running command, shared by all clients.
     pub(crate) slots: Semaphore,
@@ -133,7 +134,7 @@ impl ServerState {
         Self {
             catalog,
             program,
-            env,
+            env: crate::mcp::trace::without_inherited(env),
             slots: Semaphore::new(limits.max_concurrent as usize),
             max_concurrent: limits.max_concurrent,
             tool_timeout: limits.tool_timeout,

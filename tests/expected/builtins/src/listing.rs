@@ -7,29 +7,29 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// `tools/list`: 9 tool(s) in 3 page(s) of at most 4.
+/// `tools/list`: 10 tool(s) in 3 page(s) of at most 4.
 pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
-    tools: 9,
+    tools: 10,
     page_size: 4,
     structured_output: true,
-    cursor_tag: "8f505f4efa84",
+    cursor_tag: "f7afb1873448",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
             end: 2440,
-            legacy_tail: "],\"nextCursor\":\"8f505f4efa84-2\"}",
-            modern_tail: "],\"nextCursor\":\"8f505f4efa84-2\",\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
+            legacy_tail: "],\"nextCursor\":\"f7afb1873448-2\"}",
+            modern_tail: "],\"nextCursor\":\"f7afb1873448-2\",\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },
         rt::PageSpec {
             start: 2441,
             end: 4733,
-            legacy_tail: "],\"nextCursor\":\"8f505f4efa84-3\"}",
-            modern_tail: "],\"nextCursor\":\"8f505f4efa84-3\",\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
+            legacy_tail: "],\"nextCursor\":\"f7afb1873448-3\"}",
+            modern_tail: "],\"nextCursor\":\"f7afb1873448-3\",\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },
         rt::PageSpec {
             start: 4734,
-            end: 4980,
+            end: 7094,
             legacy_tail: "]}",
             modern_tail: "],\"resultType\":\"complete\",\"ttlMs\":600000,\"cacheScope\":\"public\"}",
         },
