@@ -78,6 +78,8 @@ pub(crate) struct Limits {
     pub(crate) tasks: Option<TaskSettings>,
     /// `exit_code_is_error`.
     pub(crate) exit_code_is_error: bool,
+    /// The task bucket every replica shares, when one is configured.
+    pub(crate) shared_tasks: Option<crate::mcp::tasks::shared::Shared>,
 }
 
 impl ServerState {
@@ -139,9 +141,9 @@ impl ServerState {
             confirmer,
             builtins: Arc::new(builtins),
             groups: ProcessGroups::default(),
-            tasks: limits
-                .tasks
-                .map(|settings| Arc::new(crate::mcp::tasks::Store::new(settings))),
+            tasks: limits.tasks.map(|settings| {
+                Arc::new(crate::mcp::tasks::Store::new(settings).with_shared(limits.shared_tasks))
+            }),
             shutdown,
             first_answer: Arc::default(),
             info,

@@ -113,12 +113,15 @@ fn a_replayed_approval_is_refused_on_every_replica() -> Result<()> {
     lone.wait_for_line(&[
         "warning: replicas share FISKGEN_MCP_STATE_KEY but no FISKGEN_MCP_APPROVAL_STORE",
     ])?;
+    lone.wait_for_line(&[
+        "warning: replicas share FISKGEN_MCP_STATE_KEY but no FISKGEN_MCP_TASK_STORE",
+    ])?;
     Ok(())
 }
 
 /// A CA, and a server certificate it signed for 127.0.0.1, made with openssl in `dir`: the CA
 /// certificate's path, the server's certificate and key.
-fn test_certificates(dir: &Path) -> Result<[std::path::PathBuf; 3]> {
+pub(super) fn test_certificates(dir: &Path) -> Result<[std::path::PathBuf; 3]> {
     let run = |args: &[&str]| -> Result<()> {
         let mut cmd = std::process::Command::new("openssl");
         cmd.args(args).current_dir(dir);
