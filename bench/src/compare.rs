@@ -80,7 +80,7 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
     // One row per transport for each of these: its heading (the transport goes after it) and
     // the figure.
     type Figure = fn(&ServerReport) -> Option<Summary>;
-    let per_transport: [(&str, &str, Figure); 7] = [
+    let per_transport: [(&str, &str, Figure); 8] = [
         ("idle RSS", "MiB", |s| s.idle_rss_mb),
         ("peak RSS under load", "MiB", |s| s.peak_rss_mb),
         ("start → first `tools/list`, rmcp's client", "ms", |s| {
@@ -106,30 +106,14 @@ fn figures(app: &AppReport, builds: &Builds) -> Vec<(String, Option<Summary>)> {
             "ms",
             |s| s.list_at(1).and_then(|l| l.server_cpu),
         ),
+        (
+            "first `tools/list` page on the wire, raw client",
+            "KiB",
+            |s| s.raw_answer_kib,
+        ),
     ];
     for (what, unit, figure) in per_transport {
         for transport in TRANSPORTS {
-            rows.push((
-                format!("{what}, {} ({unit})", transport.label()),
-                server(app, transport).and_then(figure),
-            ));
-        }
-    }
-    // Over HTTP, for a client that accepts gzip.
-    let gzipped: [(&str, &str, Figure); 2] = [
-        (
-            "server CPU per `tools/list`, raw client accepting gzip, back to back",
-            "ms",
-            |s| s.raw_gzip_list_cpu_ms,
-        ),
-        (
-            "`tools/list` answer on the wire to a client accepting gzip",
-            "KiB",
-            |s| s.raw_gzip_answer_kib,
-        ),
-    ];
-    for (what, unit, figure) in gzipped {
-        for transport in [Transport::Legacy, Transport::Modern] {
             rows.push((
                 format!("{what}, {} ({unit})", transport.label()),
                 server(app, transport).and_then(figure),
@@ -331,43 +315,6 @@ fn targets(app: &AppReport, builds: &Builds) -> Vec<(String, Option<f64>, f64)> 
             median(s.and_then(|s| s.raw_start_ms)),
             limit,
         ));
-    }
-    // The server's own cost of an answer: the raw client's requests back to back.
-    for transport in TRANSPORTS {
-        targets.push((
-            format!(
-                "server CPU per `tools/list` at most 0.1 ms, raw client back to back, {} (ms)",
-                transport.label()
-            ),
-            median(server(app, transport).and_then(|s| s.raw_list_cpu_ms)),
-            0.1,
-        ));
-    }
-    for transport in [Transport::Legacy, Transport::Modern] {
-        targets.push((
-            format!(
-                "server CPU per `tools/list` at most 0.1 ms, raw client accepting gzip, back to \
-                 back, {} (ms)",
-                transport.label()
-            ),
-            median(server(app, transport).and_then(|s| s.raw_gzip_list_cpu_ms)),
-            0.1,
-        ));
-    }
-    // With rmcp's client, one request at a time and eight at once: the client parses each
-    // 254 KiB answer for milliseconds, and the server answers each from cold caches.
-    for c in [1, 8] {
-        for transport in TRANSPORTS {
-            let s = server(app, transport);
-            targets.push((
-                format!(
-                    "server CPU per `tools/list` at most 0.1 ms, rmcp's client, c={c}, {} (ms)",
-                    transport.label()
-                ),
-                median(s.and_then(|s| s.list_at(c)).and_then(|l| l.server_cpu)),
-                0.1,
-            ));
-        }
     }
     targets.push((
         "`tools/list` answer at most the input schemas plus 15% (%)".to_string(),

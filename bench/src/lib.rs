@@ -86,6 +86,8 @@ pub struct Options {
     pub previous_fiskgen: Vec<(String, PathBuf)>,
     /// The peer's binary, for its size (`--peer-build` sets it).
     pub peer_binary: Option<PathBuf>,
+    /// What the page's run notes say about this run (`--note`), as given.
+    pub notes: Vec<String>,
 }
 
 impl Options {
@@ -107,6 +109,7 @@ impl Options {
             regenerations: None,
             previous_fiskgen: Vec::new(),
             peer_binary: None,
+            notes: Vec::new(),
         }
     }
 }
@@ -393,6 +396,7 @@ async fn run_async(options: &Options, scratch: &Path) -> Result<Report> {
         builds,
         previous,
         peer,
+        notes: options.notes.clone(),
         wall: began.elapsed(),
     })
 }
@@ -429,8 +433,7 @@ struct Samples {
     raw_start_ms: Vec<f64>,
     raw_list_cpu_ms: Vec<f64>,
     raw_list_user_ms: Vec<f64>,
-    raw_gzip_list_cpu_ms: Vec<f64>,
-    raw_gzip_answer_kib: Vec<f64>,
+    raw_answer_kib: Vec<f64>,
     ready_kib: Vec<f64>,
     idle_kib: Vec<f64>,
     peak_kib: Vec<f64>,
@@ -577,32 +580,11 @@ async fn bench_app(
             running.stop().await;
             // The server's own cost of an answer: a fresh server, the raw client's lists back
             // to back (one level's budget).
-            // Over HTTP also for a client that accepts gzip (as Node's fetch, httpx and Go do).
-            let codings: &[bool] = if server == Server::Ours(Transport::Stdio) {
-                &[false]
-            } else {
-                &[false, true]
-            };
-            for &gzip in codings {
-                let (cpu, wire) = raw_list_cpu(
-                    options,
-                    setup,
-                    server,
-                    gzip,
-                    settings.settle,
-                    settings.budget(1),
-                )
-                .await?;
-                if !gzip {
-                    s.raw_list_cpu_ms.push(cpu.total());
-                    s.raw_list_user_ms.push(cpu.user);
-                    continue;
-                }
-                s.raw_gzip_list_cpu_ms.push(cpu.total());
-                if let Some(wire) = wire {
-                    s.raw_gzip_answer_kib.push(wire as f64 / 1024.0);
-                }
-            }
+            let (cpu, wire) =
+                raw_list_cpu(options, setup, server, settings.settle, settings.budget(1)).await?;
+            s.raw_list_cpu_ms.push(cpu.total());
+            s.raw_list_user_ms.push(cpu.user);
+            s.raw_answer_kib.push(wire as f64 / 1024.0);
         }
         // Overhead: the server's call latency minus the direct run's, within the round.
         for (index, calls) in round_calls.iter().enumerate() {
@@ -645,8 +627,7 @@ async fn bench_app(
             raw_start_ms: Summary::of(&s.raw_start_ms),
             raw_list_cpu_ms: Summary::of(&s.raw_list_cpu_ms),
             raw_list_user_ms: Summary::of(&s.raw_list_user_ms),
-            raw_gzip_list_cpu_ms: Summary::of(&s.raw_gzip_list_cpu_ms),
-            raw_gzip_answer_kib: Summary::of(&s.raw_gzip_answer_kib),
+            raw_answer_kib: Summary::of(&s.raw_answer_kib),
             ready_rss_mb: kib_to_mb(&s.ready_kib),
             idle_rss_mb: kib_to_mb(&s.idle_kib),
             peak_rss_mb: kib_to_mb(&s.peak_kib),

@@ -78,6 +78,10 @@ struct Cli {
     /// Repeatable: one column per design.
     #[arg(long, value_name = "[LABEL=]PATH", value_parser = previous_design)]
     previous_fiskgen: Vec<(String, PathBuf)>,
+    /// A note on this run for the page's "Machine and method" (say so when the machine was
+    /// busy with other work). Repeatable.
+    #[arg(long, value_name = "TEXT")]
+    note: Vec<String>,
 }
 
 /// `LABEL=PATH` or `PATH`.
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
     options.seconds = cli.seconds;
     options.regenerations = cli.regenerations;
     options.previous_fiskgen = cli.previous_fiskgen;
+    options.notes = cli.note;
     let _ = cli.full;
     match fiskgen_bench::run(&options) {
         Ok(report) => {

@@ -168,13 +168,16 @@ pub(crate) enum ListSession {
         stdin: ChildStdin,
         stdout: BufReader<ChildStdout>,
         line: Vec<u8>,
+        /// The length of the last answer's line.
+        wire: usize,
     },
     Http {
         client: reqwest::Client,
         url: String,
         headers: reqwest::header::HeaderMap,
         transport: Transport,
-        /// The length on the wire of the last answer's body (gzipped, when it came so).
+        /// The length on the wire of the last answer's body (a server-sent event's framing
+        /// included).
         wire: usize,
     },
 }
@@ -195,6 +198,7 @@ impl ListSession {
             stdin,
             stdout,
             line: Vec::new(),
+            wire: 0,
         })
     }
 
@@ -207,9 +211,8 @@ impl ListSession {
     }
 
     /// Connects to the server at `url` in `transport`'s era (a legacy session: `initialize`
-    /// and `notifications/initialized`). With `gzip` it sends `Accept-Encoding: gzip` and
-    /// decodes the answers that come gzipped.
-    pub(crate) async fn http(url: &str, transport: Transport, gzip: bool) -> Result<ListSession> {
+    /// and `notifications/initialized`).
+    pub(crate) async fn http(url: &str, transport: Transport) -> Result<ListSession> {
         use reqwest::header::{HeaderMap, HeaderValue};
         let client = crate::client::pooled_http_client()?;
         let mut headers = HeaderMap::new();
@@ -218,9 +221,6 @@ impl ListSession {
             HeaderValue::from_static("application/json, text/event-stream"),
         );
         headers.insert("content-type", HeaderValue::from_static("application/json"));
-        if gzip {
-            headers.insert("accept-encoding", HeaderValue::from_static("gzip"));
-        }
         match transport {
             Transport::Legacy => {
                 let answer = client
@@ -273,12 +273,11 @@ impl ListSession {
         })
     }
 
-    /// The length on the wire of the last answer's body: the gzipped length when it came
-    /// gzipped (`None` over stdio).
-    pub(crate) fn wire_len(&self) -> Option<usize> {
+    /// The length on the wire of the last answer: its line over stdio, its body (with a
+    /// server-sent event's framing) over HTTP.
+    pub(crate) fn wire_len(&self) -> usize {
         match self {
-            ListSession::Stdio { .. } => None,
-            ListSession::Http { wire, .. } => Some(*wire),
+            ListSession::Stdio { wire, .. } | ListSession::Http { wire, .. } => *wire,
         }
     }
 
@@ -289,6 +288,7 @@ impl ListSession {
                 stdin,
                 stdout,
                 line,
+                wire,
                 ..
             } => {
                 writeln!(stdin, "{}", list_request(Transport::Stdio, id))?;
@@ -298,6 +298,7 @@ impl ListSession {
                     stdout.read_until(b'\n', line)? > 0,
                     "the server closed stdout before answering"
                 );
+                *wire = line.len();
                 Ok(std::mem::take(line))
             }
             ListSession::Http {
@@ -316,20 +317,9 @@ impl ListSession {
                     .context("tools/list")?
                     .error_for_status()
                     .context("tools/list")?;
-                let gzipped = answer
-                    .headers()
-                    .get("content-encoding")
-                    .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"gzip"));
                 let bytes = answer.bytes().await.context("reading tools/list")?;
                 *wire = bytes.len();
-                if !gzipped {
-                    return Ok(bytes.to_vec());
-                }
-                let mut decoded = Vec::with_capacity(bytes.len() * 8);
-                flate2::read::GzDecoder::new(&bytes[..])
-                    .read_to_end(&mut decoded)
-                    .context("decoding a gzipped tools/list answer")?;
-                Ok(decoded)
+                Ok(bytes.to_vec())
             }
         }
     }

@@ -154,10 +154,9 @@ pub struct ServerReport {
     /// Of [`Self::raw_list_cpu_ms`], the user time (the process's own code; the rest is system
     /// time, the kernel's work on its behalf), ms.
     pub raw_list_user_ms: Option<Summary>,
-    /// The same with the raw client accepting gzip (HTTP only), ms.
-    pub raw_gzip_list_cpu_ms: Option<Summary>,
-    /// The first page's answer body on the wire when the client accepts gzip (HTTP only), KiB.
-    pub raw_gzip_answer_kib: Option<Summary>,
+    /// The first page of the `tools/list` answer on the wire, as the raw client read it: the
+    /// line over stdio, the body (a server-sent event's framing included) over HTTP, KiB.
+    pub raw_answer_kib: Option<Summary>,
     /// RSS right after the first successful `tools/list`, MiB.
     pub ready_rss_mb: Option<Summary>,
     /// RSS after start, a warm-up and a settling pause, MiB.
@@ -248,6 +247,8 @@ pub struct Report {
     pub previous: Vec<Previous>,
     /// The peer.
     pub peer: PeerStatus,
+    /// The run's notes (`--note`), as given.
+    pub notes: Vec<String>,
     /// How long the whole run took.
     pub wall: Duration,
 }
@@ -361,6 +362,11 @@ fn rows() -> Vec<(String, Getter, bool)> {
         Box::new(|s: &ServerReport| s.raw_list_user_ms),
         true,
     ));
+    rows.push((
+        "first `tools/list` page on the wire, raw client (KiB)".to_string(),
+        Box::new(|s: &ServerReport| s.raw_answer_kib),
+        true,
+    ));
     for c in LIST_LEVELS {
         rows.push((
             format!("server CPU per `tools/list`, rmcp's client, c={c} (ms)"),
@@ -430,10 +436,6 @@ impl Report {
             }
             for server in &app.servers {
                 let label = server.server.label();
-                let http = server.server != Server::Ours(Transport::Stdio);
-                if http && server.raw_gzip_list_cpu_ms.is_none() {
-                    missing.push(format!("{name}, {label}: the raw client's gzip CPU"));
-                }
                 for (row, get, _) in rows() {
                     if get(server).is_none() {
                         missing.push(format!("{name}, {label}: {row}"));

@@ -6,7 +6,7 @@ use std::fs;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, bail};
 use fiskgen_tests::apps;
 
 use crate::client::{self, Client, Transport};
@@ -289,22 +289,17 @@ pub(crate) async fn raw_start(
 const WARM_LISTS: usize = 20;
 
 /// Starts `server` and measures its CPU per `tools/list` with the raw client's requests back
-/// to back ([`raw::ListSession::cpu_per_list`]), asking for gzip when `gzip` (HTTP only); the
-/// server is stopped after. Also the length on the wire of the last answer's body (HTTP).
+/// to back ([`raw::ListSession::cpu_per_list`]); the server is stopped after. Also the length
+/// on the wire of the last answer ([`raw::ListSession::wire_len`]).
 pub(crate) async fn raw_list_cpu(
     options: &Options,
     setup: &Setup,
     server: Server,
-    gzip: bool,
     settle: Duration,
     budget: Budget,
-) -> Result<(Cpu, Option<usize>)> {
-    let context = || {
-        let gzip = if gzip { " (accepting gzip)" } else { "" };
-        format!("{}: the raw client's tools/list CPU{gzip}", server.label())
-    };
+) -> Result<(Cpu, usize)> {
+    let context = || format!("{}: the raw client's tools/list CPU", server.label());
     if server == Server::Ours(Transport::Stdio) {
-        ensure!(!gzip, "stdio has no content coding");
         let command = server_command(setup, server, None)?.into_std();
         let mut session = raw::ListSession::stdio(command).with_context(context)?;
         let pid = session.pid().context("the server has no pid")?;
@@ -312,7 +307,7 @@ pub(crate) async fn raw_list_cpu(
             .cpu_per_list(|| cpu_of(pid), WARM_LISTS, settle, budget)
             .await
             .with_context(context)?;
-        return Ok((cpu, None));
+        return Ok((cpu, session.wire_len()));
     }
     let port = free_port()?;
     let (mut command, url, transport) = http_command(options, setup, server, port)?;
@@ -322,7 +317,7 @@ pub(crate) async fn raw_list_cpu(
     let pid = child.id().context("the server has no pid")?;
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let measured = match wait_until_listening(&mut child, address, began, server, setup).await {
-        Ok(()) => match raw::ListSession::http(&url, transport, gzip).await {
+        Ok(()) => match raw::ListSession::http(&url, transport).await {
             Ok(mut session) => session
                 .cpu_per_list(|| cpu_of(pid), WARM_LISTS, settle, budget)
                 .await

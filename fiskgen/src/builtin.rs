@@ -8,19 +8,21 @@ use crate::ir::Builtin;
 
 impl Builtin {
     /// Every built-in, in serving order.
-    pub const ALL: [Builtin; 5] = [
+    pub const ALL: [Builtin; 6] = [
         Builtin::ReadFile,
         Builtin::Base64Encode,
         Builtin::KnowledgeSearch,
         Builtin::KnowledgeRead,
         Builtin::KnowledgeList,
+        Builtin::KnowledgeEnumerate,
     ];
 
     /// The knowledge tools, served together when `harness.knowledge.enabled`.
-    pub const KNOWLEDGE: [Builtin; 3] = [
+    pub const KNOWLEDGE: [Builtin; 4] = [
         Builtin::KnowledgeSearch,
         Builtin::KnowledgeRead,
         Builtin::KnowledgeList,
+        Builtin::KnowledgeEnumerate,
     ];
 
     /// The MCP tool name.
@@ -43,6 +45,7 @@ impl Builtin {
             Builtin::KnowledgeSearch => builtins::KNOWLEDGE_SEARCH,
             Builtin::KnowledgeRead => builtins::KNOWLEDGE_READ,
             Builtin::KnowledgeList => builtins::KNOWLEDGE_LIST,
+            Builtin::KnowledgeEnumerate => builtins::KNOWLEDGE_ENUMERATE,
         }
     }
 

@@ -35,14 +35,18 @@ mod schema;
 #[cfg(test)]
 mod tests;
 mod values;
-pub(crate) use values::KNOWLEDGE_ENUMERATE;
 mod yaml;
 
 /// The built-in tools `harness.tools` can enable.
 pub const HARNESS_TOOLS: [&str; 2] = ["read_file", "base64_encode"];
 
 /// The knowledge tools (`harness.knowledge`), the only names `expose.agent.mcp.builtins` takes.
-pub const KNOWLEDGE_TOOLS: [&str; 3] = ["knowledge_search", "knowledge_read", "knowledge_list"];
+pub const KNOWLEDGE_TOOLS: [&str; 4] = [
+    "knowledge_search",
+    "knowledge_read",
+    "knowledge_list",
+    "knowledge_enumerate",
+];
 
 /// Reads and validates a config file.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {

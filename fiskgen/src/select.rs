@@ -20,6 +20,7 @@ use crate::suggest::nearest;
 use crate::{lower, model};
 
 mod catalog;
+mod knowledge;
 mod named;
 mod shape;
 mod tags;
@@ -427,25 +428,11 @@ impl Selection {
                 });
             }
         }
-        if config.harness.knowledge.enabled {
-            let allowlist = config
-                .mcp
-                .as_ref()
-                .map(|mcp| mcp.builtins.as_slice())
-                .unwrap_or(&[]);
-            for builtin in Builtin::KNOWLEDGE {
-                if allowlist.is_empty() || allowlist.iter().any(|name| name == builtin.name()) {
-                    enabled.push((builtin, false));
-                } else {
-                    self.notes.push(format!(
-                        "built-in \"{}\" is enabled but not served: expose.agent.mcp.builtins \
-                         does not list it",
-                        builtin.name()
-                    ));
-                }
-            }
-        }
-        self.warnings.extend(unmatched::unserved_enumerate(config));
+        enabled.extend(
+            knowledge::enabled(config, &mut self.notes)
+                .into_iter()
+                .map(|builtin| (builtin, false)),
+        );
         if config.harness.human_in_the_loop {
             self.notes.push(
                 "harness.human_in_the_loop is enabled, but ask_human_confirm, ask_human_select \
@@ -993,7 +980,8 @@ mod tests {
                 "base64_encode",
                 "knowledge_search",
                 "knowledge_read",
-                "knowledge_list"
+                "knowledge_list",
+                "knowledge_enumerate"
             ]
         );
         assert_eq!(
@@ -1050,7 +1038,7 @@ mod tests {
     }
 
     #[test]
-    fn knowledge_enumerate_is_a_valid_builtin_that_is_said_not_to_be_served() {
+    fn knowledge_enumerate_is_served_when_the_allowlist_names_it() {
         let server = select(
             &config(
                 "harness: {knowledge: {enabled: true}}\n\
@@ -1059,12 +1047,33 @@ mod tests {
             None,
         )
         .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(names(&server), ["knowledge_search"]);
+        assert_eq!(names(&server), ["knowledge_search", "knowledge_enumerate"]);
         assert!(
-            server
+            !server
                 .warnings
                 .iter()
-                .any(|w| w.contains("\"knowledge_enumerate\", which Fisk AI's newest"))
+                .chain(&server.notes)
+                .any(|w| w.contains("knowledge_enumerate")),
+            "{:?} {:?}",
+            server.warnings,
+            server.notes
+        );
+        // One of the pair alone is legal, with Fisk AI's note of what it costs.
+        let alone = select(
+            &config(
+                "harness: {knowledge: {enabled: true}}\n\
+                 expose: {agent: {mcp: {builtins: [knowledge_search]}}}",
+            ),
+            None,
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+        assert!(
+            alone
+                .notes
+                .iter()
+                .any(|n| n.contains("cannot tell an absent term from a low-scoring one")),
+            "{:?}",
+            alone.notes
         );
     }
 

@@ -6,12 +6,15 @@
 //! minutes on two cores; later runs take about ten seconds. One test does every build, in order,
 //! so the builds share the warm target directory instead of waiting on each other's lock.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use fiskgen_tests::apps::{self, App, workspace_root};
 use fiskgen_tests::clients;
 use serde_json::Value;
+
+mod support;
+use support::text;
 
 /// `PATH` with the built fisk applications first.
 fn path_with_apps() -> std::ffi::OsString {
@@ -31,10 +34,6 @@ fn fiskgen(args: &[&str], cache: &Path) -> Output {
         .env_remove("FISKGEN_TARGET_DIR")
         .output()
         .expect("fiskgen runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn tool_names(json: &str) -> Vec<String> {
@@ -65,7 +64,7 @@ fn build_compiles_a_working_server_and_rebuilds_only_the_generated_crate() {
         .join("b")
         .join("c")
         .join("tasks-mcp");
-    let e2e: PathBuf = workspace_root().join("target").join("fiskgen-e2e");
+    let e2e = support::e2e();
     let cache = e2e.join("cache");
     let target = e2e.join("target");
     let target = target.to_str().expect("UTF-8 path");
@@ -113,7 +112,7 @@ fn build_compiles_a_working_server_and_rebuilds_only_the_generated_crate() {
 fn the_ci_script_rebuilds_only_when_the_application_changed() {
     let v1 = apps::path(App::Demo).expect("demo builds");
     let v2 = apps::path(App::DemoV2).expect("demo v2 builds");
-    let e2e: PathBuf = workspace_root().join("target").join("fiskgen-e2e");
+    let e2e = support::e2e();
     let project = tempfile::tempdir().expect("temp dir");
     let dir = project.path();
     std::fs::create_dir(dir.join("bin")).expect("bin dir");
@@ -221,7 +220,7 @@ fn regenerate(dir: &Path, e2e: &Path) -> Output {
 /// client. The build shares the warm target directory, so only the generated crate compiles.
 fn the_readme_synopsis_builds_and_serves_nats_over_http_and_stdio() {
     apps::path(App::Nats).expect("nats builds");
-    let e2e: PathBuf = workspace_root().join("target").join("fiskgen-e2e");
+    let e2e = support::e2e();
     let scratch = tempfile::tempdir().expect("temp dir");
     let dir = scratch.path();
     std::fs::copy(

@@ -4,16 +4,14 @@
 //! fisk's own curl example, in the warm target directory `fiskgen build`'s other end-to-end test
 //! uses (`target/fiskgen-e2e`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
-use fiskgen_tests::apps::{self, App, workspace_root};
+use fiskgen_tests::apps::{self, App};
 use serde_json::Value;
 
-/// The shared, warm cache and target directory of the end-to-end build tests.
-fn e2e() -> PathBuf {
-    workspace_root().join("target").join("fiskgen-e2e")
-}
+mod support;
+use support::{e2e, text};
 
 /// `fiskgen ARGS` in `dir`, with the e2e cache and target directory, started in the background.
 fn spawn_fiskgen(dir: &Path, args: &[&str]) -> Child {
@@ -30,10 +28,6 @@ fn spawn_fiskgen(dir: &Path, args: &[&str]) -> Child {
 
 fn finish(child: Child) -> Output {
     child.wait_with_output().expect("fiskgen runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The tools a built server serves, by `<binary> tools --json`.

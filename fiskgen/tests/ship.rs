@@ -24,9 +24,8 @@ use fiskgen_tests::{clients, ship};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod support;
+use support::text;
 
 fn ok(output: &Output, what: &str) -> String {
     assert!(
@@ -61,10 +60,7 @@ fn ship_dir(name: &str) -> PathBuf {
 
 /// `target/fiskgen-e2e/<name>`: the cache and warm target directory `tests/build.rs` builds in.
 fn e2e_dir(name: &str) -> PathBuf {
-    workspace_root()
-        .join("target")
-        .join("fiskgen-e2e")
-        .join(name)
+    support::e2e().join(name)
 }
 
 /// `tests/build.rs`'s cache (the embedded runtime is written there, at a path named by its

@@ -53,6 +53,7 @@ fn state(app: &'static AppSpec, shutdown: &CancellationToken) -> Arc<ServerState
         None,
         Vec::new(),
         Limits {
+            shared_tasks: None,
             max_concurrent: 4,
             tool_timeout: Duration::from_secs(5),
             tasks: None,

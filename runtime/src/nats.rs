@@ -1,7 +1,8 @@
 //! The runtime's one NATS connection (docs/deploy.md): where it goes and how it authenticates,
 //! from a `nats://` URL or a `nats` CLI context, connected once with `async-nats` and shared by
 //! everything that keeps state in NATS JetStream (the record of used approvals,
-//! [`crate::mcp::approvals`]).
+//! [`crate::mcp::approvals`], and the tasks replicas share, [`crate::mcp::tasks::shared`]). A
+//! bucket is named the same way for both ([`bucket_from_env`]).
 //!
 //! A context is the JSON file the `nats` CLI keeps per named connection
 //! (`~/.config/nats/context/NAME.json`, `nats context add`): its `url`, `user`/`password`,
@@ -114,6 +115,131 @@ pub(crate) enum ContextError {
         /// The file.
         path: PathBuf,
     },
+}
+
+/// The default NATS port.
+const DEFAULT_PORT: u16 = 4222;
+
+/// The form of a bucket's URL, quoted by every error about it.
+const FORM: &str = "expected nats://[user:password@|token@]host[:port]/BUCKET, or BUCKET alone \
+                    with FISKGEN_MCP_NATS_CONTEXT naming the connection";
+
+/// Why a variable naming a JetStream bucket (`nats://.../BUCKET`, or `BUCKET` with a context)
+/// names no usable one. The texts never repeat the URL, which may hold credentials.
+#[derive(Debug, thiserror::Error)]
+#[error("{var}: {problem}")]
+pub(crate) struct UrlError {
+    /// The variable.
+    pub(crate) var: &'static str,
+    /// What is wrong with it.
+    pub(crate) problem: UrlProblem,
+}
+
+/// What is wrong with a bucket's URL.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum UrlProblem {
+    /// The variable holds bytes that are not UTF-8.
+    #[error("the value is not valid UTF-8")]
+    NotUtf8,
+    /// Not a `nats://` URL.
+    #[error("the value is not a nats:// URL ({FORM})")]
+    NotNats,
+    /// No `/BUCKET` after the address.
+    #[error("the URL names no bucket ({FORM})")]
+    NoBucket,
+    /// A bucket name JetStream would refuse.
+    #[error("bucket {0:?} must be letters, digits, '_' or '-' ({FORM})")]
+    BadBucket(String),
+    /// A port that is not a number from 1 to 65535.
+    #[error("port {0:?} is not a number from 1 to 65535")]
+    BadPort(String),
+    /// No host before the port or bucket.
+    #[error("the URL names no host ({FORM})")]
+    NoHost,
+    /// Both a URL and a context name the server.
+    #[error(
+        "the value is a URL but {CONTEXT_VAR} names a nats context too: with a context, give \
+         the bucket name alone"
+    )]
+    UrlAndContext,
+    /// The context cannot be used.
+    #[error(transparent)]
+    Context(#[from] ContextError),
+}
+
+/// The bucket named by the variable `var` and the connection to it (the URL's, or the context
+/// named by [`CONTEXT_VAR`]), if `var` is set.
+pub(crate) fn bucket_from_env(var: &'static str) -> Result<Option<(Connection, String)>, UrlError> {
+    let fail = |problem| UrlError { var, problem };
+    let value = match std::env::var(var) {
+        Ok(value) if !value.trim().is_empty() => value.trim().to_string(),
+        Ok(_) | Err(std::env::VarError::NotPresent) => return Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => return Err(fail(UrlProblem::NotUtf8)),
+    };
+    let context = Connection::from_env().map_err(|error| fail(error.into()))?;
+    parse_bucket(&value, context).map(Some).map_err(fail)
+}
+
+/// `nats://[user:password@|token@]host[:port]/BUCKET`, or `BUCKET` alone with `context`.
+pub(crate) fn parse_bucket(
+    value: &str,
+    context: Option<Connection>,
+) -> Result<(Connection, String), UrlProblem> {
+    let Some(rest) = value.strip_prefix("nats://") else {
+        return match context {
+            Some(context) => Ok((context, bucket_name(value)?)),
+            None => Err(UrlProblem::NotNats),
+        };
+    };
+    if context.is_some() {
+        return Err(UrlProblem::UrlAndContext);
+    }
+    let (authority, bucket) = rest.split_once('/').ok_or(UrlProblem::NoBucket)?;
+    let bucket = bucket_name(bucket.trim_end_matches('/'))?;
+    let (auth, address) = match authority.rsplit_once('@') {
+        None => (Auth::None, authority),
+        Some((credentials, address)) => {
+            let auth = match credentials.split_once(':') {
+                Some((user, password)) => Auth::User {
+                    user: user.to_string(),
+                    password: password.to_string(),
+                },
+                None => Auth::Token(credentials.to_string()),
+            };
+            (auth, address)
+        }
+    };
+    let (host, port) = match address.rsplit_once(':') {
+        Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => {
+            let port = port
+                .parse::<u16>()
+                .map_err(|_| UrlProblem::BadPort(port.to_string()))?;
+            (host, port)
+        }
+        _ => (address, DEFAULT_PORT),
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() {
+        return Err(UrlProblem::NoHost);
+    }
+    let server = if host.contains(':') {
+        format!("nats://[{host}]:{port}")
+    } else {
+        format!("nats://{host}:{port}")
+    };
+    Ok((Connection::plain(server, auth), bucket))
+}
+
+/// A bucket name JetStream accepts.
+fn bucket_name(bucket: &str) -> Result<String, UrlProblem> {
+    if bucket.is_empty()
+        || !bucket
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(UrlProblem::BadBucket(bucket.to_string()));
+    }
+    Ok(bucket.to_string())
 }
 
 /// Why no connection to the server could be made.
@@ -354,6 +480,9 @@ impl Connection {
         let servers = self.servers.clone();
         match error.kind() {
             ConnectErrorKind::Tls => ConnectError::Tls { servers, detail },
+            // A handshake the server's certificate fails (an unknown issuer, a wrong name, a
+            // server without TLS) reaches us as an IO error wrapping the TLS library's.
+            ConnectErrorKind::Io if is_tls_failure(error) => ConnectError::Tls { servers, detail },
             ConnectErrorKind::AuthorizationViolation | ConnectErrorKind::Authentication => {
                 ConnectError::Refused {
                     servers,
@@ -402,6 +531,26 @@ impl Nats {
         }
         Ok(client.clone())
     }
+}
+
+/// Whether `error` or one of its sources is the TLS library's: an IO error that wraps a
+/// `rustls` error (`io::Error::source` skips the wrapped error, so `get_ref` is asked too).
+fn is_tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(cause) = next {
+        if cause.is::<async_nats::rustls::Error>() {
+            return true;
+        }
+        if let Some(inner) = cause
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+            && is_tls_failure(inner)
+        {
+            return true;
+        }
+        next = cause.source();
+    }
+    false
 }
 
 /// An error and its sources, joined.
@@ -492,6 +641,92 @@ mod tests {
             Connection::context("a b"),
             Err(ContextError::BadName(_))
         ));
+    }
+
+    #[test]
+    fn an_untrusted_server_certificate_is_reported_as_a_tls_failure() {
+        let connection = Connection::plain("nats://127.0.0.1:4222".into(), Auth::None);
+        let rustls = async_nats::rustls::Error::InvalidCertificate(
+            async_nats::rustls::CertificateError::UnknownIssuer,
+        );
+        let io = std::io::Error::new(std::io::ErrorKind::InvalidData, rustls);
+        let error = async_nats::ConnectError::with_source(ConnectErrorKind::Io, io);
+        let text = connection.explain(&error).to_string();
+        assert!(text.contains("the TLS handshake failed"), "{text}");
+        assert!(text.contains("name its CA certificate (`ca`)"), "{text}");
+        // Any other IO error stays what it is.
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        let error = async_nats::ConnectError::with_source(ConnectErrorKind::Io, refused);
+        let text = connection.explain(&error).to_string();
+        assert!(!text.contains("TLS"), "{text}");
+    }
+
+    fn parse(url: &str) -> Result<(Connection, String), UrlProblem> {
+        parse_bucket(url, None)
+    }
+
+    #[test]
+    fn store_urls_are_parsed_and_bad_ones_explained() {
+        let (connection, bucket) = parse("nats://127.0.0.1:4333/approvals").expect("parses");
+        assert_eq!(connection.servers(), "nats://127.0.0.1:4333");
+        assert_eq!(bucket, "approvals");
+        assert!(connection == Connection::plain("nats://127.0.0.1:4333".into(), Auth::None));
+        let (connection, _) =
+            parse("nats://me:s3cret@nats.internal/fiskgen-approvals").expect("parses");
+        assert!(
+            connection
+                == Connection::plain(
+                    "nats://nats.internal:4222".into(),
+                    Auth::User {
+                        user: "me".into(),
+                        password: "s3cret".into()
+                    }
+                )
+        );
+        assert!(!format!("{connection:?}").contains("s3cret"));
+        let (connection, _) = parse("nats://tok@[::1]:4222/b").expect("parses");
+        assert!(
+            connection == Connection::plain("nats://[::1]:4222".into(), Auth::Token("tok".into()))
+        );
+        let error = parse("nats://me:s3cret@host").expect_err("no bucket");
+        assert!(matches!(error, UrlProblem::NoBucket));
+        assert!(!error.to_string().contains("s3cret"), "{error}");
+        for (bad, why) in [
+            ("redis://localhost/b", "not a nats:// URL"),
+            ("nats://localhost", "names no bucket"),
+            ("nats://localhost/", "bucket \"\" must be"),
+            ("nats://localhost/a.b", "bucket \"a.b\" must be"),
+            (
+                "nats://localhost:99999/b",
+                "port \"99999\" is not a number from 1 to 65535",
+            ),
+            ("nats:///b", "names no host"),
+        ] {
+            let error = UrlError {
+                var: "FISKGEN_MCP_TASK_STORE",
+                problem: parse(bad).expect_err(bad),
+            }
+            .to_string();
+            assert!(
+                error.starts_with("FISKGEN_MCP_TASK_STORE: "),
+                "{bad}: {error}"
+            );
+            assert!(error.contains(why), "{bad}: {error}");
+        }
+    }
+
+    #[test]
+    fn with_a_context_the_store_names_the_bucket_alone() {
+        let context = || Some(Connection::plain("nats://a:4222".into(), Auth::None));
+        let (connection, bucket) = parse_bucket("fiskgen-approvals", context()).expect("parses");
+        assert_eq!(bucket, "fiskgen-approvals");
+        assert_eq!(connection.servers(), "nats://a:4222");
+        let error = parse_bucket("nats://b/x", context()).expect_err("both");
+        assert!(matches!(error, UrlProblem::UrlAndContext), "{error}");
+        let error = parse_bucket("a.b", context()).expect_err("bad bucket");
+        assert!(matches!(error, UrlProblem::BadBucket(_)), "{error}");
+        let error = parse("fiskgen-approvals").expect_err("no context");
+        assert!(error.to_string().contains(CONTEXT_VAR), "{error}");
     }
 
     #[test]

@@ -17,6 +17,13 @@ use sha2::{Digest, Sha256};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Subject(pub(crate) Arc<str>);
 
+/// Who owns a task: the SHA-256 (hex) of its creator's [`Principal`], or `None` when nobody in
+/// particular created it (then whoever holds its id may use it). A digest, so a shared record
+/// names no subject and no session id.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Owner(pub(crate) Option<String>);
+
 /// Who a request comes from, in the order of precedence of docs/security.md.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Principal {
@@ -52,10 +59,28 @@ impl Principal {
         }
     }
 
+    /// Whose what `self` creates is: the SHA-256 of the principal (its kind and identity), or
+    /// nobody's for [`Principal::Holder`]. The one form an owner is kept in, in memory and in a
+    /// shared task record alike, so that one rule ([`Principal::may_use`]) judges both.
+    pub(crate) fn owner(&self) -> Owner {
+        let (kind, id) = match self {
+            Self::Subject(subject) => ("subject", subject),
+            Self::Session(session) => ("session", session),
+            Self::Holder => return Owner(None),
+        };
+        let mut hash = Sha256::new();
+        hash.update(kind.as_bytes());
+        hash.update([0]);
+        hash.update(id.as_bytes());
+        Owner(Some(
+            hash.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+        ))
+    }
+
     /// Whether a request by `self` may read, answer or cancel what `owner` created: the same
     /// principal, or anyone holding the id of what nobody in particular created.
-    pub(crate) fn may_use(&self, owner: &Principal) -> bool {
-        matches!(owner, Principal::Holder) || self == owner
+    pub(crate) fn may_use(&self, owner: &Owner) -> bool {
+        owner.0.is_none() || self.owner() == *owner
     }
 
     /// What a sealed 2026-07-28 `requestState` is bound to, so that only the principal it was
@@ -99,13 +124,17 @@ mod tests {
         let alice = Principal::Subject("oauth https://issuer alice".into());
         let bob = Principal::Subject("oauth https://issuer bob".into());
         let session = Principal::Session("abc".into());
-        assert!(alice.may_use(&alice));
-        assert!(!bob.may_use(&alice));
-        assert!(!Principal::Holder.may_use(&alice));
-        assert!(!Principal::Holder.may_use(&session));
-        assert!(!alice.may_use(&session));
-        assert!(alice.may_use(&Principal::Holder));
-        assert!(Principal::Holder.may_use(&Principal::Holder));
+        assert!(alice.may_use(&alice.owner()));
+        assert!(!bob.may_use(&alice.owner()));
+        assert!(!Principal::Holder.may_use(&alice.owner()));
+        assert!(!Principal::Holder.may_use(&session.owner()));
+        assert!(!alice.may_use(&session.owner()));
+        assert!(alice.may_use(&Principal::Holder.owner()));
+        assert!(Principal::Holder.may_use(&Principal::Holder.owner()));
+        // A subject and a session spelled alike are different owners.
+        let same = Principal::Session("oauth https://issuer alice".into());
+        assert!(!same.may_use(&alice.owner()));
+        assert_eq!(alice.owner().0.map(|hash| hash.len()), Some(64));
     }
 
     #[test]

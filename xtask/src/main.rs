@@ -7,6 +7,10 @@
 //!   CI runs that, so the README's first command cannot break unnoticed.
 //! - `cargo xtask test`: runs every test of the workspace, then the fuzz crate's corpus replay
 //!   (`fuzz/`, a workspace of its own).
+//! - `cargo xtask lines [REV...]`: the runtime's code lines (blank lines, comments and tests
+//!   left out), in the work tree or at each git revision ([`lines`]).
+
+mod lines;
 
 use std::ffi::OsString;
 use std::fs;
@@ -27,8 +31,12 @@ fn main() -> ExitCode {
     let result = match task.as_deref() {
         Some("demo") => demo(),
         Some("test") => test(),
+        Some("lines") => {
+            let revisions: Vec<String> = std::env::args().skip(2).collect();
+            lines::run(&workspace_root(), &revisions)
+        }
         _ => {
-            eprintln!("usage: cargo xtask demo [--port N] [--smoke] | test");
+            eprintln!("usage: cargo xtask demo [--port N] [--smoke] | test | lines [REV...]");
             return ExitCode::from(2);
         }
     };

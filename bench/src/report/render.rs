@@ -43,6 +43,9 @@ impl Report {
              (min–max) in parentheses.",
             m.load_before, m.load_after
         );
+        for note in &self.notes {
+            let _ = writeln!(out, "- Run note: {note}");
+        }
         let _ = writeln!(
             out,
             "- Client: one implementation for every server and transport, rmcp 3.11's client \
@@ -82,9 +85,9 @@ impl Report {
              (one kept-alive connection over HTTP); the ids are fixed-width strings, so every \
              answer must be as long as the first, which must list tools. That is the server's \
              own cost of an answer; its user time is also kept apart (`utime`: the process's \
-             own code; the rest, `stime`, is the kernel's work on its behalf). Over HTTP it runs twice, on two fresh servers: as is, and \
-             asking for gzip (`Accept-Encoding: gzip`; a gzipped answer is decoded before it is \
-             checked, and its length on the wire kept)."
+             own code; the rest, `stime`, is the kernel's work on its behalf). The first page's \
+             length on the wire is kept too: the line over stdio, the body over HTTP (a \
+             server-sent event's framing included)."
         );
         let _ = writeln!(
             out,
@@ -102,7 +105,12 @@ impl Report {
         let _ = writeln!(out, "### The peer\n");
         match &self.peer {
             PeerStatus::Measured { command } => {
-                let _ = writeln!(out, "Measured with `--peer-command '{command}'`.\n");
+                let _ = writeln!(
+                    out,
+                    "Measured with `--peer-command '{command}'`. `fisk mcp` serves streamable \
+                     HTTP only (no stdio, no 2026-07-28 era), so its one column is HTTP legacy \
+                     and each of our transports is compared with it.\n"
+                );
             }
             PeerStatus::Absent { reason } => {
                 let reason = reason.trim_end_matches('.');

@@ -948,8 +948,8 @@ fn builtins_allowlist() {
             p.message,
             format!(
                 "expose.agent.mcp.builtins: \"{name}\" cannot be exposed over MCP; the exposable \
-                 built-ins are the read-only knowledge tools knowledge_search, knowledge_read and \
-                 knowledge_list"
+                 built-ins are the read-only knowledge tools knowledge_search, knowledge_read, \
+                 knowledge_list and knowledge_enumerate"
             )
         );
         assert_eq!(p.path, "expose.agent.mcp.builtins[0]");

@@ -289,21 +289,11 @@ pub(super) fn read_confirm_mode(r: &mut Reader, v: Value<'_>) -> ConfirmMode {
 }
 
 /// `builtins`: trimmed, de-duplicated, each one of the knowledge tools.
-/// Fisk AI's read-only `knowledge_enumerate` built-in (which documents mention a term at all),
-/// valid in `expose.agent.mcp.builtins` but not served by fiskgen yet.
-pub(crate) const KNOWLEDGE_ENUMERATE: &str = "knowledge_enumerate";
-
 pub(super) fn read_builtins(r: &mut Reader, v: Value<'_>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for text in r.strings(v) {
         let name = text.text.trim();
         if name.is_empty() || names.iter().any(|seen| seen == name) {
-            continue;
-        }
-        // Fisk AI's newest `fisk mcp` serves it; fiskgen accepts the config and says at
-        // selection that it does not serve it yet.
-        if name == KNOWLEDGE_ENUMERATE {
-            names.push(name.to_string());
             continue;
         }
         if !KNOWLEDGE_TOOLS.contains(&name) {

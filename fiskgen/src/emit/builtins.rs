@@ -68,6 +68,7 @@ fn spec(tool: &ir::Tool, builtin: Builtin, access: &ir::FileAccess, name: &str) 
         Builtin::KnowledgeSearch => quote! { rt::Builtin::KnowledgeSearch(&KNOWLEDGE) },
         Builtin::KnowledgeRead => quote! { rt::Builtin::KnowledgeRead(&KNOWLEDGE) },
         Builtin::KnowledgeList => quote! { rt::Builtin::KnowledgeList(&KNOWLEDGE) },
+        Builtin::KnowledgeEnumerate => quote! { rt::Builtin::KnowledgeEnumerate(&KNOWLEDGE) },
     };
     let confirm = match &tool.confirm {
         Some(confirm) => {

@@ -312,6 +312,8 @@ pub enum Builtin {
     KnowledgeRead,
     /// List the indexed documents.
     KnowledgeList,
+    /// Which indexed documents contain the query's words, complete and unranked.
+    KnowledgeEnumerate,
 }
 
 /// An application-level flag that can be exposed to clients with `global_flags`.

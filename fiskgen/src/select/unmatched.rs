@@ -58,22 +58,6 @@ fn enabled_builtin_names(config: &Config) -> Vec<&'static str> {
     names
 }
 
-/// A warning when `expose.agent.mcp.builtins` lists Fisk AI's `knowledge_enumerate`, which
-/// the config may name but fiskgen does not serve yet.
-pub(super) fn unserved_enumerate(config: &Config) -> Option<String> {
-    let enumerate = crate::config::KNOWLEDGE_ENUMERATE;
-    let listed = config
-        .mcp
-        .as_ref()
-        .is_some_and(|mcp| mcp.builtins.iter().any(|name| name == enumerate));
-    listed.then(|| {
-        format!(
-            "expose.agent.mcp.builtins lists \"{enumerate}\", which Fisk AI's newest fisk mcp \
-             serves but fiskgen does not yet: it is not served"
-        )
-    })
-}
-
 /// One warning for every pattern and tag of a filter stage that matches no command and no
 /// enabled built-in (`include: {tools: ["^gte_"]}`): such an entry is almost always a typo, and
 /// an include stage whose entries all match nothing serves nothing.

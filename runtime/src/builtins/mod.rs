@@ -48,6 +48,8 @@ pub(crate) enum Prepared {
     Read(knowledge::ReadArgs),
     /// `knowledge_list`.
     List,
+    /// `knowledge_enumerate`.
+    Enumerate(knowledge::EnumerateArgs),
 }
 
 /// The knowledge settings the served tools use, if any; they must all use the same.
@@ -127,6 +129,9 @@ impl Builtins {
             (Builtin::KnowledgeList(_), Prepared::List) => self
                 .knowledge()
                 .and_then(|k| k.list().map_err(ToolError::Knowledge)),
+            (Builtin::KnowledgeEnumerate(_), Prepared::Enumerate(args)) => self
+                .knowledge()
+                .and_then(|k| k.enumerate(args).map_err(ToolError::Knowledge)),
             _ => Err(ToolError::Mismatch),
         };
         result.map_err(|source| BuiltinError {
@@ -199,6 +204,7 @@ pub(crate) fn prepare(
             let knowledge::ListArgs {} = parse_arguments(arguments)?;
             Prepared::List
         }
+        Builtin::KnowledgeEnumerate(_) => Prepared::Enumerate(parse_arguments(arguments)?),
     })
 }
 
@@ -222,6 +228,11 @@ pub(crate) fn trace(prepared: &Prepared) -> String {
             crate::process::cmdline::quote(&args.citation)
         ),
         Prepared::List => "knowledge_list".into(),
+        Prepared::Enumerate(args) => {
+            // As fisk-ai: the query capped at 200 characters, quoted so it is inert.
+            let query: String = args.query.chars().take(MAX_QUERY_CHARS).collect();
+            format!("knowledge_enumerate({})", go_quote(&query))
+        }
     };
     if line.chars().count() > MAX_TRACE_CHARS {
         let mut cut: String = line.chars().take(MAX_TRACE_CHARS).collect();

@@ -238,6 +238,36 @@ pub(crate) fn tasks_note(tasks: Option<TaskSettings>) -> String {
     note
 }
 
+/// The line about tasks shared by replicas: where, when a task bucket is configured; a warning
+/// when it is configured but tasks are off, or when a stateless server shares its state key
+/// (a replica) with tasks on but no bucket.
+pub(crate) fn shared_tasks_note(
+    shared: Option<&crate::mcp::tasks::shared::Shared>,
+    tasks: Option<TaskSettings>,
+    replica: bool,
+) -> Option<String> {
+    use crate::mcp::tasks::shared::{HEARTBEAT, SILENCE, STORE_VAR};
+    match (shared, tasks) {
+        (Some(shared), _) => Some(format!(
+            "note: tasks are shared by every replica through the {} ({STORE_VAR}): any replica \
+             answers tasks/get, tasks/update and tasks/cancel, and a task whose replica falls \
+             silent fails within {}",
+            shared.describe(),
+            duration::format(HEARTBEAT + SILENCE)
+        )),
+        (None, None) if std::env::var_os(STORE_VAR).is_some_and(|value| !value.is_empty()) => Some(
+            format!("warning: {STORE_VAR} is set but tasks are off, so it is not used"),
+        ),
+        (None, Some(_)) if replica => Some(format!(
+            "warning: replicas share FISKGEN_MCP_STATE_KEY but no {STORE_VAR} is set: tasks live \
+             in this replica's memory, so behind a load balancer a tasks/get, tasks/update or \
+             tasks/cancel that reaches another replica is answered as an unknown task \
+             (docs/deploy.md)"
+        )),
+        (None, _) => None,
+    }
+}
+
 /// `note: ...` when a non-zero exit is a tool error (`exit_code_is_error`), else nothing.
 pub(crate) fn exit_code_note(exit_code_is_error: bool) -> Option<String> {
     exit_code_is_error.then(|| {

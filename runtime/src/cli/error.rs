@@ -3,9 +3,9 @@
 use std::io;
 
 use crate::builtins::StartError;
-use crate::mcp::approvals::UrlError;
 use crate::mcp::error::{CatalogError, StateError};
 use crate::mcp::request_state::STATE_KEY_VAR;
+use crate::nats::UrlError;
 use crate::spec::verify::VerifyError;
 use crate::transport::auth::AuthError;
 use crate::transport::stdio::StdioError;

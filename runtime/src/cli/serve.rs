@@ -105,10 +105,24 @@ pub(super) fn serve(
     let state_key = std::env::var_os(STATE_KEY_VAR)
         .filter(|key| !key.is_empty())
         .map(|key| key.into_encoded_bytes());
+    let approvals = crate::mcp::approvals::SharedRecord::from_env()?;
+    let shared_tasks = match tasks {
+        Some(tasks) => crate::mcp::tasks::shared::Shared::from_env(
+            tasks.max,
+            approvals.as_ref().map(|record| record.nats()),
+        )?,
+        None => None,
+    };
+    let replica = (cli.stateless || settings.stateless) && state_key.is_some();
     let states = RequestStates::new(app.identity, state_key)
         .map_err(ServeError::StateKey)?
-        .with_shared_record(crate::mcp::approvals::SharedRecord::from_env()?);
+        .with_shared_record(approvals);
     notes.extend(states.notes(cli.stateless || settings.stateless));
+    notes.extend(banner::shared_tasks_note(
+        shared_tasks.as_ref(),
+        tasks,
+        replica,
+    ));
 
     let scrub = scrub_list(app);
     let env = fiskgen_contract::introspect::child_env(std::env::vars_os(), &scrub);
@@ -134,6 +148,7 @@ pub(super) fn serve(
             tool_timeout,
             tasks,
             exit_code_is_error: settings.exit_code_is_error,
+            shared_tasks,
         },
         Confirmer {
             mode: confirm,
@@ -154,6 +169,9 @@ pub(super) fn serve(
         .map_err(ServeError::Runtime)?;
     let result = runtime.block_on(async {
         spawn_signal_handler(state.clone());
+        if let Some(tasks) = &state.tasks {
+            tasks.start();
+        }
         if let (Some(application), Some(program), false) =
             (&app.application, &program, cli.strict_app)
         {

@@ -93,6 +93,7 @@ pub(super) fn scrub_list(app: &AppSpec) -> Vec<String> {
         .collect();
     scrub.push(STATE_KEY_VAR.into());
     scrub.push(crate::mcp::approvals::STORE_VAR.into());
+    scrub.push(crate::mcp::tasks::shared::STORE_VAR.into());
     scrub.push(crate::nats::CONTEXT_VAR.into());
     // No secret of the server's own authentication reaches a command (no token passthrough).
     if let Some(auth) = &settings.auth {

@@ -46,7 +46,7 @@ pub(crate) struct Asking {
 impl Asking {
     /// Creates the task and asks its first round: the questions, or (a gated tool without
     /// questions) the approval.
-    pub(crate) fn start(self, store: &Arc<Store>) -> CallToolResponse {
+    pub(crate) async fn start(self, store: &Arc<Store>) -> CallToolResponse {
         let tool = self.spec.name;
         let first = if self.spec.questions.is_empty() {
             self.job(&JsonObject::new()).map(|job| self.approval(job))
@@ -62,9 +62,10 @@ impl Asking {
             Ok(first) => first,
             Err(text) => return error_result(text),
         };
-        match crate::mcp::tasks::ask(store, self.owner.clone(), tool, first) {
+        match crate::mcp::tasks::ask(store, self.owner.clone(), tool, first).await {
             Ok(response) => response,
-            Err(full) => {
+            Err(refused) => {
+                let full = refused.explain(store.settings().ttl);
                 crate::mcp::job::log_end(
                     tool,
                     &self.client,
@@ -75,8 +76,8 @@ impl Asking {
                 );
                 error_result(format!(
                     "{tool} needs the user's answers, which a client that declares tasks gives \
-                     inside a task, but {full}; it did not run. Try again later, once a task has \
-                     ended and its result has expired"
+                     inside a task, but {full}; it did not run. {}",
+                    refused.advice()
                 ))
             }
         }

@@ -346,7 +346,7 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
             arguments: call.arguments.clone(),
             trace: TraceContext::of(&call.context, spec.name),
         };
-        return Ok(asking.start(store));
+        return Ok(asking.start(store).await);
     }
 
     let mut request_state = call.request.request_state.as_deref();

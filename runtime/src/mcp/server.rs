@@ -202,6 +202,7 @@ impl ServerHandler for Handler {
     ) -> Result<GetTaskResult, ErrorData> {
         self.tasks()?
             .get(&request.task_id, &Principal::of(&context))
+            .await
     }
 
     async fn update_task(
@@ -209,11 +210,13 @@ impl ServerHandler for Handler {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks()?.update(
-            &request.task_id,
-            &Principal::of(&context),
-            request.input_responses,
-        )
+        self.tasks()?
+            .update(
+                &request.task_id,
+                &Principal::of(&context),
+                request.input_responses,
+            )
+            .await
     }
 
     async fn cancel_task(

@@ -36,7 +36,8 @@ pub(crate) struct ServerState {
     pub(crate) catalog: Arc<Catalog>,
     /// The application to run (`None`: no application, command tools fail).
     pub(crate) program: Option<PathBuf>,
-    /// The environment of every command.
+    /// The environment of every command: the server's own, without a trace context it inherited
+    /// (a call's own is added per command, [`crate::mcp::trace`]).
     pub(crate) env: Vec<(OsString, OsString)>,
     /// One slot per concurrently running command, shared by all clients.
     pub(crate) slots: Semaphore,
@@ -78,6 +79,8 @@ pub(crate) struct Limits {
     pub(crate) tasks: Option<TaskSettings>,
     /// `exit_code_is_error`.
     pub(crate) exit_code_is_error: bool,
+    /// The task bucket every replica shares, when one is configured.
+    pub(crate) shared_tasks: Option<crate::mcp::tasks::shared::Shared>,
 }
 
 impl ServerState {
@@ -132,16 +135,16 @@ impl ServerState {
         Self {
             catalog: Arc::new(catalog),
             program,
-            env,
+            env: crate::mcp::trace::without_inherited(env),
             slots: Semaphore::new(limits.max_concurrent as usize),
             max_concurrent: limits.max_concurrent,
             tool_timeout: limits.tool_timeout,
             confirmer,
             builtins: Arc::new(builtins),
             groups: ProcessGroups::default(),
-            tasks: limits
-                .tasks
-                .map(|settings| Arc::new(crate::mcp::tasks::Store::new(settings))),
+            tasks: limits.tasks.map(|settings| {
+                Arc::new(crate::mcp::tasks::Store::new(settings).with_shared(limits.shared_tasks))
+            }),
             shutdown,
             first_answer: Arc::default(),
             info,

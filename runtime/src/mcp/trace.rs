@@ -3,6 +3,11 @@
 //! OpenTelemetry's SDKs read. Values are checked against the W3C format first; a malformed one
 //! is dropped with a log line and never reaches the command (a `tracestate` without a valid
 //! `traceparent` is dropped too, as the W3C rules say).
+//!
+//! A `TRACEPARENT` or `TRACESTATE` in the server's own environment belongs to whatever started
+//! the server, not to any call: it is removed from every command's environment, so a call
+//! without trace context runs without one, and a call with only a `traceparent` never gets a
+//! stranger's `TRACESTATE` beside it.
 
 use std::ffi::OsString;
 
@@ -92,6 +97,13 @@ impl TraceContext {
             .into_iter()
             .chain(pair(TRACESTATE_VAR, &self.tracestate))
     }
+}
+
+/// `env` without `TRACEPARENT` and `TRACESTATE`: the server's environment as a command's base.
+pub(crate) fn without_inherited(env: Vec<(OsString, OsString)>) -> Vec<(OsString, OsString)> {
+    env.into_iter()
+        .filter(|(name, _)| name != TRACEPARENT_VAR && name != TRACESTATE_VAR)
+        .collect()
 }
 
 fn lower_hex(text: &str) -> bool {
@@ -209,6 +221,16 @@ mod tests {
         assert!(!valid_tracestate("a=b\nc"));
         assert!(!valid_tracestate(&"k=v,".repeat(33)));
         assert!(!valid_tracestate(&format!("k={}", "v".repeat(600))));
+    }
+
+    #[test]
+    fn an_inherited_trace_context_is_removed_from_the_commands_base_environment() {
+        let env = without_inherited(vec![
+            ("PATH".into(), "/bin".into()),
+            (TRACEPARENT_VAR.into(), PARENT.into()),
+            (TRACESTATE_VAR.into(), "rojo=1".into()),
+        ]);
+        assert_eq!(env, [("PATH".into(), "/bin".into())]);
     }
 
     #[test]

@@ -546,6 +546,8 @@ pub enum Builtin {
     KnowledgeRead(&'static KnowledgeSpec),
     /// `knowledge_list`: the indexed documents.
     KnowledgeList(&'static KnowledgeSpec),
+    /// `knowledge_enumerate`: which documents contain the query's words, complete and unranked.
+    KnowledgeEnumerate(&'static KnowledgeSpec),
 }
 
 impl Builtin {
@@ -557,6 +559,7 @@ impl Builtin {
             Builtin::KnowledgeSearch(_) => builtins::KNOWLEDGE_SEARCH,
             Builtin::KnowledgeRead(_) => builtins::KNOWLEDGE_READ,
             Builtin::KnowledgeList(_) => builtins::KNOWLEDGE_LIST,
+            Builtin::KnowledgeEnumerate(_) => builtins::KNOWLEDGE_ENUMERATE,
         }
     }
 
@@ -570,7 +573,8 @@ impl Builtin {
         match self {
             Builtin::KnowledgeSearch(spec)
             | Builtin::KnowledgeRead(spec)
-            | Builtin::KnowledgeList(spec) => Some(*spec),
+            | Builtin::KnowledgeList(spec)
+            | Builtin::KnowledgeEnumerate(spec) => Some(*spec),
             Builtin::ReadFile(_) | Builtin::Base64Encode(_) => None,
         }
     }

@@ -115,9 +115,8 @@ async fn lexical_index_search_read_list() {
     let first = &found["results"][0];
     assert_eq!(first["section"], "Flow control > Backpressure");
     assert_eq!(
-        first["content"],
-        "Flow control > Backpressure\n\nBackpressure slows fast producers down when consumers \
-         lag behind."
+        first["content"], "Backpressure slows fast producers down when consumers lag behind.",
+        "the content is the section's text; the breadcrumb is the section"
     );
 
     // Ranked: the chunk that matches more terms first; porter stemming matches "messages".

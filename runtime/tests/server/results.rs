@@ -127,11 +127,7 @@ async fn commands_get_a_scrubbed_environment_with_llmformat() {
         ..Start::default()
     });
     let client = legacy(&server.url, TestClient::new(Answer::Unable)).await;
-    let result = call(&client, "env", json!({})).await;
-    let output = structured(&result)["output"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let output = env_output(&client).await;
     let lines: Vec<&str> = output.lines().collect();
     assert!(lines.contains(&"LLMFORMAT=1"), "{output}");
     assert!(!lines.contains(&"LLMFORMAT=0"), "{output}");

@@ -141,11 +141,7 @@ async fn a_bearer_token_is_required_when_configured() {
     let client = legacy_with_token(&server.url, "s3cret-token")
         .await
         .expect("connects");
-    let result = call(&client, "env", json!({})).await;
-    let output = structured(&result)["output"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let output = env_output(&client).await;
     assert!(
         !output.contains("s3cret-token"),
         "the token leaked to a command"

@@ -531,6 +531,16 @@ pub(crate) fn structured(result: &CallToolResult) -> Value {
     structured
 }
 
+/// What the fake application's `env` command printed (its environment, then `CWD=<its working
+/// directory>`), called as the `env` tool through `client`.
+pub(crate) async fn env_output(client: &Client) -> String {
+    let result = call(client, "env", json!({})).await;
+    structured(&result)["output"]
+        .as_str()
+        .expect("the env tool's output is text")
+        .to_string()
+}
+
 /// A raw HTTP/1.1 exchange (`Connection: close`): status, headers, body.
 pub(crate) fn raw_http(addr: SocketAddr, request: &[u8]) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).expect("connect");

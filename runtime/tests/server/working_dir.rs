@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use rmcp::ServiceExt;
 use rmcp::transport::TokioChildProcess;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::support::*;
 
@@ -108,11 +108,7 @@ async fn the_printed_stdio_entry_runs_commands_in_its_directory_from_anywhere() 
         .serve(transport)
         .await
         .expect("stdio client connects");
-    let result = call(&client, "env", json!({})).await;
-    let output = structured(&result)["output"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let output = env_output(&client).await;
     assert_eq!(
         cwd_line(&output),
         Some(work_dir.display().to_string().as_str()),
@@ -136,11 +132,7 @@ async fn commands_run_in_the_working_directory_and_a_missing_one_is_refused() {
         ..Start::default()
     });
     let client = legacy(&server.url, TestClient::new(Answer::Unable)).await;
-    let result = call(&client, "env", json!({})).await;
-    let output = structured(&result)["output"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let output = env_output(&client).await;
     assert_eq!(cwd_line(&output), Some(shown.as_str()), "{output}");
     let _ = client.cancel().await;
 

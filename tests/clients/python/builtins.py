@@ -17,8 +17,11 @@ Scenarios:
   base64       text, files under data/, the size cap (exact and one over), files outside data/
   confirm      read_file gated: `--answer approve` reads, `--answer decline` refuses
   knowledge    knowledge_search ranking, citations, top_k, statuses; knowledge_read; _list
+  enumerate    knowledge_enumerate: the complete set with counts, absence said as complete,
+               stems and related forms, field scopes, exclusion, refused syntax with its fix
   concurrent   8 knowledge_search calls at once
-  not_built    a server whose index does not exist: index_not_built, never a crash
+  not_built    a server whose index does not exist: index_not_built, never a crash (every
+               knowledge tool)
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ SERVED = [
     "knowledge_search",
     "knowledge_read",
     "knowledge_list",
+    "knowledge_enumerate",
 ]
 BUILTINS = SERVED[4:]
 IDENTITY = "tasks-builtins"
@@ -61,10 +65,9 @@ LEXICAL_TIER = "tier: lexical (FTS5) - no embeddings configured"
 NOT_BUILT_NOTE = f"the knowledge index has not been built yet; run: {IDENTITY}-mcp knowledge index"
 EMPTY_NOTE = "the knowledge index is empty or the query had no searchable terms"
 
-# The corpus the test wrote under corpus/ (tests/tests/integration/builtins.rs): each chunk is
-# the breadcrumb, a blank line and the section's text.
+# The corpus the test wrote under corpus/ (tests/tests/integration/builtins.rs): a chunk's
+# content is the section's text; its breadcrumb is the section (index format 2).
 FLOW_BACKPRESSURE = (
-    "Flow control > Backpressure\n\n"
     "Backpressure slows fast producers when the consumer queue fills up. Backpressure is "
     "signalled per stream, and backpressure never drops messages."
 )
@@ -172,6 +175,7 @@ async def tools(args: argparse.Namespace) -> None:
             "knowledge_search": ["query"],
             "knowledge_read": ["citation"],
             "knowledge_list": [],
+            "knowledge_enumerate": ["query"],
         }
         properties = {
             "read_file": {"path", "offset", "length"},
@@ -179,6 +183,7 @@ async def tools(args: argparse.Namespace) -> None:
             "knowledge_search": {"query", "top_k"},
             "knowledge_read": {"citation"},
             "knowledge_list": set(),
+            "knowledge_enumerate": {"query"},
         }
         for name in BUILTINS:
             tool = by_name[name]
@@ -217,6 +222,10 @@ async def tools(args: argparse.Namespace) -> None:
         documents = json_result(await call(c, "knowledge_list", {}), "knowledge_list")
         check(documents.get("count") == len(DOCUMENTS), f"knowledge_list: {documents!r}")
         print(f"knowledge_list: {documents['count']} documents")
+
+        mapped = json_result(await call(c, "knowledge_enumerate", {"query": "backpressure"}), "knowledge_enumerate")
+        check(mapped.get("status") == "ok" and mapped.get("matched") == 2, f"knowledge_enumerate: {mapped!r}")
+        print(f"knowledge_enumerate: {[d['citation'] for d in mapped['documents']]}")
     check_prompts(prompts, ["read_file notes.txt"])
 
 
@@ -581,6 +590,117 @@ async def knowledge(args: argparse.Namespace) -> None:
         print(f"list: {[d['path'] for d in listed['documents']]}, {total} chunks")
 
 
+ENUMERATE_TIER = "tier: lexical (FTS5) - matching is complete, never ranked"
+ENUMERATE_NOT_BUILT_NOTE = (
+    "The knowledge index has not been built yet, so this is not an answer about the operator's "
+    "documents. Nothing can be concluded about what they contain."
+)
+
+
+def complete_note(matched: int) -> str:
+    """Fisk AI's note of an answer that lists every matching document."""
+    return f"This is the complete set: all {matched} matching documents of {len(DOCUMENTS)} indexed, not a ranked selection."
+
+
+async def enumerate_scenario(args: argparse.Namespace) -> None:
+    async with client(args) as c:
+        print(f"protocol: {c.protocol_version}")
+
+        async def enumerate_(query: str) -> dict[str, Any]:
+            found = json_result(await call(c, "knowledge_enumerate", {"query": query}), f"enumerate {query!r}")
+            check(found.get("tier") == ENUMERATE_TIER, f"enumerate {query!r}: tier {found.get('tier')!r}")
+            check(found.get("indexed_documents") == len(DOCUMENTS), f"enumerate {query!r}: {found!r}")
+            return found
+
+        def cited(found: dict[str, Any]) -> list[str]:
+            return [d["citation"] for d in found["documents"]]
+
+        # The complete set, most matches first, each document cited by its first matching
+        # chunk, with counts and never any text.
+        found = await enumerate_("backpressure")
+        expected: dict[str, Any] = {
+            "tier": ENUMERATE_TIER,
+            "status": "ok",
+            "compiled": '"backpressure"',
+            "matched": 2,
+            "returned": 2,
+            "truncated": False,
+            "indexed_documents": len(DOCUMENTS),
+            "note": complete_note(2),
+            "documents": [
+                {"citation": "corpus/flow.md#1", "body_matches": 1, "heading_matches": 1, "total_chunks": 3},
+                {"citation": "corpus/storage.md#1", "body_matches": 1, "heading_matches": 0, "total_chunks": 2},
+            ],
+            "terms": [{"term": "backpressure", "documents": 2, "as_written": 2}],
+        }
+        check(found == expected, f"enumerate backpressure: {found!r}, expected {expected!r}")
+        print(f"backpressure: {cited(found)}")
+
+        # Absence is said to be complete, which a ranked search cannot say.
+        found = await enumerate_("xylophone")
+        note = (
+            f"No document in the index of {len(DOCUMENTS)} contains this. This is the complete answer and not a "
+            'ranking cutoff, so it is safe to say the documents do not mention it. No document contains "xylophone" '
+            "in any form."
+        )
+        check(
+            found["status"] == "ok" and found["matched"] == 0 and found["documents"] == [] and found["note"] == note,
+            f"enumerate xylophone: {found!r}",
+        )
+        print(f"absent: {found['note']}")
+
+        # Matching by stem: "retry" finds "retries", and the note says how many hold it as written.
+        found = await enumerate_("retry")
+        check(cited(found) == ["corpus/flow.md#2", "corpus/guide/retries.md#0"], f"enumerate retry: {found!r}")
+        term = found["terms"][0]
+        check(
+            term == {"term": "retry", "documents": 2, "as_written": 1, "related_forms": ["retries"]},
+            f"enumerate retry: term {term!r}",
+        )
+        stem_note = '2 documents contain "retry" or a related form (retries); 1 contain it as written.'
+        check(found["note"] == f"{complete_note(2)} {stem_note}", f"enumerate retry: note {found['note']!r}")
+        print(f"stem: {stem_note}")
+
+        # Words side by side must all appear in one document; -word excludes; heading: scopes.
+        both = await enumerate_("backpressure compaction")
+        check(cited(both) == ["corpus/storage.md#1"], f"backpressure compaction: {both!r}")
+        excluded = await enumerate_("backpressure -compaction")
+        check(cited(excluded) == ["corpus/flow.md#1"], f"backpressure -compaction: {excluded!r}")
+        check(excluded["compiled"] == '"backpressure" AND -"compaction"', f"compiled {excluded['compiled']!r}")
+        heading = await enumerate_("heading:retries")
+        check(cited(heading) == ["corpus/flow.md#2", "corpus/guide/retries.md#0"], f"heading:retries: {heading!r}")
+        check(
+            [(d["body_matches"], d["heading_matches"]) for d in heading["documents"]] == [(0, 1), (0, 1)],
+            f"heading:retries counts body matches: {heading!r}",
+        )
+        body = await enumerate_("body:compaction")
+        check(cited(body) == ["corpus/storage.md#1"], f"body:compaction: {body!r}")
+        phrase = await enumerate_('"consumer queue"')
+        check(cited(phrase) == ["corpus/flow.md#1"], f"phrase: {phrase!r}")
+        apart = await enumerate_('"queue consumer"')
+        check(apart["matched"] == 0, f"a phrase in the wrong order matched: {apart!r}")
+        print("language: together, -exclude, heading:, body:, \"phrase\"")
+
+        # Too short to look up: said, never searched.
+        short = await enumerate_("x")
+        check(
+            short["status"] == "query_empty"
+            and short["terms"] == [{"term": "x", "documents": 0, "as_written": 0, "not_queried": True}],
+            f"enumerate x: {short!r}",
+        )
+
+        # Syntax the language does not have is refused with the fix, never misread.
+        for query, expected_error in [
+            ("api OR web", 'knowledge_enumerate: "OR" is not an operator here; alternatives are not supported; run one query per term and compare'),
+            ("dep*", "knowledge_enumerate: \"dep*\" uses '*', which this command does not support; matching is by word stem already, so deprecated finds deprecate and deprecation"),
+            ("-deprecated", "knowledge_enumerate: a query of only exclusions has nothing to exclude from; add a term to match, as in: api -deprecated"),
+            ("title:flow", 'knowledge_enumerate: unknown field "title"; body: and heading: are the only fields this command knows'),
+        ]:
+            text = error_result(await call(c, "knowledge_enumerate", {"query": query}), query)
+            check(text == expected_error, f"enumerate {query!r}: {text!r}, expected {expected_error!r}")
+            print(f"refused: {text}")
+
+
 # Eight different searches and the chunk each must rank first.
 CONCURRENT = [
     ("backpressure", "corpus/flow.md#1"),
@@ -630,6 +750,21 @@ async def not_built(args: argparse.Namespace) -> None:
         text = error_result(await call(c, "knowledge_read", {"citation": "corpus/flow.md#0"}), "knowledge_read")
         check(text == f"knowledge_read: {NOT_BUILT_NOTE}", f"knowledge_read without an index: {text!r}")
         print(f"read: {text}")
+        mapped = json_result(await call(c, "knowledge_enumerate", {"query": "backpressure"}), "knowledge_enumerate")
+        expected = {
+            "tier": ENUMERATE_TIER,
+            "status": "index_not_built",
+            "compiled": "",
+            "matched": 0,
+            "returned": 0,
+            "truncated": False,
+            "indexed_documents": 0,
+            "note": ENUMERATE_NOT_BUILT_NOTE,
+            "documents": [],
+            "terms": [],
+        }
+        check(mapped == expected, f"knowledge_enumerate without an index: {mapped!r}, expected {expected!r}")
+        print(f"enumerate: {mapped['status']}")
         # Still serving: a second search answers the same.
         again = json_result(await call(c, "knowledge_search", {"query": "retries"}), "second search")
         check(again["status"] == "index_not_built", f"second search: {again!r}")
@@ -642,6 +777,7 @@ SCENARIOS = {
     "base64": base64_encode,
     "confirm": confirm,
     "knowledge": knowledge,
+    "enumerate": enumerate_scenario,
     "concurrent": concurrent,
     "not_built": not_built,
 }

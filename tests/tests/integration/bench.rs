@@ -45,6 +45,7 @@ fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
         "`tools/list` throughput, c=1 (req/s)",
         "server CPU per `tools/list`, raw client back to back (ms)",
         "of it, user time: the server's own code (ms)",
+        "first `tools/list` page on the wire, raw client (KiB)",
         "overhead over the direct run, p99, c=8 (ms)",
         "RSS peak during the load, VmHWM (MiB)",
         "MiB stripped",
@@ -57,6 +58,8 @@ fn the_smoke_benchmark_reports_every_figure() -> Result<()> {
             "{expected:?} missing from:\n{page}"
         );
     }
+    // No figure of a content coding the servers do not offer.
+    assert!(!page.contains("gzip"), "{page}");
     let chart = fs::read_to_string(dir.path().join("benchmarks.svg"))?;
     assert!(
         chart.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
@@ -100,6 +103,10 @@ fn the_smoke_benchmark_measures_a_text_only_peer() -> Result<()> {
     assert!(peer.start_ms.is_some() && !peer.call.is_empty(), "{peer:?}");
     // The raw client's back-to-back lists work against a server that answers in events.
     assert!(peer.raw_list_cpu_ms.is_some(), "{peer:?}");
+    assert!(
+        peer.raw_answer_kib.is_some_and(|kib| kib.median > 1.0),
+        "{peer:?}"
+    );
     // Its list measured as ours is, beside ours.
     let sizes = demo.peer_list_sizes.expect("the peer's tools/list size");
     assert_eq!(sizes.tools, 8, "{sizes:?}");

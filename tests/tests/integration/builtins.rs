@@ -245,11 +245,13 @@ macro_rules! builtins_in_era {
                 let run = served.script("tools", $mode, &[])?;
                 run.has_line(
                     "tools: task_list task_show note_search store_export read_file \
-                     base64_encode knowledge_search knowledge_read knowledge_list",
+                     base64_encode knowledge_search knowledge_read knowledge_list \
+                     knowledge_enumerate",
                 )?
                 .has_line("read_file: 'Remember the milk.\\nAnd the eggs.\\n'")?
                 .has_line("base64_encode: Zmlzaw==")?
-                .has_line("knowledge_search: corpus/flow.md#1")?;
+                .has_line("knowledge_search: corpus/flow.md#1")?
+                .has_line("knowledge_enumerate: ['corpus/flow.md#1', 'corpus/storage.md#1']")?;
                 Ok(())
             }
 
@@ -343,6 +345,27 @@ macro_rules! builtins_in_era {
                 let chunks = CORPUS_CHUNKS.to_string();
                 let run = served.script("knowledge", $mode, &["--chunks", &chunks])?;
                 run.has_line("backpressure: ['corpus/flow.md#1', 'corpus/storage.md#1']")?;
+                Ok(())
+            }
+
+            /// `knowledge_enumerate`: the complete set with counts, absence said to be complete,
+            /// stems, scopes, exclusion, and syntax it does not have refused with the fix.
+            #[test]
+            fn knowledge_enumerate_lists_every_matching_document_and_says_so() -> Result<()> {
+                let served = shared()?;
+                let run = served.script("enumerate", $mode, &[])?;
+                run.has_line("backpressure: ['corpus/flow.md#1', 'corpus/storage.md#1']")?
+                    .has_line(
+                        "stem: 2 documents contain \"retry\" or a related form (retries); 1 \
+                         contain it as written.",
+                    )?
+                    .has_line(
+                        "refused: knowledge_enumerate: \"OR\" is not an operator here; \
+                         alternatives are not supported; run one query per term and compare",
+                    )?;
+                served
+                    .server
+                    .wait_for_line(&["knowledge_enumerate(\"retry\")"])?;
                 Ok(())
             }
 

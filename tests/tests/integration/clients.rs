@@ -130,6 +130,8 @@ impl Server {
             .env_remove("FISK_AI_MCP_ADDRESS")
             .env_remove("FISKGEN_MCP_STATE_KEY")
             .env_remove("FISKGEN_MCP_APPROVAL_STORE")
+            .env_remove("FISKGEN_MCP_TASK_STORE")
+            .env_remove("FISKGEN_MCP_NATS_CONTEXT")
             .env_remove("RUST_LOG")
             .envs(env.iter().copied())
             .stdin(Stdio::null())

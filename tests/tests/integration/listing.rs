@@ -1,7 +1,7 @@
 //! `tools/list` (docs/runtime.md, "Listing tools"), with the official Python SDK and raw
 //! requests where no SDK shows every member of an entry.
 //!
-//! `tasks-builtins-mcp` (tests/fixtures/builtins.yaml) lists its 9 tools in pages of 4; the
+//! `tasks-builtins-mcp` (tests/fixtures/builtins.yaml) lists its 10 tools in pages of 4; the
 //! demo server lists its 8 in one page and, narrowed with `--tools`, serves the built entries of
 //! the kept tools.
 
@@ -14,7 +14,7 @@ use fiskgen_tests::clients;
 use super::clients::{Server, python, strings};
 
 /// What `tasks-builtins-mcp` serves, in serving order (as builtins.py lists it).
-const BUILTINS_SERVED: [&str; 9] = [
+const BUILTINS_SERVED: [&str; 10] = [
     "task_list",
     "task_show",
     "note_search",
@@ -24,6 +24,7 @@ const BUILTINS_SERVED: [&str; 9] = [
     "knowledge_search",
     "knowledge_read",
     "knowledge_list",
+    "knowledge_enumerate",
 ];
 
 /// `page_size` in tests/fixtures/builtins.yaml.
@@ -49,7 +50,7 @@ fn paginate_over_http(mode: &str) -> Result<()> {
             PAGE_SIZE,
         ]),
     )?;
-    finished.has_line("page 3: ['knowledge_list']")?;
+    finished.has_line("page 3: ['knowledge_list', 'knowledge_enumerate']")?;
     Ok(())
 }
 
@@ -80,7 +81,8 @@ fn python_sdk_follows_tools_list_pages_to_the_served_set_over_stdio() -> Result<
         args.push(path_text(&binary)?);
         args.extend(strings(&["--stdio", "--application-path"]));
         args.push(path_text(&app)?);
-        python("pagination.py", &args)?.has_line("page 3: ['knowledge_list']")?;
+        python("pagination.py", &args)?
+            .has_line("page 3: ['knowledge_list', 'knowledge_enumerate']")?;
     }
     Ok(())
 }

@@ -48,6 +48,13 @@ impl Drop for NatsServer {
 }
 
 /// A port nothing listens on right now.
+impl NatsServer {
+    /// Its process id.
+    pub(super) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 fn free_port() -> Result<u16> {
     let listener = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
     Ok(listener.local_addr()?.port())
@@ -55,12 +62,53 @@ fn free_port() -> Result<u16> {
 
 /// Starts nats-server with JetStream in a temp directory; waits (bounded) until it is ready.
 pub(super) fn start_nats_server() -> Result<NatsServer> {
+    start_nats_server_with(&[])
+}
+
+/// [`start_nats_server`] with more command-line options (`--tls ...`).
+pub(super) fn start_nats_server_with(options: &[&str]) -> Result<NatsServer> {
+    start_nats_node(free_port()?, options)
+}
+
+/// Three nats-servers with JetStream clustered on loopback (cluster `fiskgen`, nodes `n1`..`n3`),
+/// each ready; JetStream's meta leader may still be in election when this returns.
+pub(super) fn start_nats_cluster() -> Result<Vec<NatsServer>> {
+    let routes: Vec<u16> = (0..3).map(|_| free_port()).collect::<Result<_>>()?;
+    let all = routes
+        .iter()
+        .map(|port| format!("nats://127.0.0.1:{port}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut nodes = Vec::new();
+    for (i, route) in routes.iter().enumerate() {
+        let name = format!("n{}", i + 1);
+        let cluster = format!("nats://127.0.0.1:{route}");
+        nodes.push(start_nats_node(
+            free_port()?,
+            &[
+                "-n",
+                &name,
+                "--cluster_name",
+                "fiskgen",
+                "--cluster",
+                &cluster,
+                "--routes",
+                &all,
+            ],
+        )?);
+    }
+    Ok(nodes)
+}
+
+/// One nats-server with JetStream on `port`, with `options`.
+fn start_nats_node(port: u16, options: &[&str]) -> Result<NatsServer> {
     let binary = apps::path(App::NatsServer)?;
     let dir = tempfile::tempdir().context("creating the nats-server directory")?;
-    let port = free_port()?.to_string();
+    let port = port.to_string();
     let mut child = Command::new(&binary)
         .args(["-a", "127.0.0.1", "-p", &port, "-js", "-sd"])
         .arg(dir.path().join("jetstream"))
+        .args(options)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

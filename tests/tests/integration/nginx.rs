@@ -27,9 +27,9 @@ const KEY: &str = "nginx-test-key-0123456789abcdef0123";
 const NGINX_START: Duration = Duration::from_secs(10);
 
 /// nginx in the foreground (one process, no daemon), killed on drop.
-struct Nginx {
+pub(super) struct Nginx {
     child: Child,
-    url: String,
+    pub(super) url: String,
     dir: tempfile::TempDir,
 }
 
@@ -42,7 +42,7 @@ impl Drop for Nginx {
 
 impl Nginx {
     /// What nginx logged (errors and the access log with the upstream of each request).
-    fn logs(&self) -> String {
+    pub(super) fn logs(&self) -> String {
         let read =
             |name: &str| std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default();
         format!("{}{}", read("error.log"), read("access.log"))
@@ -77,8 +77,14 @@ fn port_of(url: &str) -> Result<u16> {
 }
 
 /// Starts nginx on a free loopback port, balancing `replicas` round robin as docs/deploy.md
-/// configures it (TLS left out).
-fn start_nginx(replicas: &[&Server]) -> Result<Nginx> {
+/// configures it (TLS left out), without passing a failed request on to the next replica.
+pub(super) fn start_nginx(replicas: &[&Server]) -> Result<Nginx> {
+    start_nginx_with(replicas, "off")
+}
+
+/// [`start_nginx`] with `proxy_next_upstream` set to `next_upstream` (`error`: a replica that
+/// refuses the connection is skipped; nginx never resends a POST it already sent).
+pub(super) fn start_nginx_with(replicas: &[&Server], next_upstream: &str) -> Result<Nginx> {
     let binary = nginx_binary()?;
     let dir = tempfile::tempdir().context("creating nginx's directory")?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?
@@ -106,7 +112,7 @@ fn start_nginx(replicas: &[&Server]) -> Result<Nginx> {
                      proxy_set_header Connection \"\";\n            proxy_set_header Host $host;\n\
                      proxy_buffering off;\n            proxy_cache off;\n\
                      proxy_read_timeout 300s;\n            client_max_body_size 1m;\n\
-                     proxy_next_upstream off;\n        }}\n    }}\n}}\n"
+                     proxy_next_upstream {next_upstream};\n        }}\n    }}\n}}\n"
     );
     let conf = dir.path().join("nginx.conf");
     std::fs::write(&conf, config).context("writing nginx.conf")?;

@@ -146,25 +146,63 @@ fn python_sdk_command_output_arrives_as_log_notifications_over_stdio_legacy() ->
     logs_over_stdio("legacy")
 }
 
-/// `trace_context.py` against `test-mcp` running a script that prints its environment.
+/// A `TRACEPARENT` the server itself was started with (its own caller's trace), which no
+/// command may see.
+const INHERITED_PARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+/// The `TRACESTATE` beside it.
+const INHERITED_STATE: &str = "inherited=from-the-server";
+
+/// `trace_context.py` against `test-mcp` running a script that prints its environment (after a
+/// second for `test_reconnection`, so that call becomes a task), the server started with a
+/// trace context of its own; in 2026-07-28 a traced call also runs as a task.
 fn trace_context(mode: &str) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let app = dir.path().join("print-env");
-    std::fs::write(&app, "#!/bin/sh\nexec env\n")?;
-    std::fs::set_permissions(&app, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
-    let server = Server::spawn_app(&clients::conformance_server()?, dir.path(), &app, &[], &[])?;
-    let finished = python(
-        "trace_context.py",
-        &strings(&[
-            "--url",
-            &server.url,
-            "--mode",
-            mode,
-            "--tool",
-            "test_simple_text",
-        ]),
+    std::fs::write(
+        &app,
+        "#!/bin/sh\ncase \"$*\" in *reconnection*) sleep 1 ;; esac\nexec env\n",
     )?;
+    std::fs::set_permissions(&app, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+    let env = [
+        ("TRACEPARENT", std::ffi::OsStr::new(INHERITED_PARENT)),
+        ("TRACESTATE", std::ffi::OsStr::new(INHERITED_STATE)),
+    ];
+    let tasks = mode == "2026-07-28";
+    let flags: &[&str] = if tasks {
+        &["--task-after", "300ms"]
+    } else {
+        &[]
+    };
+    let server = Server::spawn_app(
+        &clients::conformance_server()?,
+        dir.path(),
+        &app,
+        &env,
+        flags,
+    )?;
+    let inherited =
+        serde_json::json!({"TRACEPARENT": INHERITED_PARENT, "TRACESTATE": INHERITED_STATE});
+    let mut args = strings(&[
+        "--url",
+        &server.url,
+        "--mode",
+        mode,
+        "--tool",
+        "test_simple_text",
+        "--inherited",
+        &inherited.to_string(),
+    ]);
+    if tasks {
+        args.extend(strings(&["--task-tool", "test_reconnection"]));
+    }
+    let finished = python("trace_context.py", &args)?;
     println!("{}", finished.report());
+    if tasks {
+        finished.has_line(
+            "task: TRACEPARENT=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 \
+             TRACESTATE=rojo=00f067aa0ba902b7,congo=t61rcWkgMzE",
+        )?;
+    }
     let log = server.log();
     ensure!(
         log.contains("dropped the request's _meta traceparent"),
@@ -174,12 +212,13 @@ fn trace_context(mode: &str) -> Result<()> {
 }
 
 #[test]
-fn python_sdk_a_clients_trace_context_reaches_the_command_and_junk_does_not_2026_07_28()
+fn python_sdk_a_clients_trace_context_reaches_the_command_and_a_task_but_junk_and_the_servers_own_do_not_2026_07_28()
 -> Result<()> {
     trace_context("2026-07-28")
 }
 
 #[test]
-fn python_sdk_a_clients_trace_context_reaches_the_command_and_junk_does_not_legacy() -> Result<()> {
+fn python_sdk_a_clients_trace_context_reaches_the_command_but_junk_and_the_servers_own_do_not_legacy()
+-> Result<()> {
     trace_context("legacy")
 }

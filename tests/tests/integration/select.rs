@@ -356,7 +356,8 @@ fn builtins_are_filtered_by_name_and_collisions_are_refused() {
             "read_file",
             "base64_encode",
             "knowledge_search",
-            "knowledge_list"
+            "knowledge_list",
+            "knowledge_enumerate"
         ]),
         "{served:?}"
     );

@@ -1,8 +1,9 @@
 //! Heading-delimited, size-packed chunks, as Fisk AI cuts documents (so an index either program
 //! builds cites the same `path#ordinal` for the same file).
 //!
-//! ATX headings (`#` to `######`) delimit sections and build the breadcrumb `A > B > C`, which
-//! is folded into each chunk's text and stored as its `heading_path`. Fenced code blocks and
+//! ATX headings (`#` to `######`) delimit sections and build the breadcrumb `A > B > C`, stored
+//! as the chunk's `heading_path` and kept out of its `body` (so `body:` and `heading:` are
+//! answerable apart); only the embedder sees the two folded together ([`Chunk::folded`]). Fenced code blocks and
 //! blank-line-delimited blocks (which keeps tables together) are packed whole toward 1200 bytes;
 //! a paragraph over 1500 bytes is split every 1200 bytes (on a character boundary here, where
 //! Fisk AI may split a character), a code fence never. Text without headings is packed under an
@@ -18,8 +19,20 @@ const MAX_BYTES: usize = 1500;
 pub(crate) struct Chunk {
     /// The section breadcrumb (`A > B`), empty before the first heading.
     pub(crate) heading_path: String,
-    /// The text, breadcrumb first.
-    pub(crate) content: String,
+    /// The section's text, without the breadcrumb.
+    pub(crate) body: String,
+}
+
+impl Chunk {
+    /// The breadcrumb, a blank line and the body: the text a chunk's vector is built from, as
+    /// Fisk AI folds it (changing it changes every vector).
+    pub(crate) fn folded(&self) -> String {
+        if self.heading_path.is_empty() {
+            self.body.clone()
+        } else {
+            format!("{}\n\n{}", self.heading_path, self.body)
+        }
+    }
 }
 
 /// Splits a document into chunks; empty input gives none.
@@ -135,14 +148,9 @@ impl Packer {
         let body = self.buf.join("\n\n");
         self.buf.clear();
         self.size = 0;
-        let content = if self.breadcrumb.is_empty() {
-            body
-        } else {
-            format!("{}\n\n{body}", self.breadcrumb)
-        };
         Chunk {
             heading_path: self.breadcrumb.clone(),
-            content,
+            body,
         }
     }
 
@@ -218,18 +226,20 @@ mod tests {
         let chunks = chunk_document(doc);
         let summary: Vec<(&str, &str)> = chunks
             .iter()
-            .map(|c| (c.heading_path.as_str(), c.content.as_str()))
+            .map(|c| (c.heading_path.as_str(), c.body.as_str()))
             .collect();
         assert_eq!(
             summary,
             [
                 ("", "intro text"),
-                ("Guide", "Guide\n\nfirst"),
-                ("Guide > Setup", "Guide > Setup\n\nsecond"),
-                ("Guide > Setup > Deep", "Guide > Setup > Deep\n\nthird"),
-                ("Guide > Use", "Guide > Use\n\nfourth"),
+                ("Guide", "first"),
+                ("Guide > Setup", "second"),
+                ("Guide > Setup > Deep", "third"),
+                ("Guide > Use", "fourth"),
             ]
         );
+        assert_eq!(chunks[0].folded(), "intro text");
+        assert_eq!(chunks[2].folded(), "Guide > Setup\n\nsecond");
         assert_eq!(document_title(doc), "Guide");
         assert!(chunk_document("").is_empty());
     }
@@ -247,11 +257,11 @@ mod tests {
         let long = "x".repeat(3000);
         let chunks = chunk_document(&long);
         assert_eq!(
-            chunks.iter().map(|c| c.content.len()).collect::<Vec<_>>(),
+            chunks.iter().map(|c| c.body.len()).collect::<Vec<_>>(),
             [1200, 1200, 600]
         );
         let wide = "é".repeat(1000); // 2000 bytes, split on a character boundary
-        assert!(chunk_document(&wide).iter().all(|c| !c.content.is_empty()));
+        assert!(chunk_document(&wide).iter().all(|c| !c.body.is_empty()));
     }
 
     #[test]
@@ -259,8 +269,8 @@ mod tests {
         let code = format!("```\n# not a heading\n{}\n```", "y".repeat(2000));
         let doc = format!("# T\n\n{code}\n\nafter\n");
         let chunks = chunk_document(&doc);
-        assert_eq!(chunks[0].content, format!("T\n\n{code}"));
-        assert_eq!(chunks[1].content, "T\n\nafter");
+        assert_eq!(chunks[0].body, code);
+        assert_eq!(chunks[1].body, "after");
         assert_eq!(document_title("```\n# no\n```\n# Yes\n"), "Yes");
     }
 }

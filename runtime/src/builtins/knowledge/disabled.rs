@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::{ReadArgs, SearchArgs};
+use super::{EnumerateArgs, ReadArgs, SearchArgs};
 use crate::spec::app::KnowledgeSpec;
 
 /// Why nothing works.
@@ -53,6 +53,11 @@ impl Knowledge {
 
     /// Unreachable.
     pub(crate) fn list(&self) -> Result<String, KnowledgeError> {
+        match *self {}
+    }
+
+    /// Unreachable.
+    pub(crate) fn enumerate(&self, _: &EnumerateArgs) -> Result<String, KnowledgeError> {
         match *self {}
     }
 }

@@ -36,6 +36,17 @@ pub(crate) enum StoreError {
         /// The index's `format_version`.
         format_version: i64,
     },
+    /// The index was written in an older format than this build reads (Fisk AI's gate).
+    #[error(
+        "knowledge index was built in an older format and cannot be read by this build: {why}; \
+         rebuild it with '{reindex}'"
+    )]
+    TooOld {
+        /// What is older: the `format_version`, the `chunks` columns, or missing objects.
+        why: String,
+        /// The command that rebuilds.
+        reindex: String,
+    },
     /// The configuration asks for vectors; the index has none.
     #[error(
         "knowledge index was built with a different embedding configuration: config requests \
@@ -286,6 +297,9 @@ pub(crate) enum KnowledgeError {
         /// The command that rebuilds.
         reindex: String,
     },
+    /// A `knowledge_enumerate` query its language refuses, with the fix.
+    #[error("{0}")]
+    Query(String),
     /// A `knowledge_read` argument that is not a citation.
     #[error(
         "{shown} is not a citation: expected <document path>#<chunk number>, as \
@@ -521,7 +535,7 @@ mod tests {
     #[test]
     fn texts_read_as_before_the_errors_were_typed() {
         let built = Meta {
-            format_version: 1,
+            format_version: 2,
             model: "m".into(),
             dimension: 3,
             normalized: false,
@@ -530,9 +544,9 @@ mod tests {
         };
         let cases: [(Box<dyn std::error::Error>, &str); 8] = [
             (
-                Box::new(StoreError::TooNew { format_version: 2 }),
+                Box::new(StoreError::TooNew { format_version: 3 }),
                 "knowledge index format is newer than this build supports: index \
-                 format_version=2, this build supports up to 1; upgrade this server",
+                 format_version=3, this build supports up to 2; upgrade this server",
             ),
             (
                 Box::new(StoreError::BuiltOtherwise {

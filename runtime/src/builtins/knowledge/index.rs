@@ -106,13 +106,19 @@ pub(crate) fn run(
     )
     .map_err(fail)?;
     store::verify_fts5(&conn)?;
-    conn.execute_batch(SCHEMA).map_err(IndexError::Schema)?;
-    enforce_permissions(&db_path)?;
-
-    let prior: i64 = count(&conn, "SELECT count(*) FROM documents")?;
+    let prior: i64 = if store::has_table(&conn, "documents").map_err(IndexError::Schema)? {
+        count(&conn, "SELECT count(*) FROM documents")?
+    } else {
+        0
+    };
     if options.reindex {
         conn.execute_batch(RESET).map_err(IndexError::Reset)?;
+    } else {
+        // Refreshing an older format would write chunks the tools cannot read.
+        store::check_format(&conn, options.reindex_command)?;
     }
+    conn.execute_batch(SCHEMA).map_err(IndexError::Schema)?;
+    enforce_permissions(&db_path)?;
     prepare_vectors(&conn, embedder, options)?;
 
     let store_dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
@@ -163,7 +169,10 @@ pub(crate) fn run(
     Ok(stats)
 }
 
-/// The base schema (docs/builtins.md, "The index"), created when missing.
+/// The base schema (docs/builtins.md, "The index"), Fisk AI's format 2, created when missing.
+/// `chunks.body` is the section's text alone (the breadcrumb lives in `heading_path`); the
+/// stemmed `chunks_fts` and the exact-word `chunks_fts_exact` index both columns, and
+/// `chunks_vocab` lists the exact table's words.
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS documents (
     id    INTEGER PRIMARY KEY,
@@ -177,39 +186,63 @@ CREATE TABLE IF NOT EXISTS chunks (
     document_id  INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     heading_path TEXT,
     ordinal      INTEGER,
-    content      TEXT NOT NULL
+    body         TEXT NOT NULL
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    content,
+    body,
     heading_path,
     content='chunks',
     content_rowid='id',
     tokenize='porter unicode61'
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts_exact USING fts5(
+    body,
+    heading_path,
+    content='chunks',
+    content_rowid='id',
+    tokenize='unicode61'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab('chunks_fts_exact', 'row');
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, content, heading_path)
-    VALUES (new.id, new.content, new.heading_path);
+    INSERT INTO chunks_fts(rowid, body, heading_path)
+    VALUES (new.id, new.body, new.heading_path);
+    INSERT INTO chunks_fts_exact(rowid, body, heading_path)
+    VALUES (new.id, new.body, new.heading_path);
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, content, heading_path)
-    VALUES ('delete', old.id, old.content, old.heading_path);
+    INSERT INTO chunks_fts(chunks_fts, rowid, body, heading_path)
+    VALUES ('delete', old.id, old.body, old.heading_path);
+    INSERT INTO chunks_fts_exact(chunks_fts_exact, rowid, body, heading_path)
+    VALUES ('delete', old.id, old.body, old.heading_path);
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, content, heading_path)
-    VALUES ('delete', old.id, old.content, old.heading_path);
-    INSERT INTO chunks_fts(rowid, content, heading_path)
-    VALUES (new.id, new.content, new.heading_path);
+    INSERT INTO chunks_fts(chunks_fts, rowid, body, heading_path)
+    VALUES ('delete', old.id, old.body, old.heading_path);
+    INSERT INTO chunks_fts_exact(chunks_fts_exact, rowid, body, heading_path)
+    VALUES ('delete', old.id, old.body, old.heading_path);
+    INSERT INTO chunks_fts(rowid, body, heading_path)
+    VALUES (new.id, new.body, new.heading_path);
+    INSERT INTO chunks_fts_exact(rowid, body, heading_path)
+    VALUES (new.id, new.body, new.heading_path);
 END;
 CREATE TABLE IF NOT EXISTS rag_meta (key TEXT PRIMARY KEY, value TEXT);
 ";
 
-/// `--reindex`: vectors dropped (so the dimension may change), data and manifest cleared.
+/// `--reindex`, run before [`SCHEMA`]: every schema object dropped, triggers first (as Fisk AI
+/// does), so an index of any older format (other columns, no exact-word table) is rebuilt
+/// from nothing and [`SCHEMA`] stays the one definition.
 const RESET: &str = "
+DROP TRIGGER IF EXISTS chunks_ai;
+DROP TRIGGER IF EXISTS chunks_ad;
+DROP TRIGGER IF EXISTS chunks_au;
 DROP TRIGGER IF EXISTS chunks_ad_vec;
+DROP TABLE IF EXISTS chunks_vocab;
+DROP TABLE IF EXISTS chunks_fts;
+DROP TABLE IF EXISTS chunks_fts_exact;
 DROP TABLE IF EXISTS chunks_vec;
-DELETE FROM documents;
-DELETE FROM rag_meta;
-INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild');
+DROP TABLE IF EXISTS chunks;
+DROP TABLE IF EXISTS documents;
+DROP TABLE IF EXISTS rag_meta;
 ";
 
 /// The advisory lock that keeps two writers apart.
@@ -393,10 +426,11 @@ fn ingest(
     let chunks = chunk::chunk_document(&text);
     let vectors = match embedder {
         Some(embedder) if !chunks.is_empty() => {
-            let docs: Vec<(&str, &str)> = chunks
+            let docs: Vec<(&str, String)> = chunks
                 .iter()
-                .map(|c| (c.heading_path.as_str(), c.content.as_str()))
+                .map(|c| (c.heading_path.as_str(), c.folded()))
                 .collect();
+            let docs: Vec<(&str, &str)> = docs.iter().map(|(h, t)| (*h, t.as_str())).collect();
             let vectors = embedder
                 .embed_documents(&docs)
                 .map_err(|source| IndexError::Embed {
@@ -453,9 +487,9 @@ fn store_document(
     tx.execute("DELETE FROM chunks WHERE document_id = ?1", [id])?;
     for (ordinal, chunk) in chunks.iter().enumerate() {
         let chunk_id: i64 = tx.query_row(
-            "INSERT INTO chunks(document_id, heading_path, ordinal, content) \
+            "INSERT INTO chunks(document_id, heading_path, ordinal, body) \
              VALUES(?1, ?2, ?3, ?4) RETURNING id",
-            (id, &chunk.heading_path, ordinal as i64, &chunk.content),
+            (id, &chunk.heading_path, ordinal as i64, &chunk.body),
             |row| row.get(0),
         )?;
         if let Some(vector) = vectors.and_then(|v| v.get(ordinal)) {
@@ -525,5 +559,103 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
+    }
+
+    /// An index of an older format (format 1: the breadcrumb folded into `content`, no
+    /// exact-word table) is refused by a refresh and by the server, with the command that
+    /// rebuilds it; `--reindex` rebuilds it as format 2 with both tables filled.
+    #[test]
+    fn an_older_format_index_is_refused_until_reindexed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let docs = dir.path().join("docs");
+        std::fs::create_dir_all(&docs).expect("mkdir");
+        std::fs::write(docs.join("a.md"), "# Flow\n\nDeprecated producers.\n").expect("a");
+        let store = dir.path().join("store");
+        std::fs::create_dir_all(&store).expect("mkdir");
+        // What a build of format 1 wrote (docs/builtins.md, "The index").
+        let conn = Connection::open(store.join(DB_FILE)).expect("open");
+        conn.execute_batch(
+            "CREATE TABLE documents (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
+                 title TEXT, mtime INTEGER, hash TEXT);
+             CREATE TABLE chunks (id INTEGER PRIMARY KEY, document_id INTEGER NOT NULL
+                 REFERENCES documents(id) ON DELETE CASCADE, heading_path TEXT,
+                 ordinal INTEGER, content TEXT NOT NULL);
+             CREATE VIRTUAL TABLE chunks_fts USING fts5(content, heading_path,
+                 content='chunks', content_rowid='id', tokenize='porter unicode61');
+             CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+                 INSERT INTO chunks_fts(rowid, content, heading_path)
+                 VALUES (new.id, new.content, new.heading_path);
+             END;
+             CREATE TABLE rag_meta (key TEXT PRIMARY KEY, value TEXT);
+             INSERT INTO documents VALUES (1, 'docs/a.md', 'Flow', 0, 'x');
+             INSERT INTO chunks VALUES (1, 1, 'Flow', 0, 'Flow\n\nDeprecated producers.');
+             INSERT INTO rag_meta VALUES ('format_version', '1');",
+        )
+        .expect("a format-1 index");
+        drop(conn);
+        let paths = [docs.clone()];
+        let mut options = Options {
+            reindex: false,
+            prune: true,
+            paths: &paths,
+            reindex_command: "x-mcp knowledge index --reindex",
+        };
+        let mut notes = Vec::new();
+        let expected = "knowledge index was built in an older format and cannot be read by this \
+                        build: its format_version is 1 and this build writes 2; rebuild it with \
+                        'x-mcp knowledge index --reindex'";
+        let refused = run(&store, None, &options, &mut |n| notes.push(n))
+            .expect_err("a refresh of a format-1 index");
+        assert_eq!(refused.to_string(), expected);
+        let conn = Connection::open(store.join(DB_FILE)).expect("open");
+        assert_eq!(
+            store::check_format(&conn, options.reindex_command).map_err(|e| e.to_string()),
+            Err(expected.to_string()),
+            "serving refuses it with the same text"
+        );
+        // Without a format_version, the columns tell.
+        conn.execute_batch("DELETE FROM rag_meta")
+            .expect("no manifest");
+        assert!(
+            store::check_format(&conn, options.reindex_command).is_err_and(|e| e
+                .to_string()
+                .contains(
+                    "its chunks table has columns (id, document_id, heading_path, ordinal, \
+                     content) where this build needs (id, document_id, heading_path, ordinal, \
+                     body)"
+                )),
+        );
+        drop(conn);
+
+        options.reindex = true;
+        let stats = run(&store, None, &options, &mut |n| notes.push(n)).expect("reindex");
+        assert_eq!((stats.files, stats.added), (1, 1), "{notes:?}");
+        let conn = Connection::open(store.join(DB_FILE)).expect("open");
+        assert_eq!(
+            store::read_meta(&conn).expect("meta").format_version,
+            FORMAT_VERSION
+        );
+        store::check_format(&conn, options.reindex_command).expect("format 2 passes the gate");
+        let body: String = conn
+            .query_row("SELECT body FROM chunks", [], |row| row.get(0))
+            .expect("one chunk");
+        assert_eq!(
+            body, "Deprecated producers.",
+            "the breadcrumb stays out of the body"
+        );
+        let exact: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM chunks_fts_exact WHERE chunks_fts_exact MATCH 'deprecated'",
+                [],
+                |row| row.get(0),
+            )
+            .expect("exact table");
+        assert_eq!(exact, 1, "the rebuilt exact-word table holds the chunk");
+        // Without the exact-word table, a format-2 manifest is not enough.
+        conn.execute_batch("DROP TABLE chunks_vocab").expect("drop");
+        assert!(
+            store::check_format(&conn, options.reindex_command)
+                .is_err_and(|e| e.to_string().contains("its schema is missing chunks_vocab"))
+        );
     }
 }

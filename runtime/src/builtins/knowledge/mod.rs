@@ -1,6 +1,7 @@
 //! The knowledge tools over an index in Fisk AI's format: `knowledge_search` (docs/builtins.md:
 //! tiers, statuses, notes and result JSON as Fisk AI answers them), `knowledge_read` (one cited
-//! chunk) and `knowledge_list` (the indexed documents); and `<binary> knowledge index`, which
+//! chunk), `knowledge_list` (the indexed documents) and `knowledge_enumerate` (which documents
+//! contain a word, complete and unranked); and `<binary> knowledge index`, which
 //! builds the index.
 
 #[cfg(feature = "knowledge")]
@@ -9,6 +10,8 @@ pub(crate) mod chunk;
 pub(crate) mod commands;
 #[cfg(feature = "knowledge")]
 pub(crate) mod embeddings;
+#[cfg(feature = "knowledge")]
+pub(crate) mod enumerate;
 #[cfg(feature = "knowledge")]
 pub(crate) mod error;
 #[cfg(feature = "knowledge")]
@@ -45,6 +48,15 @@ pub(crate) struct SearchArgs {
     pub(crate) top_k: Option<i64>,
 }
 
+/// `knowledge_enumerate` arguments.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EnumerateArgs {
+    /// The words to look for, in the tool's query language.
+    #[serde(default)]
+    pub(crate) query: String,
+}
+
 /// `knowledge_read` arguments.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -58,9 +70,10 @@ pub(crate) struct ReadArgs {
 #[serde(deny_unknown_fields)]
 pub(crate) struct ListArgs {}
 
-/// The format generation this build reads and writes.
+/// The format generation this build reads and writes (2: the exact-word table
+/// `chunks_fts_exact` and its vocabulary `chunks_vocab`, which `knowledge_enumerate` reads).
 #[cfg(feature = "knowledge")]
-pub(crate) const FORMAT_VERSION: i64 = 1;
+pub(crate) const FORMAT_VERSION: i64 = 2;
 
 /// The manifest (`rag_meta`). Missing keys read as empty / zero.
 #[cfg(feature = "knowledge")]

@@ -142,7 +142,7 @@ pub(crate) fn hydrate(conn: &Connection, ranked: &[Ranked]) -> Result<Vec<Hit>, 
     let placeholders = vec!["?"; ranked.len()].join(",");
     let mut statement = conn
         .prepare(&format!(
-            "SELECT c.id, d.path, c.heading_path, c.ordinal, c.content \
+            "SELECT c.id, d.path, c.heading_path, c.ordinal, c.body \
              FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN ({placeholders})"
         ))
         .map_err(fail)?;

@@ -10,7 +10,7 @@ use super::embeddings::Embedder;
 use super::error::StoreError;
 use super::error::{EmbeddingsError, KnowledgeError};
 use super::store::{self, Pool, Unavailable, VectorIdentity};
-use super::{ReadArgs, SearchArgs, search};
+use super::{EnumerateArgs, ReadArgs, SearchArgs, enumerate, search};
 use crate::process::cmdline::go_quote;
 use crate::process::output::{Capture, LIMIT};
 use crate::spec::app::KnowledgeSpec;
@@ -127,6 +127,7 @@ impl Knowledge {
 
     /// The manifest, checked against the configuration.
     fn validate(&self, conn: &Connection) -> Result<super::Meta, StoreError> {
+        store::check_format(conn, &self.reindex_command())?;
         let meta = store::read_meta(conn)?;
         let identity = self.embedder.as_ref().map(|e| VectorIdentity {
             model: e.spec().model,
@@ -229,6 +230,23 @@ impl Knowledge {
         Ok(serde_json::to_string(&answer)?)
     }
 
+    /// `knowledge_enumerate`: the answer JSON; a query its language refuses is the tool's
+    /// error, with the fix.
+    pub(crate) fn enumerate(&self, args: &EnumerateArgs) -> Result<String, KnowledgeError> {
+        let outcome = self.pool.with(|conn| -> Result<String, KnowledgeError> {
+            self.validate(conn)?;
+            let answer = enumerate::enumerate(conn, &args.query, self.spec.max_injected_tokens)?;
+            Ok(serde_json::to_string(&answer)?)
+        });
+        match outcome {
+            Ok(result) => result,
+            Err(Unavailable::NotBuilt) => {
+                Ok(serde_json::to_string(&enumerate::Answer::not_built())?)
+            }
+            Err(Unavailable::Failed(error)) => Err(error.into()),
+        }
+    }
+
     /// `knowledge_read`: the chunk a citation names, with its neighbours' citations.
     pub(crate) fn read(&self, args: &ReadArgs) -> Result<String, KnowledgeError> {
         let citation = args.citation.trim();
@@ -258,7 +276,7 @@ impl Knowledge {
             };
             let chunk: Option<(Option<String>, String)> = conn
                 .query_row(
-                    "SELECT heading_path, content FROM chunks WHERE document_id = ?1 AND ordinal = ?2",
+                    "SELECT heading_path, body FROM chunks WHERE document_id = ?1 AND ordinal = ?2",
                     (id, ordinal),
                     |row| Ok((row.get(0)?, row.get(1)?)),
                 )

@@ -1,7 +1,8 @@
 //! The knowledge index file, `knowledge.db`, in the format Fisk AI writes (docs/builtins.md,
-//! "The index"): `documents`, `chunks`, the external-content FTS5 table `chunks_fts` (`porter
-//! unicode61`) kept in sync by triggers, the `rag_meta` manifest and, for the vector tier, the
-//! sqlite-vec `vec0` table `chunks_vec`. SQLite is compiled in (rusqlite's bundled build, which
+//! "The index", format 2): `documents`, `chunks`, the external-content FTS5 tables `chunks_fts`
+//! (`porter unicode61`) and `chunks_fts_exact` (`unicode61`) kept in sync by triggers, the
+//! vocabulary `chunks_vocab`, the `rag_meta` manifest and, for the vector tier, the sqlite-vec
+//! `vec0` table `chunks_vec`. SQLite is compiled in (rusqlite's bundled build, which
 //! includes FTS5) and sqlite-vec is linked and registered for every connection, so an index
 //! either program built is read and updated by the other.
 //!
@@ -141,6 +142,15 @@ pub(crate) fn validate_meta(
             format_version: meta.format_version,
         });
     }
+    if meta.format_version > 0 && meta.format_version < FORMAT_VERSION {
+        return Err(StoreError::TooOld {
+            why: format!(
+                "its format_version is {} and this build writes {FORMAT_VERSION}",
+                meta.format_version
+            ),
+            reindex: reindex.to_string(),
+        });
+    }
     let Some(wanted) = vectors else {
         return Ok(());
     };
@@ -164,6 +174,75 @@ pub(crate) fn validate_meta(
             }),
             reindex: reindex.to_string(),
         });
+    }
+    Ok(())
+}
+
+/// The columns of `chunks` in format 2, in order.
+const CHUNKS_COLUMNS: [&str; 5] = ["id", "document_id", "heading_path", "ordinal", "body"];
+
+/// Every object of the base schema; an index without one of them predates this format.
+const SCHEMA_OBJECTS: [&str; 9] = [
+    "documents",
+    "chunks",
+    "chunks_fts",
+    "chunks_fts_exact",
+    "chunks_vocab",
+    "rag_meta",
+    "chunks_ai",
+    "chunks_ad",
+    "chunks_au",
+];
+
+/// Whether `conn` holds a schema object (table, virtual table or trigger) called `name`.
+pub(crate) fn has_table(conn: &Connection, name: &str) -> Result<bool, rusqlite::Error> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE name = ?1",
+        [name],
+        |row| row.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}
+
+/// Fisk AI's format gate: an empty database passes; an index whose `format_version`, `chunks`
+/// columns or schema objects are older than this build's is refused with the command that
+/// rebuilds it (`reindex`), a newer one with "upgrade".
+pub(crate) fn check_format(conn: &Connection, reindex: &str) -> Result<(), StoreError> {
+    let read = StoreError::ReadManifest;
+    let mut statement = conn
+        .prepare("SELECT name FROM pragma_table_info('chunks')")
+        .map_err(read)?;
+    let columns: Vec<String> = statement
+        .query_map([], |row| row.get(0))
+        .map_err(read)?
+        .collect::<Result<_, _>>()
+        .map_err(read)?;
+    if columns.is_empty() {
+        return Ok(());
+    }
+    validate_meta(&read_meta(conn)?, None, reindex)?;
+    let too_old = |why: String| StoreError::TooOld {
+        why,
+        reindex: reindex.to_string(),
+    };
+    if columns != CHUNKS_COLUMNS {
+        return Err(too_old(format!(
+            "its chunks table has columns ({}) where this build needs ({})",
+            columns.join(", "),
+            CHUNKS_COLUMNS.join(", ")
+        )));
+    }
+    let mut missing = Vec::new();
+    for name in SCHEMA_OBJECTS {
+        if !has_table(conn, name).map_err(read)? {
+            missing.push(name);
+        }
+    }
+    if !missing.is_empty() {
+        return Err(too_old(format!(
+            "its schema is missing {}",
+            missing.join(", ")
+        )));
     }
     Ok(())
 }
@@ -271,12 +350,25 @@ mod tests {
     #[test]
     fn meta_validation() {
         let built = Meta {
-            format_version: 1,
+            format_version: 2,
             model: "m".into(),
             dimension: 3,
             normalized: true,
             ..Meta::default()
         };
+        let old = Meta {
+            format_version: 1,
+            ..built.clone()
+        };
+        assert!(
+            validate_meta(&old, None, "x-mcp knowledge index --reindex").is_err_and(|e| {
+                e.to_string()
+                    .contains("its format_version is 1 and this build writes 2")
+                    && e.to_string()
+                        .contains("rebuild it with 'x-mcp knowledge index --reindex'")
+            }),
+            "an index of the format before the exact-word table is refused, with the fix"
+        );
         let wanted = VectorIdentity {
             model: "m",
             query_prefix: "",
@@ -293,7 +385,7 @@ mod tests {
                 .is_err_and(|e| e.to_string().contains("run 'x'"))
         );
         let lexical = Meta {
-            format_version: 1,
+            format_version: 2,
             ..Meta::default()
         };
         assert!(
@@ -301,7 +393,7 @@ mod tests {
                 .is_err_and(|e| e.to_string().contains("lexical"))
         );
         let newer = Meta {
-            format_version: 2,
+            format_version: 3,
             ..Meta::default()
         };
         assert!(validate_meta(&newer, None, "x").is_err_and(|e| e.to_string().contains("newer")));

@@ -17,6 +17,7 @@
 mod flags;
 pub(crate) mod log;
 mod progress;
+pub(crate) mod shared;
 mod store;
 
 use std::collections::BTreeMap;
@@ -41,7 +42,7 @@ pub(crate) use flags::TaskArgs;
 use log::Log;
 use progress::Progress;
 use store::Stage;
-pub(crate) use store::{Answers, Store};
+pub(crate) use store::{Answers, Refused, Store};
 
 use crate::principal::{Principal, digest};
 
@@ -225,7 +226,7 @@ pub(crate) async fn wait(
                 }
                 let message = "running".to_string();
                 let stage = Stage::Running { stop: Arc::clone(&stop), live };
-                match store.create(Principal::of(context), tool, arrived, stage, message) {
+                match store.create(Principal::of(context), tool, arrived, stage, message).await {
                     Ok(task) => {
                         guard.0 = None;
                         // A task id is the key to the task: only its digest is logged.
@@ -234,19 +235,19 @@ pub(crate) async fn wait(
                         supervise(Arc::clone(store), task.task_id.clone(), handle, stop, deadline);
                         return CreateTaskResult::new(task).into();
                     }
-                    Err(full) => {
+                    Err(refused) => {
                         stop.stop(CancelReason::StoreFull);
                         let _ = handle.await;
                         guard.0 = None;
                         let text = format!(
                             "running command {quoted}: still running after {}, so it had to \
                              become a task, but {}; the command and everything it started were \
-                             killed. Try again later, once a task has ended and its result has \
-                             expired",
+                             killed. {}",
                             duration::format(after),
-                            full.explain(store.settings().ttl)
+                            refused.explain(store.settings().ttl),
+                            refused.advice()
                         );
-                        tracing::warn!(tool, "Stopped: {}", full.explain(store.settings().ttl));
+                        tracing::warn!(tool, "Stopped: {}", refused.explain(store.settings().ttl));
                         return CallToolResult::error(vec![ContentBlock::text(text)]).into();
                     }
                 }
@@ -268,14 +269,14 @@ pub(crate) async fn wait(
 /// A call that asks the user before it runs, by a client that declared tasks: a task that
 /// asks at once (`input_required` with `requests`, answered with `tasks/update`, a subset at a
 /// time if the client likes); the round's `decide` judges the answers once every key is
-/// answered, and may start the command or ask another round. `Err` is the text of a refusal: the
-/// store is full. The task belongs to `owner`.
-pub(crate) fn ask(
+/// answered, and may start the command or ask another round. `Err` is the refusal (the store is
+/// full, or the shared store cannot be reached). The task belongs to `owner`.
+pub(crate) async fn ask(
     store: &Arc<Store>,
     owner: Principal,
     tool: &'static str,
     first: Round,
-) -> Result<CallToolResponse, String> {
+) -> Result<CallToolResponse, Refused> {
     let Round {
         requests,
         message,
@@ -290,7 +291,7 @@ pub(crate) fn ask(
     let ttl = store.settings().ttl;
     let task = store
         .create(owner, tool, std::time::Instant::now(), stage, message)
-        .map_err(|full| full.explain(ttl))?;
+        .await?;
     let id = task.task_id.clone();
     let store = Arc::clone(store);
     let deadline = tokio::time::Instant::now() + ttl;

@@ -51,3 +51,9 @@ pub(crate) static KNOWLEDGE_LIST: rt::ToolSpec = rt::ToolSpec::builtin(
     rt::Builtin::KnowledgeList(&KNOWLEDGE),
     None,
 );
+
+/// The built-in `knowledge_enumerate` tool, with its settings from the config.
+pub(crate) static KNOWLEDGE_ENUMERATE: rt::ToolSpec = rt::ToolSpec::builtin(
+    rt::Builtin::KnowledgeEnumerate(&KNOWLEDGE),
+    None,
+);

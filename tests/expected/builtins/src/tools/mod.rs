@@ -22,4 +22,5 @@ pub(crate) static TOOLS: &[&rt::ToolSpec] = &[
     &builtins::KNOWLEDGE_SEARCH,
     &builtins::KNOWLEDGE_READ,
     &builtins::KNOWLEDGE_LIST,
+    &builtins::KNOWLEDGE_ENUMERATE,
 ];

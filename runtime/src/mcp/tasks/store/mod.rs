@@ -20,14 +20,20 @@ use rmcp::model::{
 };
 use rmcp::task_manager::current_timestamp;
 use serde_json::{Value, json};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{Notify, oneshot, watch};
 
 use super::Stop;
+use super::shared::{self, ClaimError, Shared};
 use crate::duration;
-use crate::principal::{Principal, digest};
+use crate::principal::{Owner, Principal, digest};
 use crate::process::exec::CancelReason;
 use crate::process::live::Live;
 use crate::spec::app::TaskSettings;
+
+mod held;
+mod refused;
+
+pub(crate) use refused::{Full, Refused};
 
 /// How often a client is asked to poll (`pollIntervalMs`).
 pub(crate) const POLL_INTERVAL: Duration = Duration::from_secs(1);
@@ -80,7 +86,7 @@ pub(crate) struct Answers {
 
 struct Entry {
     /// Who created it: the only principal that may use it (docs/security.md).
-    owner: Principal,
+    owner: Owner,
     /// The wire fields; `status`, `statusMessage` and `lastUpdatedAt` change.
     task: Task,
     /// When the call that became this task arrived: what elapsed times count from.
@@ -90,6 +96,8 @@ struct Entry {
     stage: Stage,
     /// Flips to `true` when the task ends.
     done: watch::Sender<bool>,
+    /// Woken on every change (the shared record is rewritten then).
+    changed: Arc<Notify>,
 }
 
 impl Entry {
@@ -97,45 +105,15 @@ impl Entry {
         self.task.status = status;
         self.task.status_message = Some(message);
         self.task.last_updated_at = current_timestamp();
+        self.changed.notify_one();
     }
 }
 
-/// The store is full: a new task cannot be held.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Full {
-    /// `tasks.max`.
-    pub(crate) max: usize,
-    /// How many of the held tasks are still running or asking.
-    pub(crate) active: usize,
-}
-
-impl Full {
-    /// The sentence that says so, for a tool error.
-    pub(crate) fn explain(&self, ttl: Duration) -> String {
-        let tasks = if self.max == 1 { "task" } else { "tasks" };
-        let active = match (self.max, self.active) {
-            (1, 1) => "it is still running or waiting for approval".to_string(),
-            (1, _) => format!(
-                "it ended and keeps its result for {} after it ended",
-                duration::format(ttl)
-            ),
-            (_, active) => format!(
-                "{active} of them still running or waiting for approval and the others keeping \
-                 their results for {} after they ended",
-                duration::format(ttl)
-            ),
-        };
-        format!(
-            "the task store is full: it holds {} {tasks} (tasks.max, --max-tasks), {active}",
-            self.max
-        )
-    }
-}
-
-/// The tasks of this process.
+/// The tasks of this process, and with a shared store the tasks of every replica.
 pub(crate) struct Store {
     settings: TaskSettings,
     tasks: Mutex<HashMap<String, Entry>>,
+    shared: Option<Arc<Shared>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -153,6 +131,21 @@ impl Store {
         Self {
             settings,
             tasks: Mutex::new(HashMap::new()),
+            shared: None,
+        }
+    }
+
+    /// Shares the tasks through `shared` (docs/deploy.md); call [`Store::start`] once in an
+    /// `Arc`.
+    pub(crate) fn with_shared(mut self, shared: Option<Shared>) -> Self {
+        self.shared = shared.map(Arc::new);
+        self
+    }
+
+    /// Connects the shared store, if any, and serves what other replicas forward.
+    pub(crate) fn start(self: &Arc<Self>) {
+        if let Some(shared) = &self.shared {
+            shared.start(Arc::downgrade(self));
         }
     }
 
@@ -174,22 +167,69 @@ impl Store {
     /// Holds a new task for `tool` in `stage`, for a call by `owner` that arrived at `started`,
     /// or says the store is full. The task can be got before this returns (SEP-2663: a created
     /// task is durable).
-    pub(crate) fn create(
-        &self,
+    pub(crate) async fn create(
+        self: &Arc<Self>,
         owner: Principal,
         tool: &'static str,
         started: Instant,
         stage: Stage,
         message: String,
-    ) -> Result<Task, Full> {
-        let mut tasks = self.lock();
-        self.sweep(&mut tasks);
-        let max = self.settings.max as usize;
-        if tasks.len() >= max {
-            let active = tasks.values().filter(|e| e.ended.is_none()).count();
-            return Err(Full { max, active });
-        }
-        let id = new_id();
+    ) -> Result<Task, Refused> {
+        let owner = owner.owner();
+        let Some(shared) = &self.shared else {
+            let mut tasks = self.lock();
+            self.sweep(&mut tasks);
+            let max = self.settings.max as usize;
+            if tasks.len() >= max {
+                let active = tasks.values().filter(|e| e.ended.is_none()).count();
+                return Err(Refused::Full(Full { max, active }));
+            }
+            let entry = self.entry(new_id(), owner, tool, started, stage, message);
+            let task = entry.task.clone();
+            tasks.insert(task.task_id.clone(), entry);
+            return Ok(task);
+        };
+        // Shared: the record is written (the slot claimed) before the task exists here.
+        let random = new_id();
+        let mut entry = self.entry(random.clone(), owner, tool, started, stage, message);
+        let mut build = |slot: u32| {
+            entry.task.task_id = format!("{random}-{slot}");
+            shared::encode(&self.record(&entry, shared))
+        };
+        let (slot, revision) = shared
+            .claim(&mut build)
+            .await
+            .map_err(|error| match error {
+                ClaimError::Full { active } => Refused::Full(Full {
+                    max: self.settings.max as usize,
+                    active,
+                }),
+                ClaimError::Unreachable(why) => Refused::Unreachable(why),
+            })?;
+        entry.task.task_id = format!("{random}-{slot}");
+        let task = entry.task.clone();
+        let changed = Arc::clone(&entry.changed);
+        self.lock().insert(task.task_id.clone(), entry);
+        shared::publish(
+            Arc::downgrade(self),
+            Arc::clone(shared),
+            task.task_id.clone(),
+            slot,
+            revision,
+            changed,
+        );
+        Ok(task)
+    }
+
+    fn entry(
+        &self,
+        id: String,
+        owner: Owner,
+        tool: &'static str,
+        started: Instant,
+        stage: Stage,
+        message: String,
+    ) -> Entry {
         let now = current_timestamp();
         let status = match stage {
             Stage::Asking { .. } => TaskStatus::InputRequired,
@@ -200,19 +240,16 @@ impl Store {
             .with_ttl_ms(ttl_ms)
             .with_poll_interval_ms(POLL_INTERVAL.as_millis() as u64)
             .with_status_message(message);
-        tasks.insert(
-            id,
-            Entry {
-                owner,
-                task: task.clone(),
-                started,
-                ended: None,
-                tool,
-                stage,
-                done: watch::channel(false).0,
-            },
-        );
-        Ok(task)
+        Entry {
+            owner,
+            task,
+            started,
+            ended: None,
+            tool,
+            stage,
+            done: watch::channel(false).0,
+            changed: Arc::new(Notify::new()),
+        }
     }
 
     /// A task asks another round (`requests`, answered to `answer`) before its command starts.
@@ -269,13 +306,32 @@ impl Store {
 
     /// `tasks/get`: the task's status, its payload, and (in `_meta`) the tool, the elapsed time
     /// and the output so far.
-    pub(crate) fn get(&self, id: &str, by: &Principal) -> Result<GetTaskResult, ErrorData> {
-        let mut tasks = self.lock();
-        self.sweep(&mut tasks);
-        let entry = tasks
-            .get(id)
-            .filter(|entry| by.may_use(&entry.owner))
-            .ok_or_else(|| self.unknown(id))?;
+    /// With a shared store, a task another replica holds is read from its record.
+    pub(crate) async fn get(&self, id: &str, by: &Principal) -> Result<GetTaskResult, ErrorData> {
+        {
+            let mut tasks = self.lock();
+            self.sweep(&mut tasks);
+            if let Some(entry) = tasks.get(id) {
+                return if by.may_use(&entry.owner) {
+                    Ok(answer(entry))
+                } else {
+                    Err(self.unknown(id))
+                };
+            }
+        }
+        let Some(shared) = &self.shared else {
+            return Err(self.unknown(id));
+        };
+        let read = shared.read(id, by).await?.ok_or_else(|| self.unknown(id))?;
+        let mut answer = read.record.answer;
+        answer.task.task.task_id = id.to_string();
+        Ok(answer)
+    }
+}
+
+/// What `tasks/get` answers about `entry`.
+fn answer(entry: &Entry) -> GetTaskResult {
+    {
         let elapsed = entry.ended.unwrap_or_else(Instant::now) - entry.started;
         let mut task = entry.task.clone();
         let (payload, live) = match &entry.stage {
@@ -308,14 +364,41 @@ impl Store {
         meta.insert(META_KEY.into(), Value::Object(detail));
         let mut result = GetTaskResult::new(DetailedTask::new(task, payload));
         result.meta = Some(MetaObject(meta));
-        Ok(result)
+        result
     }
+}
 
+impl Store {
     /// `tasks/update`: takes the answers to the pending keys of a task that asks; once every key
     /// is answered, hands them all to the task. A subset is kept, and only the keys still
     /// pending are shown from then on (SEP-2663 partial fulfillment). Keys it did not ask for
     /// are ignored; a task that ended takes no input. `by` sends them.
-    pub(crate) fn update(
+    /// With a shared store, a task another replica runs gets them there.
+    pub(crate) async fn update(
+        &self,
+        id: &str,
+        by: &Principal,
+        responses: BTreeMap<String, Value>,
+    ) -> Result<(), ErrorData> {
+        let shared = match &self.shared {
+            Some(shared) if !self.holds(id) => shared,
+            _ => return self.update_here(id, by, responses),
+        };
+        let read = shared.read(id, by).await?.ok_or_else(|| self.unknown(id))?;
+        match read.record.answer.task.status() {
+            TaskStatus::InputRequired => shared.forward(&read, id, by, Some(responses)).await,
+            TaskStatus::Working => Ok(()),
+            status => Err(ended(id, status)),
+        }
+    }
+
+    /// Whether this process holds task `id`.
+    fn holds(&self, id: &str) -> bool {
+        self.lock().contains_key(id)
+    }
+
+    /// [`Store::update`] of a task this process holds.
+    pub(crate) fn update_here(
         &self,
         id: &str,
         by: &Principal,
@@ -328,14 +411,7 @@ impl Store {
             .filter(|entry| by.may_use(&entry.owner))
             .ok_or_else(|| self.unknown(id))?;
         match &mut entry.stage {
-            Stage::Done { payload, .. } => Err(ErrorData::invalid_params(
-                format!(
-                    "task (id digest {}) has ended ({}); it takes no more input",
-                    digest(id),
-                    status_name(payload.status())
-                ),
-                Some(json!({ "status": payload.status() })),
-            )),
+            Stage::Done { payload, .. } => Err(ended(id, payload.status())),
             Stage::Asking {
                 requests,
                 answers,
@@ -378,7 +454,21 @@ impl Store {
     /// `tasks/cancel`: stops a running task (its command's process group is killed) and
     /// answers once it has ended, within a bound; a task asking for approval ends without
     /// running anything. Cancelling a task that already ended changes nothing (SEP-2663).
+    /// With a shared store, a task another replica runs is cancelled there.
     pub(crate) async fn cancel(&self, id: &str, by: &Principal) -> Result<(), ErrorData> {
+        let shared = match &self.shared {
+            Some(shared) if !self.holds(id) => shared,
+            _ => return self.cancel_here(id, by).await,
+        };
+        let read = shared.read(id, by).await?.ok_or_else(|| self.unknown(id))?;
+        if read.record.ended_ms.is_some() {
+            return Ok(());
+        }
+        shared.forward(&read, id, by, None).await
+    }
+
+    /// [`Store::cancel`] of a task this process holds.
+    pub(crate) async fn cancel_here(&self, id: &str, by: &Principal) -> Result<(), ErrorData> {
         let mut done = {
             let mut tasks = self.lock();
             self.sweep(&mut tasks);
@@ -403,6 +493,18 @@ impl Store {
     /// same error, so it tells nothing). The id is named by its digest only: rmcp logs every
     /// error answer at WARN, and a task id is the key to its task.
     fn unknown(&self, id: &str) -> ErrorData {
+        if let Some(shared) = &self.shared {
+            return ErrorData::invalid_params(
+                format!(
+                    "unknown task (id digest {}): no replica holds such a task (the {} has no \
+                     record of it). A task is kept for {} after it ends",
+                    digest(id),
+                    shared.describe(),
+                    duration::format(self.settings.ttl)
+                ),
+                None,
+            );
+        }
         ErrorData::invalid_params(
             format!(
                 "unknown task (id digest {}): this server holds no such task. Tasks are kept in \
@@ -414,6 +516,18 @@ impl Store {
             None,
         )
     }
+}
+
+/// The refusal of input to a task that ended with `status`.
+fn ended(id: &str, status: TaskStatus) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "task (id digest {}) has ended ({}); it takes no more input",
+            digest(id),
+            status_name(status)
+        ),
+        Some(json!({ "status": status })),
+    )
 }
 
 /// A status as the wire spells it.
@@ -446,17 +560,17 @@ fn new_id() -> String {
 mod tests {
     use super::*;
 
-    fn store(max: u32) -> Store {
-        Store::new(TaskSettings {
+    fn store(max: u32) -> Arc<Store> {
+        Arc::new(Store::new(TaskSettings {
             after: Duration::from_millis(10),
             ttl: Duration::from_secs(60),
             max,
             required: &[],
-        })
+        }))
     }
 
-    #[test]
-    fn a_partial_answer_is_kept_and_only_the_pending_keys_are_shown() {
+    #[tokio::test]
+    async fn a_partial_answer_is_kept_and_only_the_pending_keys_are_shown() {
         let store = store(4);
         let (answer, mut answered) = oneshot::channel();
         let request = || {
@@ -487,10 +601,12 @@ mod tests {
                 stage,
                 "asking".into(),
             )
+            .await
             .expect("created");
         let id = task.task_id;
-        let pending = |store: &Store| match store
+        let pending = async |store: &Store| match store
             .get(&id, &Principal::Holder)
+            .await
             .expect("held")
             .task
             .payload
@@ -500,19 +616,25 @@ mod tests {
             }
             other => panic!("not asking: {other:?}"),
         };
-        assert_eq!(pending(&store), ["sure", "who"]);
+        assert_eq!(pending(&store).await, ["sure", "who"]);
         let one = BTreeMap::from([
             ("who".to_string(), json!({"action": "accept"})),
             ("other".to_string(), json!(1)),
         ]);
-        store.update(&id, &Principal::Holder, one).expect("acked");
-        assert_eq!(pending(&store), ["sure"]);
+        store
+            .update(&id, &Principal::Holder, one)
+            .await
+            .expect("acked");
+        assert_eq!(pending(&store).await, ["sure"]);
         assert!(
             answered.try_recv().is_err(),
             "handed over before every key was answered"
         );
         let two = BTreeMap::from([("sure".to_string(), json!({"action": "decline"}))]);
-        store.update(&id, &Principal::Holder, two).expect("acked");
+        store
+            .update(&id, &Principal::Holder, two)
+            .await
+            .expect("acked");
         let answers = answered.try_recv().expect("handed over").responses;
         assert_eq!(answers.keys().collect::<Vec<_>>(), ["sure", "who"]);
     }
@@ -535,6 +657,7 @@ mod tests {
                 running(),
                 "running".into(),
             )
+            .await
             .expect("room for one");
         let full = store
             .create(
@@ -544,7 +667,11 @@ mod tests {
                 running(),
                 "running".into(),
             )
+            .await
             .expect_err("full");
+        let Refused::Full(full) = full else {
+            panic!("not full: {full:?}")
+        };
         assert_eq!((full.max, full.active), (1, 1));
         store.settle(&task.task_id, TaskPayload::Cancelled, "cancelled".into());
         let full = store
@@ -555,7 +682,11 @@ mod tests {
                 running(),
                 "running".into(),
             )
+            .await
             .expect_err("still full");
+        let Refused::Full(full) = full else {
+            panic!("not full: {full:?}")
+        };
         assert_eq!((full.max, full.active), (1, 0));
         assert_eq!(
             full.explain(Duration::from_secs(3600)),
@@ -585,7 +716,10 @@ mod tests {
     #[tokio::test]
     async fn an_unknown_id_is_invalid_params_naming_the_id() {
         let store = store(4);
-        let error = store.get("nope", &Principal::Holder).expect_err("unknown");
+        let error = store
+            .get("nope", &Principal::Holder)
+            .await
+            .expect_err("unknown");
         assert_eq!(error.code.0, -32602);
         assert!(
             error.message.starts_with(&format!(
@@ -608,6 +742,7 @@ mod tests {
         );
         let update = store
             .update("nope", &Principal::Holder, Default::default())
+            .await
             .expect_err("unknown");
         assert_eq!(update.code.0, -32602);
     }
@@ -623,6 +758,7 @@ mod tests {
                 running(),
                 "running".into(),
             )
+            .await
             .expect("room");
         let id = task.task_id.clone();
         let stop = match &store.lock()[&id].stage {
@@ -641,7 +777,7 @@ mod tests {
         };
         let (cancelled, ()) = tokio::join!(store.cancel(&id, &Principal::Holder), settler);
         cancelled.expect("ack");
-        let got = store.get(&id, &Principal::Holder).expect("kept");
+        let got = store.get(&id, &Principal::Holder).await.expect("kept");
         assert_eq!(got.task.status(), TaskStatus::Cancelled);
         store
             .cancel(&id, &Principal::Holder)
@@ -650,6 +786,7 @@ mod tests {
         assert_eq!(
             store
                 .get(&id, &Principal::Holder)
+                .await
                 .expect("kept")
                 .task
                 .status(),
@@ -657,6 +794,7 @@ mod tests {
         );
         let refused = store
             .update(&id, &Principal::Holder, Default::default())
+            .await
             .expect_err("ended");
         assert_eq!(
             refused.message,
@@ -694,6 +832,7 @@ mod tests {
         };
         let id = store
             .create(alice.clone(), "t", Instant::now(), stage, "asking".into())
+            .await
             .expect("created")
             .task_id;
         let unknown = store.unknown(&id);
@@ -703,10 +842,11 @@ mod tests {
                 (unknown.code, &unknown.message, &unknown.data)
             );
         };
-        same(store.get(&id, &bob).expect_err("not bob's"));
+        same(store.get(&id, &bob).await.expect_err("not bob's"));
         same(
             store
                 .get(&id, &Principal::Holder)
+                .await
                 .expect_err("not anyone's"),
         );
         let approve = BTreeMap::from([(
@@ -716,6 +856,7 @@ mod tests {
         same(
             store
                 .update(&id, &bob, approve.clone())
+                .await
                 .expect_err("bob cannot answer"),
         );
         assert!(answered.try_recv().is_err(), "bob's answer was handed over");
@@ -725,9 +866,12 @@ mod tests {
                 .await
                 .expect_err("bob cannot cancel"),
         );
-        let task = store.get(&id, &alice).expect("alice's");
+        let task = store.get(&id, &alice).await.expect("alice's");
         assert_eq!(task.task.status(), TaskStatus::InputRequired);
-        store.update(&id, &alice, approve).expect("alice answers");
+        store
+            .update(&id, &alice, approve)
+            .await
+            .expect("alice answers");
         let answers = answered.try_recv().expect("handed over");
         assert_eq!(answers.by, alice);
     }
