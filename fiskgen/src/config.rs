@@ -284,6 +284,16 @@ pub enum ConfirmMode {
     Never,
 }
 
+/// How `tools/list` presents the tools (`catalog`; docs/catalogs.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CatalogMode {
+    /// Every tool, each with its entry.
+    #[default]
+    List,
+    /// Four fixed tools that find, describe and run the served ones.
+    Search,
+}
+
 /// An MCP behaviour hint that a tag can turn on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Hint {
@@ -399,6 +409,11 @@ pub struct McpConfig {
     /// fiskgen: `tasks.required`, the tools that run only as tasks, each where it is written
     /// (checked against the served tools when the application is known).
     pub task_required: Vec<Located>,
+    /// fiskgen: how `tools/list` presents the tools (`catalog: list|search`).
+    pub catalog: CatalogMode,
+    /// fiskgen: tags under this prefix are groups too (`group_tag_prefix`), served at
+    /// `/mcp/<group>` like the command groups.
+    pub group_tag_prefix: Option<String>,
 }
 
 /// A string of the config with where it is written, for errors found after parsing.
@@ -459,6 +474,8 @@ impl Default for McpConfig {
             page_size: fiskgen_contract::listing::DEFAULT_PAGE_SIZE,
             exit_code_is_error: false,
             task_required: Vec::new(),
+            catalog: CatalogMode::List,
+            group_tag_prefix: None,
         }
     }
 }

@@ -27,7 +27,8 @@ pub fn render_text(server: &ir::Server, width: usize) -> String {
             "\nHINTS: r read-only, d destructive, i idempotent, o open-world, a additive.\n\
              CONFIRM: the tag that makes a call wait for the user's approval.\n",
         );
-        if let Some(line) = groups::line(&server.tools) {
+        if let Some(line) = groups::line(&server.tools, server.settings.group_tag_prefix.as_deref())
+        {
             let _ = writeln!(out, "{}", wrap(&line, width, "", "  "));
         }
     }

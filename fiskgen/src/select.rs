@@ -125,6 +125,9 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
     let builtins = selection.builtin_tools(config);
     selection.tools.extend(builtins);
     selection.check_names();
+    if let Some(mcp) = &config.mcp {
+        selection.check_group_tags(mcp);
+    }
     let catalog = catalog::catalog_warnings(&selection.tools);
     let tag_warnings = tags::tag_warnings(&selection.tools);
     let unusual = unusual::warnings(&selection.tools);
@@ -710,6 +713,22 @@ mod tests {
                 .tasks
                 .is_some_and(|tasks| tasks.required.is_empty())
         );
+    }
+
+    #[test]
+    fn a_tag_under_group_tag_prefix_must_name_a_group() {
+        let error = select_tree("expose: {agent: {mcp: {group_tag_prefix: 'impact'}}}")
+            .expect_err("impact:ro is no URL path segment");
+        assert!(
+            error.to_string().starts_with(
+                "tool \"ls\" has the tag \"impact:ro\", under group_tag_prefix \"impact\", but \
+                 what follows the prefix cannot name a group"
+            ),
+            "{error}"
+        );
+        let server = select_tree("expose: {agent: {mcp: {group_tag_prefix: 'impact:'}}}")
+            .expect("ro and rw are names");
+        assert_eq!(server.settings.group_tag_prefix.as_deref(), Some("impact:"));
     }
 
     #[test]

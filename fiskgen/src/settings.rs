@@ -46,6 +46,8 @@ pub(crate) fn resolve(config: &Config) -> ir::Settings {
         page_size: mcp.page_size,
         structured_output: mcp.structured_output,
         exit_code_is_error: mcp.exit_code_is_error,
+        catalog: mcp.catalog,
+        group_tag_prefix: mcp.group_tag_prefix.clone(),
     }
 }
 

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, ApplicationSpec, AuthSource, AuthSpec, Command, ConfirmMode, DocsSpec, Globals,
-    HeaderAuth, Hints, Param, Run, ServingSpec, Settings, ToolSpec, Type,
+    AppSpec, ApplicationSpec, AuthSource, AuthSpec, CatalogMode, Command, ConfirmMode, DocsSpec,
+    Globals, HeaderAuth, Hints, Param, Run, ServingSpec, Settings, ToolSpec, Type,
 };
 
 static ECHO_PARAMS: &[Param] = &[
@@ -206,6 +206,8 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
             scrub_env: &["FAKE_SECRET"],
             tasks: None,
             exit_code_is_error: false,
+            catalog: CatalogMode::List,
+            group_tag_prefix: None,
         },
     }
 }

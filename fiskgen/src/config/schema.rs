@@ -15,10 +15,11 @@ use super::draft::{DEFAULT_TIMEOUT, Draft, EmbeddingsDraft};
 use super::lists::{read_filter, read_harness_tools, read_remote_agents, read_remote_tools};
 use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
-    env_name, normalized, read_base_url, read_budget_count, read_builtins, read_concurrency,
-    read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names, read_hint_tags,
-    read_options, read_page_size, read_param_headers, read_port, read_task_duration, read_task_max,
-    read_tool_timeout, validate_bool, validate_pii_mode, validate_string,
+    env_name, normalized, read_base_url, read_budget_count, read_builtins, read_catalog_mode,
+    read_concurrency, read_confirm_mode, read_duration, read_embeddings_timeout, read_env_names,
+    read_group_tag_prefix, read_hint_tags, read_options, read_page_size, read_param_headers,
+    read_port, read_task_duration, read_task_max, read_tool_timeout, validate_bool,
+    validate_pii_mode, validate_string,
 };
 use super::yaml::{Kind, Node};
 use super::{Config, McpConfig, Problem, TaskConfig};
@@ -230,6 +231,12 @@ static MCP: Section<Draft> = Section::new(&[
     }),
     Field::value("confirm_over_mcp", |r, v, d| {
         d.mcp().confirm = read_confirm_mode(r, v)
+    }),
+    Field::value("catalog", |r, v, d| {
+        d.mcp().catalog = read_catalog_mode(r, v)
+    }),
+    Field::value("group_tag_prefix", |r, v, d| {
+        d.mcp().group_tag_prefix = read_group_tag_prefix(r, v)
     }),
     Field::value("builtins", |r, v, d| {
         d.mcp().builtins = read_builtins(r, v);

@@ -144,6 +144,8 @@ fn the_full_example_reads_into_every_field() {
             page_size: 256,
             exit_code_is_error: false,
             task_required: Vec::new(),
+            catalog: CatalogMode::List,
+            group_tag_prefix: None,
         }
     );
     assert_eq!(
@@ -810,6 +812,29 @@ fn ports_must_be_in_range() {
         mcp(&ok("expose: {agent: {mcp: {port: 65535}}}\n")).port,
         Some(65535)
     );
+}
+
+#[test]
+fn catalog_and_group_tag_prefix_are_read_and_checked() {
+    let config = ok("expose: {agent: {mcp: {catalog: ' Search ', group_tag_prefix: 'area:'}}}\n");
+    assert_eq!(mcp(&config).catalog, CatalogMode::Search);
+    assert_eq!(mcp(&config).group_tag_prefix.as_deref(), Some("area:"));
+    let p = problem("expose: {agent: {mcp: {catalog: serch}}}\n");
+    assert!(
+        p.message
+            .starts_with("invalid catalog \"serch\": must be list"),
+        "{}",
+        p.message
+    );
+    assert_eq!(p.path, "expose.agent.mcp.catalog");
+    assert_eq!(p.help.as_deref(), Some("did you mean \"search\"?"));
+    let p = problem("expose: {agent: {mcp: {group_tag_prefix: ' '}}}\n");
+    assert!(
+        p.message.starts_with("group_tag_prefix is empty"),
+        "{}",
+        p.message
+    );
+    assert_eq!(p.path, "expose.agent.mcp.group_tag_prefix");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use super::reader::{Reader, Text, Value};
 use super::yaml::{Kind, Pos};
 use fiskgen_contract::{defaults, duration};
 
-use super::{ConfirmMode, HARNESS_TOOLS, Hint, KNOWLEDGE_TOOLS};
+use super::{CatalogMode, ConfirmMode, HARNESS_TOOLS, Hint, KNOWLEDGE_TOOLS};
 use crate::suggest::nearest;
 
 /// `a, b and c`.
@@ -286,6 +286,43 @@ pub(super) fn read_confirm_mode(r: &mut Reader, v: Value<'_>) -> ConfirmMode {
             ConfirmMode::Auto
         }
     }
+}
+
+/// `catalog`: trimmed and lower-cased; empty is `list`.
+pub(super) fn read_catalog_mode(r: &mut Reader, v: Value<'_>) -> CatalogMode {
+    let Some(raw) = r.string(v) else {
+        return CatalogMode::List;
+    };
+    match raw.trim().to_lowercase().as_str() {
+        "" | "list" => CatalogMode::List,
+        "search" => CatalogMode::Search,
+        other => {
+            let problem = r.invalid(
+                v,
+                format!(
+                    "invalid catalog {raw:?}: must be list (every tool in tools/list) or search \
+                     (four fixed tools that find, describe and run them)"
+                ),
+            );
+            problem.help =
+                nearest(other, ["list", "search"]).map(|near| format!("did you mean {near:?}?"));
+            CatalogMode::List
+        }
+    }
+}
+
+/// `group_tag_prefix`: a non-empty prefix, as written (`area:`).
+pub(super) fn read_group_tag_prefix(r: &mut Reader, v: Value<'_>) -> Option<String> {
+    let raw = r.string(v)?;
+    if raw.trim().is_empty() {
+        r.invalid(
+            v,
+            "group_tag_prefix is empty: give the prefix of the tags that name groups, e.g. \"area:\""
+                .to_string(),
+        );
+        return None;
+    }
+    Some(raw)
 }
 
 /// `builtins`: trimmed, de-duplicated, each one of the knowledge tools.

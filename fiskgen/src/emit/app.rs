@@ -9,7 +9,7 @@ use quote::quote;
 use fiskgen_contract::surface::{Rules, Surface};
 use fiskgen_contract::{canonical, defaults, prints};
 
-use crate::config::ConfirmMode;
+use crate::config::{CatalogMode, ConfirmMode};
 use crate::format::{doc, inner_doc};
 use crate::introspect::Introspection;
 use crate::ir;
@@ -177,6 +177,12 @@ fn settings(mcp: &ir::Settings, tasks: Option<&ir::Tasks>) -> TokenStream {
     }
     if mcp.stateless {
         fields.push(quote! { stateless: true, });
+    }
+    if mcp.catalog == CatalogMode::Search {
+        fields.push(quote! { catalog: rt::CatalogMode::Search, });
+    }
+    if let Some(prefix) = &mcp.group_tag_prefix {
+        fields.push(quote! { group_tag_prefix: Some(#prefix), });
     }
     // The operator's credential variables; the runtime adds the LLM providers' (as fiskgen's own
     // introspection scrubs them).

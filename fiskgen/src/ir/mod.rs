@@ -15,7 +15,7 @@ use fiskgen_contract::surface::Rules;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::config::{AuthConfig, ConfirmMode, Hint, KnowledgeConfig};
+use crate::config::{AuthConfig, CatalogMode, ConfirmMode, Hint, KnowledgeConfig};
 
 mod params;
 
@@ -102,6 +102,10 @@ pub struct Settings {
     pub structured_output: bool,
     /// `exit_code_is_error`: a non-zero exit (or a signal) answers `isError: true`.
     pub exit_code_is_error: bool,
+    /// `catalog`: how `tools/list` presents the tools.
+    pub catalog: CatalogMode,
+    /// `group_tag_prefix`: tags under it name groups too.
+    pub group_tag_prefix: Option<String>,
 }
 
 /// When calls become tasks of the tasks extension, and which tools' calls may.

@@ -62,4 +62,22 @@ impl Selection {
             }
         }
     }
+
+    /// Every tag under `group_tag_prefix` names a group (`fiskgen_contract::groups`): its rest
+    /// is one URL path segment, since the group is served at `/mcp/<rest>`.
+    pub(super) fn check_group_tags(&mut self, mcp: &McpConfig) {
+        let prefix = mcp.group_tag_prefix.as_deref();
+        for tool in &self.tools {
+            let tags: Vec<&str> = tool.tags.iter().map(String::as_str).collect();
+            for tag in fiskgen_contract::groups::unnamed_tags(&tags, prefix) {
+                self.problems.push(format!(
+                    "tool {:?} has the tag {tag:?}, under group_tag_prefix {:?}, but what follows \
+                     the prefix cannot name a group (served at /mcp/<group>: 1 or more of A-Z a-z \
+                     0-9 _ . -); change the prefix or the tag",
+                    tool.name,
+                    prefix.unwrap_or_default()
+                ));
+            }
+        }
+    }
 }

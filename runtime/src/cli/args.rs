@@ -9,8 +9,7 @@ use crate::cli::clients::Client;
 use crate::cli::narrow::NarrowArgs;
 use crate::duration;
 use crate::logging::LogFormat;
-use crate::mcp::finder::CatalogMode;
-use crate::spec::app::ConfirmMode;
+use crate::spec::app::{CatalogMode, ConfirmMode};
 
 /// Command-line interface of a generated MCP server.
 #[derive(Debug, Parser)]
@@ -51,7 +50,7 @@ pub(super) struct Cli {
     #[arg(long, value_enum, value_name = "MODE")]
     pub(super) confirm: Option<ConfirmMode>,
     /// How tools/list presents the tools: list (every tool) or search (four fixed tools:
-    /// search, describe, run_read_only, run; docs/catalogs.md) [default: list]
+    /// search, describe, run_read_only, run; docs/catalogs.md) [default: the built-in catalog]
     #[arg(long, value_enum, value_name = "MODE")]
     pub(super) catalog: Option<CatalogMode>,
     /// Log format on stderr

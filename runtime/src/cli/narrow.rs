@@ -11,7 +11,7 @@
 use regex::Regex;
 
 use crate::spec::app::{AppSpec, ToolSpec};
-use crate::spec::groups::{group_of, groups_of};
+use crate::spec::groups::{groups_of, is_in};
 
 /// The narrowing flags, shared by serving, `tools` and `config` (see docs/runtime.md).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -29,15 +29,16 @@ pub(crate) struct NarrowArgs {
     /// Serve only tools carrying TAG (repeatable: any may match; exact, as in include.tags)
     #[arg(long = "tags", value_name = "TAG", global = true)]
     pub(crate) tags: Vec<String>,
-    /// Serve only the tools of command group NAME (the first word of their command, e.g.
-    /// stream); over HTTP each group is also served on /mcp/NAME without this flag
+    /// Serve only the tools of group NAME (the first word of their command, e.g. stream, or a
+    /// tag under the built-in group_tag_prefix); over HTTP each group is also served on
+    /// /mcp/NAME without this flag
     #[arg(long = "group", value_name = "NAME", global = true)]
     pub(crate) group: Option<String>,
 }
 
 /// The groups of `app`'s tools, in serving order.
 pub(crate) fn groups(app: &AppSpec) -> Vec<String> {
-    groups_of(app.tools)
+    groups_of(app, app.tools)
 }
 
 /// Each group of `app` with the server that serves only its tools (`/mcp/<group>`): computed
@@ -51,7 +52,7 @@ pub(crate) fn parts(app: &'static AppSpec) -> Vec<(String, &'static AppSpec)> {
                 .tools
                 .iter()
                 .copied()
-                .filter(|tool| group_of(tool).as_deref() == Some(group.as_str()))
+                .filter(|tool| is_in(app, tool, &group))
                 .collect();
             (group, leak(app, kept))
         })
@@ -123,8 +124,8 @@ impl NarrowArgs {
             || self.group.is_some()
     }
 
-    /// Whether `tool` survives every flag.
-    fn keeps(&self, tool: &ToolSpec) -> bool {
+    /// Whether `tool` of `app` survives every flag.
+    fn keeps(&self, app: &AppSpec, tool: &ToolSpec) -> bool {
         (!self.read_only || tool.hints.read_only)
             && (self.tools.is_empty() || self.tools.iter().any(|re| re.is_match(tool.name)))
             && !self.exclude_tools.iter().any(|re| re.is_match(tool.name))
@@ -136,7 +137,7 @@ impl NarrowArgs {
             && self
                 .group
                 .as_ref()
-                .is_none_or(|group| group_of(tool).as_ref() == Some(group))
+                .is_none_or(|group| is_in(app, tool, group))
     }
 
     /// The flags as they would be passed again (for the stdio command clients run).
@@ -194,7 +195,7 @@ impl NarrowArgs {
             .tools
             .iter()
             .copied()
-            .filter(|tool| self.keeps(tool))
+            .filter(|tool| self.keeps(app, tool))
             .collect();
         let mut warnings = Vec::new();
         for re in &self.tools {
@@ -378,6 +379,42 @@ mod tests {
                 ("kv", vec!["kv_get"])
             ]
         );
+    }
+
+    static TAGGED: AppSpec = AppSpec {
+        identity: "tasks",
+        fiskgen_version: "0",
+        tools: &[&LIST, &ADD, &DELETE, &STREAM_LS],
+        settings: Settings {
+            port: 0,
+            address: "",
+            tasks: None,
+            group_tag_prefix: Some("impact:"),
+            ..Settings::DEFAULT
+        },
+        ..AppSpec::EMPTY
+    };
+
+    #[test]
+    fn tags_under_the_prefix_are_parts_too_beside_command_groups() {
+        let parts = parts(&TAGGED);
+        let named: Vec<(&str, Vec<&str>)> = parts
+            .iter()
+            .map(|(group, app)| (group.as_str(), app.tools.iter().map(|t| t.name).collect()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("ro", vec!["task_list"]),
+                ("rw", vec!["task_add"]),
+                ("stream", vec!["stream_ls"])
+            ]
+        );
+        let mut given = args(false, &[], &[], &[]);
+        given.group = Some("rw".into());
+        assert_eq!(names(&given.apply(&TAGGED)), ["task_add"]);
+        // Without the prefix, the tags name no group.
+        assert!(given.check_group(&APP).is_err());
     }
 
     #[test]

@@ -18,12 +18,12 @@ use crate::cli::settings::{self, listen_address, resolve_program, scrub_list};
 use crate::duration;
 use crate::logging::LogFormat;
 use crate::mcp::confirm::Confirmer;
-use crate::mcp::finder::{CatalogMode, Finder};
+use crate::mcp::finder::Finder;
 use crate::mcp::request_state::{RequestStates, STATE_KEY_VAR};
 use crate::mcp::server::Handler;
 use crate::mcp::state::{Limits, ServerState, server_version};
 use crate::mcp::tools::Catalog;
-use crate::spec::app::AppSpec;
+use crate::spec::app::{AppSpec, CatalogMode};
 use crate::spec::verify;
 use crate::transport::auth::Auth;
 use crate::transport::http::{self, HttpOptions};
@@ -70,7 +70,7 @@ pub(super) fn serve(
             parts.push((group, Arc::new(Catalog::new(part, task_required)?)));
         }
     }
-    let mode = cli.catalog.unwrap_or_default();
+    let mode = cli.catalog.unwrap_or(settings.catalog);
     if mode == CatalogMode::Search {
         notes.push(
             "catalog mode: tools/list holds search, describe, run_read_only and run; every tool \
@@ -128,8 +128,9 @@ pub(super) fn serve(
     let env = fiskgen_contract::introspect::child_env(std::env::vars_os(), &scrub);
 
     let shutdown = CancellationToken::new();
-    let finder =
-        |catalog: &Catalog| (mode == CatalogMode::Search).then(|| Arc::new(Finder::new(catalog)));
+    let finder = |catalog: &Catalog| {
+        (mode == CatalogMode::Search).then(|| Arc::new(Finder::new(app, catalog)))
+    };
     let whole_finder = finder(&catalog);
     let parts: Vec<(String, Arc<Catalog>, Option<Arc<Finder>>)> = parts
         .into_iter()

@@ -195,6 +195,12 @@ pub struct Settings {
     /// A command that exits non-zero or is killed by a signal answers `isError: true`, with
     /// the same content (`expose.agent.mcp.exit_code_is_error`; docs/runtime.md, "Results").
     pub exit_code_is_error: bool,
+    /// How `tools/list` presents the tools (`expose.agent.mcp.catalog`; `--catalog` overrides
+    /// it; docs/catalogs.md).
+    pub catalog: CatalogMode,
+    /// Tags under this prefix are groups too (`expose.agent.mcp.group_tag_prefix`): a tool
+    /// tagged `area:kv` with the prefix `area:` is also in the group `kv` (docs/catalogs.md).
+    pub group_tag_prefix: Option<&'static str>,
 }
 
 /// `expose.agent.mcp.tasks`: when a call becomes a task of the tasks extension (SEP-2663), and
@@ -234,6 +240,8 @@ impl Settings {
             required: &[],
         }),
         exit_code_is_error: false,
+        catalog: CatalogMode::List,
+        group_tag_prefix: None,
     };
 }
 
@@ -262,6 +270,18 @@ pub enum ConfirmMode {
     Always,
     /// Never ask; run (approval is left to the client).
     Never,
+}
+
+/// How `tools/list` presents the tools (`expose.agent.mcp.catalog`, also the values of the
+/// binary's `--catalog` flag; docs/catalogs.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum CatalogMode {
+    /// Every tool, each with its entry.
+    #[default]
+    List,
+    /// Four fixed tools that find, describe and run the served ones: search, describe,
+    /// run_read_only, run.
+    Search,
 }
 
 /// Where a secret (the bearer token, a header's value) is read from at start.

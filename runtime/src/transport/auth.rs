@@ -183,21 +183,36 @@ impl Auth {
         }
     }
 
-    /// The protected-resource metadata routes (public), when OAuth is configured.
-    pub(crate) fn metadata_routes(self: &Arc<Self>) -> Option<Router> {
+    /// The protected-resource metadata routes (public), when OAuth is configured: at the
+    /// well-known root, with the resource's path inserted, and for each group's endpoint
+    /// (`/mcp/<group>`, `groups`), so that a client that looks the metadata up from the URL it
+    /// was given finds it. Each is the same document: tokens are issued for the configured
+    /// resource, and a group's URL lies under it (MCP clients accept a resource that is a parent
+    /// of the server's URL).
+    pub(crate) fn metadata_routes(self: &Arc<Self>, groups: &[String]) -> Option<Router> {
         let oauth = self.oauth.as_ref()?;
         let document = metadata_document(oauth.spec, self.realm);
         let path = resource_path(oauth.spec.resource);
-        let mut router = Router::new().route(
-            "/.well-known/oauth-protected-resource",
-            get({
-                let document = document.clone();
-                move || async move { json_response(StatusCode::OK, &document) }
-            }),
-        );
+        let mut paths = vec!["/.well-known/oauth-protected-resource".to_string()];
         if !path.is_empty() {
+            paths.push(format!("/.well-known/oauth-protected-resource{path}"));
+        }
+        for group in groups {
+            for base in [path.as_str(), "/mcp"] {
+                if base.is_empty() {
+                    continue;
+                }
+                let at = format!("/.well-known/oauth-protected-resource{base}/{group}");
+                if !paths.contains(&at) {
+                    paths.push(at);
+                }
+            }
+        }
+        let mut router = Router::new();
+        for at in paths {
+            let document = document.clone();
             router = router.route(
-                &format!("/.well-known/oauth-protected-resource{path}"),
+                &at,
                 get(move || async move { json_response(StatusCode::OK, &document) }),
             );
         }

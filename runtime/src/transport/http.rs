@@ -88,12 +88,8 @@ pub(crate) fn app(
         .with_max_request_body_bytes(intake::MAX_BODY_BYTES)
         .with_legacy_session_mode(!options.stateless)
         .with_cancellation_token(shutdown.child_token());
-    let names: Arc<str> = parts
-        .iter()
-        .map(|(group, _)| group.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
-        .into();
+    let groups: Vec<String> = parts.iter().map(|(group, _)| group.clone()).collect();
+    let names: Arc<str> = groups.join(", ").into();
     let mut endpoints = vec![(None, handler)];
     endpoints.extend(parts.into_iter().map(|(group, part)| (Some(group), part)));
     let unknown = move || {
@@ -140,7 +136,7 @@ pub(crate) fn app(
                 auth::require,
             ));
             // The protected-resource metadata is public (RFC 9728).
-            match auth.metadata_routes() {
+            match auth.metadata_routes(&groups) {
                 Some(metadata) => router.merge(metadata),
                 None => router,
             }

@@ -158,9 +158,16 @@ async def main(args: argparse.Namespace) -> None:
     check(response.json()["error"]["code"] == -32001, f"no token: body {response.text}")
     print(f"no token: 401 {challenge(response)}")
     await refused_session(url, {}, "Unauthorized: a bearer token is required", "no token")
+    # A group's endpoint is behind the same check.
+    response = post(f"{url}/task", {}, INITIALIZE)
+    check(response.status_code == 401, f"no token on /mcp/task: {response.status_code} {response.text}")
+    check(challenge(response) == expected, f"no token on /mcp/task: challenge {challenge(response)!r}")
+    print("no token on /mcp/task: 401")
 
-    # The protected-resource metadata, at the path URI and the root URI, without credentials.
-    for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+    # The protected-resource metadata, at the path URI, the root URI and a group's path URI,
+    # without credentials: the same document (a group's URL lies under the resource).
+    paths = ("/mcp", "", "/mcp/task")
+    for path in (f"/.well-known/oauth-protected-resource{p}" for p in paths):
         document = httpx2.get(origin + path, timeout=10)
         check(document.status_code == 200, f"{path}: {document.status_code}")
         body = document.json()
@@ -175,6 +182,10 @@ async def main(args: argparse.Namespace) -> None:
     names = await session(url, {"Authorization": f"Bearer {token}"})
     check("task_list" in names, f"valid token: tools {names}")
     print(f"valid token: listed {' '.join(names)} and called task_list")
+    # On a group's endpoint, with the same token: that group's tools only.
+    names = await session(f"{url}/task", {"Authorization": f"Bearer {token}"})
+    check(all(n.startswith("task_") for n in names), f"/mcp/task: tools {names}")
+    print(f"valid token on /mcp/task: listed {' '.join(names)} and called task_list")
 
     # Invalid tokens: 401 invalid_token with the reason, and the SDK is refused.
     now = int(time.time())

@@ -26,6 +26,9 @@ Scenarios (`--scenario`):
              `tasks/list`), which rmcp 3.11 does not serve: the call answers on its request and
              `tasks/list` is -32601 (typed requests through the SDK session; the SDK has no API
              for them either)
+  catalog    with `--catalog search`, a slow `ticker` run through the catalog's `run` becomes a
+             task of `ticker` itself: polled (its output so far) until it completes, with the
+             tool's own result
   progress   a call with a progress token gets notifications about once a second, progress
              strictly increasing, the latest output line as message, none after the result
              (`--mode legacy` and `--mode 2026-07-28`: both eras)
@@ -364,6 +367,22 @@ async def confirm(c: mcp.Client) -> None:
     print(f"approved and completed: {done.status_message!r}")
 
 
+async def catalog(c: mcp.Client) -> None:
+    session = c.session
+    names = [tool.name for tool in (await c.list_tools()).tools]
+    check(names == ["search", "describe", "run_read_only", "run"], f"not in catalog mode: {names!r}")
+    created = await session.call_tool("run", {"tool": "ticker", "arguments": ticker(8, "250ms")}, allow_claimed=True)
+    check(isinstance(created, CreateTaskResult), f"a slow call through run was not a task: {created!r}")
+    print(f"task id: {created.task_id}")
+    running = await until(session, created.task_id, lambda t: "tick" in detail(t).get("output", ""), "output so far")
+    check(detail(running)["tool"] == "ticker", f"the task is of {detail(running)['tool']!r}, not ticker")
+    done = await until(session, created.task_id, lambda t: t.status != "working", "completion")
+    check(done.status == "completed", f"ended {done.status}: {done!r}")
+    output = command_result(types.CallToolResult.model_validate(done.result), "task result")["output"]
+    check("tick 8/8" in output and "done" in output, f"the result misses the end: {output!r}")
+    print(f"catalog run: a task of ticker, completed: {done.status_message!r}")
+
+
 async def progress(c: mcp.Client) -> None:
     seen: list[tuple[float, float | None, str | None, float]] = []
     ended = False
@@ -405,7 +424,7 @@ async def main(args: argparse.Namespace) -> None:
         elicitation_callback=approve_never if args.scenario == "confirm" else None,
     ) as c:
         print(f"protocol: {c.protocol_version}")
-        scenarios = {"lifecycle": lifecycle, "full": full, "confirm": confirm, "expiry": expiry, "off": off, "v1": v1}
+        scenarios = {"lifecycle": lifecycle, "full": full, "confirm": confirm, "expiry": expiry, "off": off, "v1": v1, "catalog": catalog}
         await {**scenarios, "progress": progress}[args.scenario](c)
 
 
@@ -428,5 +447,5 @@ if __name__ == "__main__":
     p.add_argument("--app", help="the application path the stdio server runs")
     p.add_argument("--flag", action="append", default=[], help="a flag for the stdio server (--flag=--task-after=500ms)")
     p.add_argument("--mode", default="auto")
-    p.add_argument("--scenario", required=True, choices=["lifecycle", "full", "confirm", "expiry", "off", "v1", "progress"])
+    p.add_argument("--scenario", required=True, choices=["lifecycle", "full", "confirm", "expiry", "off", "v1", "catalog", "progress"])
     run(main, p.parse_args())

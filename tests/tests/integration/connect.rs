@@ -325,6 +325,8 @@ fn oauth_tokens_headers_and_static_tokens_are_checked_as_the_spec_says() -> Resu
     )?;
     for line in [
         "valid token: listed task_list task_show task_delete note_search store_export and called task_list",
+        "valid token on /mcp/task: listed task_list task_show task_delete and called task_list",
+        "no token on /mcp/task: 401",
         "expired: 401 invalid_token (the token has expired)",
         "missing scope: 403 insufficient_scope (tasks:read)",
         "X-Api-Key header: listed 5 tools",

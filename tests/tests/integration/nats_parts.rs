@@ -188,3 +188,67 @@ fn natscli_catalog_mode_searches_describes_and_runs_through_the_direct_call() ->
     ensure!(ran == 0, "stream rm ran:\n{}", setup.server.log());
     Ok(())
 }
+
+/// The server of all natscli commands (`bench/nats-all.yaml`, the benchmark's), built once per
+/// test process into the warm `target/fiskgen-e2e`.
+fn whole_server() -> Result<PathBuf> {
+    static BUILT: Mutex<Option<PathBuf>> = Mutex::new(None);
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(binary) = built.as_ref() {
+        return Ok(binary.clone());
+    }
+    let dir = workspace_root()
+        .join("target")
+        .join("fiskgen-e2e")
+        .join("nats-all");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let binary = fiskgen_build(
+        "bench/nats-all.yaml",
+        &apps::path(App::Nats)?,
+        &dir.join("nats-mcp"),
+    )?;
+    *built = Some(binary.clone());
+    Ok(binary)
+}
+
+/// `sizes.py`'s report on the whole natscli server started with `extra` flags.
+fn whole_sizes(extra: &[&str], catalog: bool) -> Result<serde_json::Value> {
+    let binary = whole_server()?;
+    let home = tempfile::tempdir().context("creating the CLI's home")?;
+    let env: [(&str, &OsStr); 2] = [
+        ("HOME", home.path().as_os_str()),
+        ("XDG_CONFIG_HOME", home.path().as_os_str()),
+    ];
+    let server = Server::spawn_app(&binary, home.path(), &apps::path(App::Nats)?, &env, extra)?;
+    let mut args = strings(&["--url", &server.url, "--mode", "2026-07-28"]);
+    if catalog {
+        args.push("--catalog".into());
+    }
+    let finished = python("sizes.py", &args)?;
+    println!("{}", finished.report());
+    let report = finished
+        .stdout
+        .lines()
+        .find(|line| line.starts_with('{'))
+        .context("sizes.py printed no report")?;
+    serde_json::from_str(report).context("sizes.py's report")
+}
+
+#[test]
+fn natscli_whole_in_catalog_mode_lists_at_most_4_kb_on_every_endpoint() -> Result<()> {
+    let listed = whole_sizes(&[], false)?;
+    let tools = listed["whole"]["tools"].as_u64().unwrap_or_default();
+    ensure!(tools > 200, "natscli whole serves {tools} tools");
+    let groups = listed["groups"].as_object().context("no groups")?;
+    ensure!(groups.len() > 10, "natscli has {} groups", groups.len());
+    // sizes.py checked each group's entries against the whole list's, and its body against
+    // its entries plus the whole list's overhead.
+    let catalog = whole_sizes(&["--catalog", "search"], true)?;
+    let body = catalog["whole"]["body"].as_u64().unwrap_or(u64::MAX);
+    ensure!(body <= 4096, "the catalog list of natscli is {body} bytes");
+    println!(
+        "natscli: {tools} tools; list {} bytes, catalog {body} bytes",
+        listed["whole"]["body"]
+    );
+    Ok(())
+}

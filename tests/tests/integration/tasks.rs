@@ -50,6 +50,20 @@ fn python_sdk_tasks_are_created_polled_cancelled_with_their_process_group_and_co
 }
 
 #[test]
+fn python_sdk_a_call_run_through_the_catalog_becomes_a_task_of_the_tool_itself() -> Result<()> {
+    let log = scenario(
+        "catalog",
+        "2026-07-28",
+        &["--catalog", "search", "--task-after", "500ms"],
+    )?;
+    anyhow::ensure!(
+        log.contains("Became a task after 500ms"),
+        "no task was logged:\n{log}"
+    );
+    Ok(())
+}
+
+#[test]
 fn python_sdk_a_full_task_store_refuses_the_next_long_call() -> Result<()> {
     scenario(
         "full",

@@ -18,8 +18,9 @@ use serde_json::{Value, json};
 
 use crate::JsonObject;
 use crate::mcp::tools::Catalog;
+use crate::spec::app::AppSpec;
 use crate::spec::app::ToolSpec;
-use crate::spec::groups::{group_of, groups_of};
+use crate::spec::groups::{group_of, groups_of, groups_of_tool};
 
 /// The fixed tools' names.
 pub(crate) const SEARCH: &str = "search";
@@ -33,16 +34,6 @@ const DEFAULT_LIMIT: u64 = 10;
 const MAX_LIMIT: u64 = 50;
 /// Tools `describe` takes at once at most.
 const MAX_DESCRIBED: usize = 20;
-
-/// How `tools/list` presents the served tools.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum CatalogMode {
-    /// Every tool, each with its entry.
-    #[default]
-    List,
-    /// Four fixed tools: search, describe, run_read_only, run.
-    Search,
-}
 
 /// The catalog-mode view of one endpoint's tools.
 #[derive(Debug)]
@@ -62,18 +53,19 @@ pub(crate) enum Answer {
 }
 
 impl Finder {
-    /// The finder over `catalog`'s tools.
-    pub(crate) fn new(catalog: &Catalog) -> Self {
+    /// The finder over `catalog`'s tools (of `app`, whose settings say which tags are
+    /// groups).
+    pub(crate) fn new(app: &AppSpec, catalog: &Catalog) -> Self {
         let specs: Vec<&'static ToolSpec> = catalog.specs().to_vec();
         let documents = specs
             .iter()
             .map(|spec| {
-                let group = group_of(spec).unwrap_or_default();
-                let tags = format!("{} {group}", spec.tags.join(" "));
+                let groups = groups_of_tool(app, spec).join(" ");
+                let tags = format!("{} {groups}", spec.tags.join(" "));
                 rank::Document::new([spec.name, spec.title, &tags, spec.description])
             })
             .collect();
-        let groups = groups_of(&specs);
+        let groups = groups_of(app, &specs);
         Self {
             tools: fixed_tools(specs.len(), &groups),
             specs,
