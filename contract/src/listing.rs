@@ -29,12 +29,6 @@ pub const MAX_PAGE_SIZE: usize = 10_000;
 /// the process, and a restart with other narrowing flags may change it.
 pub const TTL_MS: u64 = 600_000;
 
-/// `cacheScope`: the list is the same for every client and credential.
-pub const CACHE_SCOPE: &str = "public";
-
-/// What a page starts with; the page's slice of the body follows.
-pub const PAGE_HEAD: &str = "{\"tools\":[";
-
 /// The `outputSchema` of every command tool: the shape of its `structuredContent`, and nothing
 /// a client never shows (no descriptions: the fields are documented in docs/runtime.md,
 /// "Results"). One text, the same on every tool.
@@ -149,7 +143,7 @@ impl Entry<'_> {
     }
 }
 
-/// A whole `tools/list` answer: the body and, per page, where it ends and its tails.
+/// A whole `tools/list` answer: the body and where each page lies in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listing {
     /// `[entry,entry,...]`.
@@ -172,10 +166,6 @@ pub struct Page {
     pub start: usize,
     /// See `start`.
     pub end: usize,
-    /// What follows the entries for legacy clients.
-    pub legacy_tail: String,
-    /// What follows the entries for 2026-07-28 clients.
-    pub modern_tail: String,
 }
 
 impl Listing {
@@ -206,20 +196,7 @@ impl Listing {
             } else {
                 (1, 1)
             };
-            let next = cursors.next(number);
-            let next_field = next
-                .as_ref()
-                .map(|cursor| format!(",\"nextCursor\":\"{cursor}\""))
-                .unwrap_or_default();
-            pages.push(Page {
-                start,
-                end,
-                legacy_tail: format!("]{next_field}}}"),
-                modern_tail: format!(
-                    "]{next_field},\"resultType\":\"complete\",\"ttlMs\":{TTL_MS},\
-                     \"cacheScope\":\"{CACHE_SCOPE}\"}}"
-                ),
-            });
+            pages.push(Page { start, end });
         }
         Listing {
             body,
@@ -297,34 +274,26 @@ mod tests {
     }
 
     #[test]
-    fn pages_slice_the_body_and_chain_by_cursor_in_both_eras() {
+    fn pages_slice_the_body_and_chain_by_cursor() {
         let entries: Vec<String> = ["a", "b", "c", "d", "e"].map(entry).to_vec();
         let listing = Listing::join(&entries, 2);
         let body: Value = serde_json::from_str(&listing.body).expect("body is a JSON array");
         assert_eq!(body.as_array().map(Vec::len), Some(5));
         assert_eq!(listing.pages.len(), 3);
         let mut names = Vec::new();
-        let mut expected_cursor: Option<String> = None;
+        let mut cursor: Option<String> = None;
         for (index, page) in listing.pages.iter().enumerate() {
-            assert_eq!(listing.cursors.cursor(index), expected_cursor);
-            assert_eq!(listing.cursors.page(expected_cursor.as_deref()), Ok(index));
-            for (tail, modern) in [(&page.legacy_tail, false), (&page.modern_tail, true)] {
-                let text = format!("{PAGE_HEAD}{}{tail}", &listing.body[page.start..page.end]);
-                let value: Value = serde_json::from_str(&text).expect("page is JSON");
-                if !modern {
-                    for tool in value["tools"].as_array().into_iter().flatten() {
-                        names.push(tool["name"].as_str().unwrap_or_default().to_string());
-                    }
-                } else {
-                    assert_eq!(value["resultType"], "complete");
-                    assert_eq!(value["ttlMs"], TTL_MS);
-                    assert_eq!(value["cacheScope"], CACHE_SCOPE);
-                }
-                expected_cursor = value["nextCursor"].as_str().map(str::to_string);
+            assert_eq!(listing.cursors.cursor(index), cursor);
+            assert_eq!(listing.cursors.page(cursor.as_deref()), Ok(index));
+            let text = format!("[{}]", &listing.body[page.start..page.end]);
+            let value: Value = serde_json::from_str(&text).expect("a page's entries are JSON");
+            for tool in value.as_array().into_iter().flatten() {
+                names.push(tool["name"].as_str().unwrap_or_default().to_string());
             }
+            cursor = listing.cursors.next(index);
         }
         assert_eq!(names, ["a", "b", "c", "d", "e"]);
-        assert_eq!(expected_cursor, None, "the last page has no nextCursor");
+        assert_eq!(cursor, None, "the last page has no next cursor");
         assert_eq!(Listing::join(&entries, 2), listing, "deterministic");
         let other = Listing::join(&entries[..4], 2);
         assert_ne!(
@@ -338,13 +307,6 @@ mod tests {
     fn an_empty_list_is_one_empty_page() {
         let listing = Listing::join::<String>(&[], 10);
         assert_eq!(listing.body, "[]");
-        assert_eq!(listing.pages.len(), 1);
-        let page = &listing.pages[0];
-        let text = format!(
-            "{PAGE_HEAD}{}{}",
-            &listing.body[page.start..page.end],
-            page.legacy_tail
-        );
-        assert_eq!(text, "{\"tools\":[]}");
+        assert_eq!(listing.pages, [Page { start: 1, end: 1 }]);
     }
 }

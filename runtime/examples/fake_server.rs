@@ -206,6 +206,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
             scrub_env: &["FAKE_SECRET"],
             tasks: None,
             exit_code_is_error: false,
+            telemetry: None,
         },
     }
 }

@@ -1,8 +1,7 @@
-//! `src/listing.rs` and `src/listing.json`: the whole `tools/list` answer, every page for both
-//! protocol eras, computed here with `fiskgen_contract::listing` and served by the runtime as
-//! these bytes (docs/runtime.md, "Listing tools"). `listing.json` is every tool's entry as one
-//! JSON array on one line (stdio frames messages by lines); `listing.rs` says where each page
-//! lies in it and what follows it in each era.
+//! `src/listing.rs` and `src/listing.json`: the whole `tools/list` answer, computed here with
+//! `fiskgen_contract::listing` and served by the runtime's handler page by page (docs/runtime.md,
+//! "Listing tools"). `listing.json` is every tool's entry as one JSON array on one line;
+//! `listing.rs` says where each page lies in it.
 
 use fiskgen_contract::listing::{Entry, Listing};
 use proc_macro2::{Literal, TokenStream};
@@ -54,20 +53,16 @@ pub(super) fn files(
     let pages = listing.pages.iter().map(|page| {
         let start = Literal::usize_unsuffixed(page.start);
         let end = Literal::usize_unsuffixed(page.end);
-        let legacy_tail = &page.legacy_tail;
-        let modern_tail = &page.modern_tail;
         quote! {
             rt::PageSpec {
                 start: #start,
                 end: #end,
-                legacy_tail: #legacy_tail,
-                modern_tail: #modern_tail,
             }
         }
     });
     let module_doc = inner_doc(
-        "The whole `tools/list` answer, computed by fiskgen: every page for both protocol eras, \
-         served as these bytes. `listing.json` holds every tool's entry, in serving order.",
+        "The whole `tools/list` answer, computed by fiskgen: every tool's entry in serving order \
+         (`listing.json`), and where each page lies in it.",
     );
     let count = Literal::usize_unsuffixed(entries.len());
     let cursor_tag = listing.cursors.tag();

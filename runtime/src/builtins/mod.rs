@@ -52,6 +52,19 @@ pub(crate) enum Prepared {
     Enumerate(knowledge::EnumerateArgs),
 }
 
+impl Prepared {
+    /// The number of results a `knowledge_search` asks for once the configured default and
+    /// the cap apply (its span's `fisk.knowledge.top_k`); `None` for other calls.
+    pub(crate) fn top_k(&self, builtin: &Builtin) -> Option<usize> {
+        #[cfg(feature = "knowledge")]
+        if let (Prepared::Search(args), Some(spec)) = (self, builtin.knowledge()) {
+            return Some(knowledge::search::effective_top_k(args.top_k, spec.top_k));
+        }
+        let _ = builtin;
+        None
+    }
+}
+
 /// The knowledge settings the served tools use, if any; they must all use the same.
 pub(crate) fn knowledge_spec(app: &AppSpec) -> Result<Option<&'static KnowledgeSpec>, StartError> {
     let mut found: Option<&'static KnowledgeSpec> = None;

@@ -16,8 +16,6 @@
 ///     pages: &[PageSpec {
 ///         start: 1,
 ///         end: 103,
-///         legacy_tail: "]}",
-///         modern_tail: r#"],"resultType":"complete","ttlMs":600000,"cacheScope":"public"}"#,
 ///     }],
 /// };
 /// # assert_eq!(LISTING.tools, 1);
@@ -40,15 +38,12 @@ pub struct ListingSpec {
     pub pages: &'static [PageSpec],
 }
 
-/// One page of a [`ListingSpec`].
+/// One page of a [`ListingSpec`]: where its entries are in the body (the handler adds the
+/// cursor and, for 2026-07-28 clients, the cache hints).
 #[derive(Debug)]
 pub struct PageSpec {
     /// The page's entries are `body[start..end]`.
     pub start: usize,
     /// See `start`.
     pub end: usize,
-    /// What follows the entries for legacy clients.
-    pub legacy_tail: &'static str,
-    /// What follows the entries for 2026-07-28 clients.
-    pub modern_tail: &'static str,
 }
