@@ -28,6 +28,14 @@ Scenarios (`--scenario`):
   approvals  a gated call without the tasks extension (raw 2026-07-28 requests) asks on replica 1
            with a `requestState`; approved on replica 2 it runs; the same approval replayed on
            replica 3 is refused as already used (the shared record of used approvals)
+  outage   with `--kill-pid` (the one nats-server): a task runs on replica 1 when the server is
+           killed; replica 2 still answers a quick call, refuses a slow one (the shared task store
+           cannot be reached) and answers `tasks/get` -32603 (the state is unknown), while
+           replica 1 answers for its own task; the outage is made to last past the bound (12 s),
+           and the task's id and process group are printed for `after`
+  after    (`--task ID --pgid PGID`, the server back): the task is `failed` as a silent
+           replica's, its process group is gone, every replica answers that one failure, and a
+           new task completes
   cluster  with `--kill-pid` (a node of a three-node NATS cluster): a task runs across the
            replicas while the node is killed mid-run, and completes with its whole output; a
            task that completed before the kill keeps its result on every replica; a new task
@@ -194,6 +202,69 @@ async def frozen(args: argparse.Namespace) -> None:
         print("every replica, replica 1 included, answers the one failure")
 
 
+async def outage(args: argparse.Namespace) -> None:
+    (one, one_pid), (two, _), _ = args.replica
+    async with connect(one) as a, connect(two) as b:
+        created, pgid, runner = await started(a.session)
+        check(runner == one_pid, f"the task runs in {runner}, not in replica 1 ({one_pid})")
+        os.kill(args.kill_pid, signal.SIGKILL)
+        killed = time.monotonic()
+        print("killed the nats-server while a task ran on replica 1")
+        quick = await b.session.call_tool("ticker", ticker(0, "0s"), allow_claimed=True)
+        check(isinstance(quick, types.CallToolResult) and not quick.is_error, f"a quick call: {quick!r}")
+        slow = await b.session.call_tool("ticker", ticker(20, "100ms"), allow_claimed=True)
+        check(isinstance(slow, types.CallToolResult) and slow.is_error, f"a slow call: {slow!r}")
+        reason = "the shared task store cannot be reached, so no task can be created ("
+        check(reason in text_of(slow), f"the slow call's refusal: {text_of(slow)!r}")
+        try:
+            answered = await get(b.session, created.task_id)
+            raise AssertionError(f"replica 2 answered a task it cannot read: {answered!r}")
+        except MCPError as error:
+            unknown = "the shared task store cannot be read, so the task's state is unknown"
+            check(error.error.code == -32603 and unknown in error.error.message, f"replica 2's tasks/get: {error.error!r}")
+        own = await get(a.session, created.task_id)
+        check(own.status == "working", f"replica 1 on its own task: {own!r}")
+        print("NATS down: replica 2 answers a quick call, refuses a task, says the task's state is unknown; replica 1 answers for its own")
+        await asyncio.sleep(max(0.0, BOUND + 0.5 - (time.monotonic() - killed)))
+        print(f"outage task {created.task_id} {pgid}")
+
+
+async def get_when_back(session: Any, task_id: str, limit: float = 20.0) -> DetailedTask:
+    """`tasks/get`, retried while the replica's connection to NATS is still coming back."""
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            return await get(session, task_id)
+        except MCPError as error:
+            check(error.error.code == -32603 and time.monotonic() < deadline, f"tasks/get after the outage: {error.error!r}")
+            await asyncio.sleep(0.2)
+
+
+async def after(args: argparse.Namespace) -> None:
+    (one, _), (two, _), (three, _) = args.replica
+    async with connect(one) as a, connect(two) as b, connect(three) as c, connect(args.url) as lb:
+        failed = await get_when_back(b.session, args.task)
+        check(failed.status == "failed", f"after the outage: {failed!r}")
+        message = (failed.error or {}).get("message", "")
+        check("fell silent" in message and "lost its NATS connection" in message, f"error {failed.error!r}")
+        print(f"after an outage past the bound the task is failed: {message}")
+        deadline = time.monotonic() + 10
+        while group_members(args.pgid) and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        check(group_members(args.pgid) == [], f"group {args.pgid} still runs {group_members(args.pgid)}")
+        print(f"replica 1 stopped its command: group {args.pgid} is gone")
+        await asyncio.sleep(2.5)  # one more heartbeat: nothing may rewrite the record now
+        for name, client in (("replica 1", a), ("replica 2", b), ("replica 3", c)):
+            task = await get_when_back(client.session, args.task)
+            check(task.status == "failed" and task.error == failed.error, f"{name} answers {task!r}, not {failed.error!r}")
+        print("every replica, replica 1 included, answers the one failure")
+        fresh = await lb.session.call_tool("ticker", ticker(3, "200ms"), allow_claimed=True)
+        check(isinstance(fresh, CreateTaskResult), f"not a task after the outage: {fresh!r}")
+        done = await until(b.session, fresh.task_id, lambda t: t.status != "working", "completion")
+        check(done.status == "completed", f"a new task after the outage ended {done.status}")
+        print("a task created after the outage completed")
+
+
 async def approvals(args: argparse.Namespace) -> None:
     (one, _), (two, _), (three, _) = args.replica
     arguments = {"profile": "dev", "value": "once"}
@@ -284,7 +355,7 @@ async def main(args: argparse.Namespace) -> None:
         await refused(args)
         return
     check(len(args.replica) == 3, "give three --replica URL=PID")
-    scenarios = {"across": across, "kill": kill, "frozen": frozen, "approvals": approvals, "flood": flood, "cluster": cluster}
+    scenarios = {"across": across, "kill": kill, "frozen": frozen, "approvals": approvals, "flood": flood, "cluster": cluster, "outage": outage, "after": after}
     await scenarios[args.scenario](args)
 
 
@@ -292,9 +363,11 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--url", required=True, help="nginx in front of the replicas")
     p.add_argument("--replica", action="append", default=[], help="URL=PID of one replica (three times)")
-    p.add_argument("--scenario", required=True, choices=["across", "kill", "frozen", "approvals", "flood", "cluster", "refused"])
+    p.add_argument("--scenario", required=True, choices=["across", "kill", "frozen", "approvals", "flood", "cluster", "outage", "after", "refused"])
     p.add_argument("--calls", type=int, default=1000)
     p.add_argument("--max", type=int, default=64)
     p.add_argument("--kill-pid", type=int, default=0)
+    p.add_argument("--task", default="", help="after: the task id `outage` printed")
+    p.add_argument("--pgid", type=int, default=0, help="after: its command's process group")
     p.add_argument("--reason", default="the TLS handshake failed", help="refused: why NATS cannot be reached")
     run(main, p.parse_args())

@@ -16,7 +16,9 @@
 //! - a TLS-only server reached through a context serves tasks and the record of used approvals;
 //! - the size of the records, measured in the bucket (docs/deploy.md, "Sizing");
 //! - another OAuth user is refused a task held by another replica exactly as an unknown one;
-//! - a replica whose NATS is down refuses new tasks with a clear error and serves direct calls.
+//! - a replica whose NATS is down refuses new tasks with a clear error and serves direct calls;
+//! - the one nats-server is killed while a task runs, and started again after the bound: the
+//!   task is failed once, its command stopped, every replica answering the same.
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -262,6 +264,34 @@ fn python_sdk_a_replica_stopped_past_the_bound_finds_its_task_failed_and_kills_i
             &["Another replica failed this task", "its command is stopped"]
         ) == 1,
         "the stopped replica did not say it stopped its failed task's command"
+    );
+    Ok(())
+}
+
+#[test]
+fn python_sdk_a_nats_outage_past_the_bound_refuses_tasks_then_fails_the_running_one_once()
+-> Result<()> {
+    let (mut nats_server, store, _home) = task_store()?;
+    let dir = tempfile::tempdir()?;
+    let env: [(&str, &OsStr); 1] = [("FISKGEN_MCP_TASK_STORE", OsStr::new(&store))];
+    let (replicas, nginx) = three(dir.path(), &env, &[])?;
+    let pid = nats_server.pid().to_string();
+    let out = scenario("outage", &replicas, &nginx, &["--kill-pid", &pid])?;
+    let (task, pgid) = out
+        .lines()
+        .find_map(|line| line.strip_prefix("outage task "))
+        .and_then(|rest| rest.split_once(' '))
+        .with_context(|| format!("no task printed:\n{out}"))?;
+    nats_server.restart()?;
+    let out = scenario(
+        "after",
+        &replicas,
+        &nginx,
+        &["--task", task, "--pgid", pgid],
+    )?;
+    ensure!(
+        out.contains("every replica, replica 1 included, answers the one failure"),
+        "{out}"
     );
     Ok(())
 }
