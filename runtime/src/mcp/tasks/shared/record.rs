@@ -113,4 +113,45 @@ mod tests {
         assert_eq!(slot_of("abc-1", 64), None);
         assert_eq!(slot_of(random, 64), None);
     }
+
+    #[test]
+    fn a_result_too_large_for_a_nats_message_is_kept_as_a_failure_saying_so() {
+        let task = rmcp::model::Task::new(
+            String::new(),
+            rmcp::model::TaskStatus::Completed,
+            "now".to_string(),
+            "now".to_string(),
+        );
+        let mut result = serde_json::Map::new();
+        result.insert("output".into(), json!("x".repeat(MAX_RECORD + 1)));
+        let record = |result| Record {
+            id: "id".into(),
+            owner: Owner(None),
+            replica: "r".into(),
+            ttl_ms: 1,
+            beat_ms: 1,
+            ended_ms: Some(1),
+            answer: GetTaskResult::new(rmcp::model::DetailedTask::new(
+                task.clone(),
+                TaskPayload::Completed { result },
+            )),
+        };
+        let bytes = encode(&record(result));
+        assert!(bytes.len() < MAX_RECORD, "{} bytes", bytes.len());
+        let kept: Record = serde_json::from_slice(&bytes).expect("a record");
+        let TaskPayload::Failed { error } = kept.answer.task.payload else {
+            panic!("not failed: {:?}", kept.answer.task.payload);
+        };
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("is larger than the shared task store keeps"),
+            "{message}"
+        );
+        let small = encode(&record(serde_json::Map::new()));
+        let kept: Record = serde_json::from_slice(&small).expect("a record");
+        assert_eq!(
+            kept.answer.task.status(),
+            rmcp::model::TaskStatus::Completed
+        );
+    }
 }
