@@ -7,7 +7,9 @@ The server runs an application that prints its environment, with `--task-after`;
 whose `TRACESTATE` says `slow` sleeps long enough to become a task. The client calls a command
 with a `_meta` trace context (directly, then as a task), knowledge_search, knowledge_enumerate,
 an enumeration its query language refuses, and a tool nobody serves; then every span must arrive
-with Fisk AI's names, kinds and attributes (docs/telemetry.md): one `execute_tool <tool>` server
+with Fisk AI's names, kinds and attributes (docs/telemetry.md); a gated read_file the user
+declines is two calls in 2026-07-28 (the question, then the answer), `unanswered` and
+`confirm_denied`: one `execute_tool <tool>` server
 span per call, parented on the client's `traceparent` when it sent one, with `retrieval` and
 `knowledge_enumerate` spans inside the knowledge calls, and each command's `TRACEPARENT` naming
 its call's span.
@@ -38,7 +40,7 @@ SERVER, INTERNAL, CLIENT = 2, 1, 3
 STATUS_ERROR = 2
 
 # The spans the calls below must produce.
-EXPECTED = 9
+EXPECTED = 11
 
 
 def received(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -118,6 +120,12 @@ async def calls(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, str
             check(unknown.is_error is True, f"a tool nobody serves answered {unknown!r}")
         except mcp.MCPError:
             pass
+    async def decline(_ctx: Any, _params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    async with mcp.Client(args.url, mode=args.mode, read_timeout_seconds=30, elicitation_callback=decline) as c:
+        declined = await c.call_tool("read_file", {"path": "notes.txt"})
+        check(declined.is_error is True and "declined" in text_of(declined), f"a declined read_file answered {declined!r}")
     async with mcp.Client(args.url, mode=args.mode, read_timeout_seconds=30, extensions=[Tasks()]) as c:
         created = await c.session.call_tool(
             "task_list", {}, meta={"traceparent": PARENT, "tracestate": SLOW_STATE}, allow_claimed=True
@@ -224,6 +232,19 @@ async def main(args: argparse.Namespace) -> None:
         f"the refused enumeration's span {refused_inner!r}",
     )
     print("refused: execute_tool knowledge_enumerate error, tool_error")
+
+    # The gated read_file, declined: the question (unanswered), then the answer (confirm_denied).
+    reads = by_tool.get("execute_tool read_file", [])
+    outcomes = sorted(attributes(s)["fisk.tool.outcome"] for s in reads)
+    check(outcomes == ["confirm_denied", "unanswered"], f"read_file outcomes {outcomes}")
+    for span in reads:
+        outcome = attributes(span)["fisk.tool.outcome"]
+        expected = served_attributes(span, "read_file", outcome)
+        if outcome == "confirm_denied":
+            expected["error.type"] = "tool_error"
+            check(span.get("status", {}).get("code") == STATUS_ERROR, f"a denial's status {span.get('status')!r}")
+        check(attributes(span) == expected, f"read_file attributes {attributes(span)!r}, expected {expected!r}")
+    print("declined: execute_tool read_file unanswered, then confirm_denied")
 
     # A tool nobody serves: the made-up name reaches an attribute, never the span's name.
     (unknown,) = by_tool.get("execute_tool unknown_tool", [None])

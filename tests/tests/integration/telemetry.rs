@@ -85,7 +85,8 @@ fn start_sink(spans: &Path) -> Result<Sink> {
     }
 }
 
-/// Each call's `execute_tool` span (with Fisk AI's `fisk.served.*` attributes and outcome), the
+/// Each call's `execute_tool` span (with Fisk AI's `fisk.served.*` attributes and outcome: a
+/// declined confirmation is `unanswered`, then `confirm_denied`), the
 /// `retrieval` and `knowledge_enumerate` spans inside the knowledge calls and the span of a
 /// call naming no served tool arrive with Fisk AI's names, kinds and attributes; a call with a
 /// `_meta` trace context continues the client's trace, and its command (run directly, or as a
@@ -135,13 +136,14 @@ fn every_call_is_a_span_at_a_real_otlp_receiver_and_its_command_continues_the_tr
     finished
         .has_line(
             "received: ['execute_tool knowledge_enumerate', 'execute_tool knowledge_enumerate', \
-             'execute_tool knowledge_search', 'execute_tool task_list', 'execute_tool task_list', \
-             'execute_tool unknown_tool', 'knowledge_enumerate', 'knowledge_enumerate', \
-             'retrieval']",
+             'execute_tool knowledge_search', 'execute_tool read_file', 'execute_tool read_file', \
+             'execute_tool task_list', 'execute_tool task_list', 'execute_tool unknown_tool', \
+             'knowledge_enumerate', 'knowledge_enumerate', 'retrieval']",
         )?
         .has_line("command: TRACEPARENT is the execute_tool task_list span, under the client's")?
         .has_line("task: TRACEPARENT is the deferred execute_tool task_list span")?
         .has_line("refused: execute_tool knowledge_enumerate error, tool_error")?
+        .has_line("declined: execute_tool read_file unanswered, then confirm_denied")?
         .has_line("unknown: execute_tool unknown_tool, fisk.tool.requested_name no_such_tool")?;
     server.wait_for_line(&[&format!(
         "telemetry: exporting spans over OTLP/HTTP to {}/v1/traces \
