@@ -14,6 +14,8 @@
 //!   then the node leading the bucket is killed mid-run: the task completes, every record is
 //!   kept, new ones run, and a killed replica's task fails as on one node;
 //! - a TLS-only server reached through a context serves tasks and the record of used approvals;
+//!   servers that require a password or an NKey are reached through a context, and wrong
+//!   credentials are refused saying so without showing them;
 //! - the size of the records, measured in the bucket (docs/deploy.md, "Sizing");
 //! - another OAuth user is refused a task held by another replica exactly as an unknown one;
 //! - a replica whose NATS is down refuses new tasks with a clear error and serves direct calls;
@@ -473,27 +475,27 @@ fn python_sdk_tasks_and_approvals_reach_a_tls_only_nats_server_through_a_context
     Ok(())
 }
 
-#[test]
-fn python_sdk_tasks_reach_a_nats_server_that_requires_a_password_through_a_context() -> Result<()> {
-    let nats_server = start_nats_server_with(&["--user", "fiskgen", "--pass", "s3cret"])?;
+/// Three replicas reach a nats-server started with `server` (options) through a context with
+/// `right` (its JSON besides `url`), the bucket made with the CLI's `cli` options; a replica with
+/// `wrong` is refused saying the server refused the credentials, and `secret` (in `wrong`) is
+/// shown nowhere.
+fn through_credentials(
+    server: &[&str],
+    cli: &[&str],
+    right: serde_json::Value,
+    wrong: serde_json::Value,
+    secret: &str,
+) -> Result<()> {
+    let nats_server = start_nats_server_with(server)?;
     let home = tempfile::tempdir()?;
-    task_bucket(
-        &nats_server.url,
-        home.path(),
-        "1",
-        &["--user", "fiskgen", "--password", "s3cret"],
-    )?;
-    let context = |name: &str, password: &str| -> Result<std::path::PathBuf> {
+    task_bucket(&nats_server.url, home.path(), "1", cli)?;
+    let context = |name: &str, mut json: serde_json::Value| -> Result<std::path::PathBuf> {
         let path = home.path().join(format!("{name}.json"));
-        let json =
-            serde_json::json!({"url": nats_server.url, "user": "fiskgen", "password": password});
+        json["url"] = nats_server.url.clone().into();
         std::fs::write(&path, json.to_string())?;
         Ok(path)
     };
-    let (right, wrong) = (
-        context("right", "s3cret")?,
-        context("wrong", "not-the-pa55word")?,
-    );
+    let (right, wrong) = (context("right", right)?, context("wrong", wrong)?);
     let dir = tempfile::tempdir()?;
     let env: [(&str, &OsStr); 2] = [
         ("FISKGEN_MCP_TASK_STORE", OsStr::new(BUCKET)),
@@ -502,7 +504,7 @@ fn python_sdk_tasks_reach_a_nats_server_that_requires_a_password_through_a_conte
     let (replicas, nginx) = three(dir.path(), &env, &[])?;
     scenario("across", &replicas, &nginx, &[])?;
 
-    // A wrong password: the refusal names the credentials, never the password.
+    // Wrong credentials: the refusal names the credentials, never the secret.
     let env: [(&str, &OsStr); 2] = [
         ("FISKGEN_MCP_TASK_STORE", OsStr::new(BUCKET)),
         ("FISKGEN_MCP_NATS_CONTEXT", wrong.as_os_str()),
@@ -525,10 +527,62 @@ fn python_sdk_tasks_reach_a_nats_server_that_requires_a_password_through_a_conte
     )?;
     println!("{}", run.report());
     ensure!(
-        !run.stdout.contains("not-the-pa55word") && !refused.log().contains("not-the-pa55word"),
-        "the password was shown"
+        !run.stdout.contains(secret) && !refused.log().contains(secret),
+        "the secret was shown"
     );
     Ok(())
+}
+
+#[test]
+fn python_sdk_tasks_reach_a_nats_server_that_requires_a_password_through_a_context() -> Result<()> {
+    through_credentials(
+        &["--user", "fiskgen", "--pass", "s3cret"],
+        &["--user", "fiskgen", "--password", "s3cret"],
+        serde_json::json!({"user": "fiskgen", "password": "s3cret"}),
+        serde_json::json!({"user": "fiskgen", "password": "not-the-pa55word"}),
+        "not-the-pa55word",
+    )
+}
+
+/// The server the `nats` CLI is given for commands that reach none (`auth nkey`).
+const NO_SERVER: &str = "nats://127.0.0.1:1";
+
+#[test]
+fn python_sdk_tasks_reach_a_nats_server_that_requires_an_nkey_through_a_context() -> Result<()> {
+    let keys = tempfile::tempdir()?;
+    // Seeds made by the real `nats` CLI; the server knows only the first one's public key.
+    let seed = |name: &str| -> Result<(String, String)> {
+        let path = keys.path().join(format!("{name}.nk"));
+        let path_arg = path.display().to_string();
+        nats(
+            NO_SERVER,
+            keys.path(),
+            &["auth", "nkey", "gen", "user", "--output", &path_arg],
+        )?;
+        let seed = std::fs::read_to_string(&path)?.trim().to_string();
+        Ok((path_arg, seed))
+    };
+    let public_of = |path: &str| -> Result<String> {
+        let shown = nats(NO_SERVER, keys.path(), &["auth", "nkey", "show", path])?;
+        Ok(shown.stdout.trim().to_string())
+    };
+    let ((known, _), (unknown, unknown_seed)) = (seed("known")?, seed("unknown")?);
+    let config = keys.path().join("server.conf");
+    std::fs::write(
+        &config,
+        format!(
+            "authorization {{ users = [ {{ nkey: {} }} ] }}\n",
+            public_of(&known)?
+        ),
+    )?;
+    let config_arg = config.display().to_string();
+    through_credentials(
+        &["-c", &config_arg],
+        &["--nkey", &known],
+        serde_json::json!({"nkey": known}),
+        serde_json::json!({"nkey": unknown}),
+        &unknown_seed,
+    )
 }
 
 #[test]
