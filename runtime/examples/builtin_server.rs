@@ -146,6 +146,7 @@ fn main() -> ExitCode {
             scrub_env: &[],
             tasks: None,
             exit_code_is_error: false,
+            telemetry: None,
             ..Settings::DEFAULT
         },
     }));

@@ -208,6 +208,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
             exit_code_is_error: false,
             catalog: CatalogMode::List,
             group_tag_prefix: None,
+            telemetry: None,
         },
     }
 }

@@ -58,6 +58,7 @@ fn state(app: &'static AppSpec, shutdown: &CancellationToken) -> Arc<ServerState
             tool_timeout: Duration::from_secs(5),
             tasks: None,
             exit_code_is_error: false,
+            telemetry: crate::telemetry::Telemetry::off(),
         },
         Confirmer {
             mode: ConfirmMode::Auto,

@@ -106,6 +106,8 @@ pub struct Settings {
     pub catalog: CatalogMode,
     /// `group_tag_prefix`: tags under it name groups too.
     pub group_tag_prefix: Option<String>,
+    /// `telemetry`, when `telemetry.enabled` is true: the server exports spans.
+    pub telemetry: Option<crate::config::TelemetryConfig>,
 }
 
 /// When calls become tasks of the tasks extension, and which tools' calls may.

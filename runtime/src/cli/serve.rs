@@ -126,6 +126,12 @@ pub(super) fn serve(
 
     let scrub = scrub_list(app);
     let env = fiskgen_contract::introspect::child_env(std::env::vars_os(), &scrub);
+    let telemetry = crate::telemetry::Telemetry::start(
+        settings.telemetry.as_ref(),
+        app.identity,
+        &server_version(app),
+        &mut notes,
+    )?;
 
     let shutdown = CancellationToken::new();
     let finder = |catalog: &Catalog| {
@@ -149,6 +155,7 @@ pub(super) fn serve(
             tool_timeout,
             tasks,
             exit_code_is_error: settings.exit_code_is_error,
+            telemetry,
             shared_tasks,
         },
         Confirmer {
@@ -213,6 +220,7 @@ pub(super) fn serve(
     if killed > 0 {
         tracing::warn!(killed, "killed commands still running at exit");
     }
+    state.telemetry.shutdown();
     // A read parked on stdin cannot be cancelled; do not wait for it.
     runtime.shutdown_background();
     tracing::info!("MCP server stopped");

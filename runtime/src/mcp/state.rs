@@ -64,6 +64,8 @@ pub(crate) struct ServerState {
     pub(crate) docs: Docs,
     /// A non-zero exit (or a kill by a signal) is `isError: true` (`exit_code_is_error`).
     pub(crate) exit_code_is_error: bool,
+    /// The span exporter (off unless the config's `telemetry` enables it).
+    pub(crate) telemetry: crate::telemetry::Telemetry,
     /// 2026-era clients already logged.
     noted: Noted,
 }
@@ -79,6 +81,8 @@ pub(crate) struct Limits {
     pub(crate) tasks: Option<TaskSettings>,
     /// `exit_code_is_error`.
     pub(crate) exit_code_is_error: bool,
+    /// The span exporter.
+    pub(crate) telemetry: crate::telemetry::Telemetry,
     /// The task bucket every replica shares, when one is configured.
     pub(crate) shared_tasks: Option<crate::mcp::tasks::shared::Shared>,
 }
@@ -150,6 +154,7 @@ impl ServerState {
             info,
             docs,
             exit_code_is_error: limits.exit_code_is_error,
+            telemetry: limits.telemetry,
             noted: Noted::default(),
         }
     }

@@ -201,6 +201,20 @@ pub struct Settings {
     /// Tags under this prefix are groups too (`expose.agent.mcp.group_tag_prefix`): a tool
     /// tagged `area:kv` with the prefix `area:` is also in the group `kv` (docs/catalogs.md).
     pub group_tag_prefix: Option<&'static str>,
+    /// OpenTelemetry export (the config's `telemetry` block with `enabled: true`; `None`: off).
+    pub telemetry: Option<TelemetrySpec>,
+}
+
+/// The config's `telemetry` block (docs/telemetry.md): what the file states; the environment
+/// is read at start (`OTEL_*`, `NO_TELEMETRY`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TelemetrySpec {
+    /// `telemetry.endpoint`, the OTLP/HTTP base URL (`""`: from the environment).
+    pub endpoint: &'static str,
+    /// `telemetry.service_name` (`""`: `OTEL_SERVICE_NAME`, then the identity).
+    pub service_name: &'static str,
+    /// `telemetry.sample_ratio` (`None`: 1).
+    pub sample_ratio: Option<f64>,
 }
 
 /// `expose.agent.mcp.tasks`: when a call becomes a task of the tasks extension (SEP-2663), and
@@ -242,6 +256,7 @@ impl Settings {
         exit_code_is_error: false,
         catalog: CatalogMode::List,
         group_tag_prefix: None,
+        telemetry: None,
     };
 }
 

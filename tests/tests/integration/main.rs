@@ -60,6 +60,7 @@ mod select;
 /// Tasks shared by stateless replicas through NATS JetStream: any replica answers, a killed
 /// replica's task fails within the bound, the bound holds across replicas.
 mod shared_tasks;
+mod shared_tasks_nats;
 /// The fault soak's smoke mode: every call ends right, nothing is left behind.
 mod soak;
 /// The stdio server's stdout: answers whole and in order when the client reads late, and
@@ -67,3 +68,5 @@ mod soak;
 mod stdout;
 /// Long calls as tasks and progress notifications, with the Python SDK.
 mod tasks;
+/// The `telemetry` block: spans of every call at a real OTLP receiver.
+mod telemetry;

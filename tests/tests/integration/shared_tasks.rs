@@ -2,16 +2,20 @@
 //! (`FISKGEN_MCP_TASK_STORE`, docs/deploy.md "Tasks across replicas"): three replicas of the
 //! fixture app's server behind Debian's nginx round robin and a real `nats-server` (one, a
 //! three-node cluster, or a TLS-only one reached through a context the real `nats` CLI wrote),
-//! with the official Python SDK (`tests/clients/python/tasks_replicas.py`, `ownership.py`):
+//! with the official Python SDK (`tests/clients/python/tasks_replicas.py`, `ownership.py`).
+//! The NATS deployments (a cluster, TLS, credentials) are in `shared_tasks_nats.rs`.
 //!
 //! - a task created on one replica is polled through the others and nginx, cancelled through
 //!   another (its process group is gone), and a task that asks is approved through a third;
 //! - the replica running a task is SIGKILLed: the task is `failed`, saying so, within 12 s;
+//! - the replica running a task is stopped (SIGSTOP) past that bound and continued: it finds
+//!   its task failed and kills the command, and every replica answers that one failure;
 //! - 1,000 calls against `--max-tasks 64`: exactly 64 tasks, every other call the store-full error;
-//! - a node of the three-node cluster (bucket replicated 3 times) is killed mid-run: the task
-//!   completes and new ones run;
+//! - the size of the records, measured in the bucket (docs/deploy.md, "Sizing");
 //! - another OAuth user is refused a task held by another replica exactly as an unknown one;
-//! - a replica whose NATS is down refuses new tasks with a clear error and serves direct calls.
+//! - a replica whose NATS is down refuses new tasks with a clear error and serves direct calls;
+//! - the one nats-server is killed while a task runs, and started again after the bound: the
+//!   task is failed once, its command stopped, every replica answering the same.
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -21,18 +25,15 @@ use anyhow::{Context, Result, ensure};
 use fiskgen_tests::apps::{self, App};
 use fiskgen_tests::clients;
 
-use super::clients::{Server, python, run_bounded, strings};
-use super::nats::{
-    NatsServer, nats, start_nats_cluster, start_nats_server, start_nats_server_with,
-};
+use super::clients::{Server, python, strings};
+use super::nats::{NatsServer, nats, start_nats_server};
 use super::nginx::{Nginx, start_nginx_with};
-use super::replicas::test_certificates;
 
 /// The bucket the replicas keep tasks in.
-const BUCKET: &str = "fiskgen-tasks";
+pub(super) const BUCKET: &str = "fiskgen-tasks";
 
 /// A stateless replica of the fixture app's server sharing tasks through `env`, with `flags`.
-fn replica(dir: &Path, env: &[(&str, &OsStr)], flags: &[&str]) -> Result<Server> {
+pub(super) fn replica(dir: &Path, env: &[(&str, &OsStr)], flags: &[&str]) -> Result<Server> {
     let app = apps::path(App::Fixture)?;
     let mut all = vec!["--stateless", "--task-after", "300ms"];
     all.extend(flags);
@@ -41,7 +42,7 @@ fn replica(dir: &Path, env: &[(&str, &OsStr)], flags: &[&str]) -> Result<Server>
 
 /// The task bucket on `url`, replicated `replicas` times; retried while a cluster elects its
 /// JetStream leader.
-fn task_bucket(url: &str, home: &Path, replicas: &str, extra: &[&str]) -> Result<()> {
+pub(super) fn task_bucket(url: &str, home: &Path, replicas: &str, extra: &[&str]) -> Result<()> {
     let mut last = None;
     for _ in 0..20 {
         let mut args = extra.to_vec();
@@ -64,7 +65,11 @@ fn task_bucket(url: &str, home: &Path, replicas: &str, extra: &[&str]) -> Result
 }
 
 /// Three replicas with `env` (and `flags`), behind nginx (a refused connection skips to the next).
-fn three(dir: &Path, env: &[(&str, &OsStr)], flags: &[&str]) -> Result<([Server; 3], Nginx)> {
+pub(super) fn three(
+    dir: &Path,
+    env: &[(&str, &OsStr)],
+    flags: &[&str],
+) -> Result<([Server; 3], Nginx)> {
     let replicas = [
         replica(dir, env, flags)?,
         replica(dir, env, flags)?,
@@ -76,7 +81,12 @@ fn three(dir: &Path, env: &[(&str, &OsStr)], flags: &[&str]) -> Result<([Server;
 }
 
 /// Runs a scenario of `tasks_replicas.py` against `replicas` and `nginx`, with `more` arguments.
-fn scenario(name: &str, replicas: &[Server; 3], nginx: &Nginx, more: &[&str]) -> Result<String> {
+pub(super) fn scenario(
+    name: &str,
+    replicas: &[Server; 3],
+    nginx: &Nginx,
+    more: &[&str],
+) -> Result<String> {
     let mut args = strings(&["--url", &nginx.url, "--scenario", name]);
     for replica in replicas {
         args.push("--replica".into());
@@ -105,14 +115,100 @@ fn logged(replicas: &[Server; 3], parts: &[&str]) -> usize {
         .count()
 }
 
+/// The keys `t.*` the bucket holds, through the `nats` CLI on `url`.
+pub(super) fn slots(url: &str, home: &Path) -> Result<Vec<String>> {
+    let keys = nats(url, home, &["kv", "ls", BUCKET])?;
+    Ok(keys
+        .stdout
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("t."))
+        .map(str::to_string)
+        .collect())
+}
+
+/// The JetStream stream behind the bucket, as `nats stream info --json` shows it.
+pub(super) fn bucket_stream(url: &str, home: &Path) -> Result<serde_json::Value> {
+    let stream = format!("KV_{BUCKET}");
+    let info = nats(url, home, &["stream", "info", &stream, "--json"])?;
+    serde_json::from_str(&info.stdout).with_context(|| info.report())
+}
+
+/// The bytes of a record that are its output tail (`output`) and result (`result`): what
+/// grows with the command; the rest is the record's fixed part.
+fn variable_bytes(value: &serde_json::Value) -> usize {
+    match value {
+        serde_json::Value::Object(map) => map
+            .iter()
+            .map(|(key, child)| match (key.as_str(), child) {
+                ("result", _) => child.to_string().len(),
+                ("output", serde_json::Value::String(text)) => text.len(),
+                _ => variable_bytes(child),
+            })
+            .sum(),
+        serde_json::Value::Array(items) => items.iter().map(variable_bytes).sum(),
+        _ => 0,
+    }
+}
+
+/// The most bytes an ended task's record may take besides its output tail and result
+/// (docs/deploy.md, "Sizing", measured 600 to 650 bytes).
+const FIXED_RECORD_BYTES: usize = 1024;
+
+/// Measures every record in the bucket (`nats kv get --raw`): prints its size, split into the
+/// fixed part and the output tail and result, and checks the fixed part against the documented
+/// figure; then [`stream_bytes`].
+fn measure_records(url: &str, home: &Path) -> Result<()> {
+    for key in slots(url, home)? {
+        let raw = nats(url, home, &["kv", "get", BUCKET, &key, "--raw"])?;
+        let bytes = raw.stdout.trim_end().len();
+        let record: serde_json::Value =
+            serde_json::from_str(raw.stdout.trim_end()).with_context(|| raw.report())?;
+        let variable = variable_bytes(&record);
+        let status = record["answer"]["status"]
+            .as_str()
+            .unwrap_or("?")
+            .to_string();
+        println!(
+            "sizing: record {key} ({status}): {bytes} bytes, {} fixed + {variable} output tail \
+             and result",
+            bytes - variable
+        );
+        ensure!(
+            bytes - variable <= FIXED_RECORD_BYTES,
+            "record {key} has {} bytes besides its output and result, over the documented \
+             {FIXED_RECORD_BYTES}:\n{}",
+            bytes - variable,
+            raw.stdout
+        );
+    }
+    stream_bytes(url, home)
+}
+
+/// Prints the bytes JetStream keeps for the bucket's records (subject and headers included).
+fn stream_bytes(url: &str, home: &Path) -> Result<()> {
+    let stream = bucket_stream(url, home)?;
+    let (stored, messages) = (
+        stream["state"]["bytes"].as_u64().unwrap_or(0),
+        stream["state"]["messages"].as_u64().unwrap_or(0),
+    );
+    ensure!(messages > 0, "the bucket's stream holds nothing: {stream}");
+    println!(
+        "sizing: JetStream keeps {stored} bytes for {messages} records ({} per record)",
+        stored / messages
+    );
+    Ok(())
+}
+
 #[test]
 fn python_sdk_a_task_is_polled_cancelled_and_approved_through_any_replica_behind_nginx()
 -> Result<()> {
-    let (_nats_server, store, _home) = task_store()?;
+    let (nats_server, store, home) = task_store()?;
     let dir = tempfile::tempdir()?;
     let env: [(&str, &OsStr); 1] = [("FISKGEN_MCP_TASK_STORE", OsStr::new(&store))];
     let (replicas, nginx) = three(dir.path(), &env, &[])?;
     let out = scenario("across", &replicas, &nginx, &[])?;
+    measure_records(&nats_server.url, home.path())?;
     ensure!(
         out.contains("cancelled through replica 2: cancelled on replica 3"),
         "{out}"
@@ -152,6 +248,56 @@ fn python_sdk_a_task_whose_replica_is_killed_fails_within_the_documented_bound()
 }
 
 #[test]
+fn python_sdk_a_replica_stopped_past_the_bound_finds_its_task_failed_and_kills_it_so_it_ends_once()
+-> Result<()> {
+    let (_nats_server, store, _home) = task_store()?;
+    let dir = tempfile::tempdir()?;
+    let env: [(&str, &OsStr); 1] = [("FISKGEN_MCP_TASK_STORE", OsStr::new(&store))];
+    let (replicas, nginx) = three(dir.path(), &env, &[])?;
+    let out = scenario("frozen", &replicas, &nginx, &[])?;
+    ensure!(
+        out.contains("every replica, replica 1 included, answers the one failure"),
+        "{out}"
+    );
+    ensure!(
+        logged(
+            &replicas,
+            &["Another replica failed this task", "its command is stopped"]
+        ) == 1,
+        "the stopped replica did not say it stopped its failed task's command"
+    );
+    Ok(())
+}
+
+#[test]
+fn python_sdk_a_nats_outage_past_the_bound_refuses_tasks_then_fails_the_running_one_once()
+-> Result<()> {
+    let (mut nats_server, store, _home) = task_store()?;
+    let dir = tempfile::tempdir()?;
+    let env: [(&str, &OsStr); 1] = [("FISKGEN_MCP_TASK_STORE", OsStr::new(&store))];
+    let (replicas, nginx) = three(dir.path(), &env, &[])?;
+    let pid = nats_server.pid().to_string();
+    let out = scenario("outage", &replicas, &nginx, &["--kill-pid", &pid])?;
+    let (task, pgid) = out
+        .lines()
+        .find_map(|line| line.strip_prefix("outage task "))
+        .and_then(|rest| rest.split_once(' '))
+        .with_context(|| format!("no task printed:\n{out}"))?;
+    nats_server.restart()?;
+    let out = scenario(
+        "after",
+        &replicas,
+        &nginx,
+        &["--task", task, "--pgid", pgid],
+    )?;
+    ensure!(
+        out.contains("every replica, replica 1 included, answers the one failure"),
+        "{out}"
+    );
+    Ok(())
+}
+
+#[test]
 fn python_sdk_1000_task_calls_across_replicas_hold_exactly_max_64_and_refuse_the_rest() -> Result<()>
 {
     let (nats_server, store, home) = task_store()?;
@@ -177,95 +323,13 @@ fn python_sdk_1000_task_calls_across_replicas_hold_exactly_max_64_and_refuse_the
         created == 3,
         "only {created} replicas refused calls: nginx did not spread them"
     );
-    let keys = nats(&nats_server.url, home.path(), &["kv", "ls", BUCKET])?;
-    let slots = keys
-        .stdout
-        .lines()
-        .filter(|l| l.trim().starts_with("t."))
-        .count();
+    let slots = slots(&nats_server.url, home.path())?;
     ensure!(
-        slots == 64,
-        "the bucket holds {slots} slots:\n{}",
-        keys.report()
+        slots.len() == 64,
+        "the bucket holds {} slots: {slots:?}",
+        slots.len()
     );
-    Ok(())
-}
-
-#[test]
-fn a_three_node_nats_cluster_losing_a_node_mid_task_keeps_every_task_record() -> Result<()> {
-    let nodes = start_nats_cluster()?;
-    let home = tempfile::tempdir()?;
-    task_bucket(&nodes[0].url, home.path(), "3", &[])?;
-    // The replicas reach the cluster through a context naming all three nodes.
-    let urls = nodes
-        .iter()
-        .map(|n| n.url.as_str())
-        .collect::<Vec<_>>()
-        .join(",");
-    let context = home.path().join("cluster.json");
-    std::fs::write(&context, format!("{{\"url\": \"{urls}\"}}"))?;
-    let dir = tempfile::tempdir()?;
-    let env: [(&str, &OsStr); 2] = [
-        ("FISKGEN_MCP_TASK_STORE", OsStr::new(BUCKET)),
-        ("FISKGEN_MCP_NATS_CONTEXT", context.as_os_str()),
-    ];
-    let (replicas, nginx) = three(dir.path(), &env, &[])?;
-    // A node some replicas are connected to (the client picks its server at random): they
-    // reconnect to another, and the bucket's other two copies keep every record.
-    let victim = nodes[2].pid().to_string();
-    scenario("cluster", &replicas, &nginx, &["--kill-pid", &victim])?;
-    Ok(())
-}
-
-#[test]
-fn python_sdk_tasks_reach_a_tls_only_nats_server_through_a_nats_context() -> Result<()> {
-    let dir = tempfile::tempdir()?;
-    let [ca, cert, key] = test_certificates(dir.path())?;
-    let (cert, key) = (cert.display().to_string(), key.display().to_string());
-    let nats_server = start_nats_server_with(&["--tls", "--tlscert", &cert, "--tlskey", &key])?;
-    let ca_arg = ca.display().to_string();
-    let home = dir.path().join("home");
-    let config = home.join(".config");
-    let mut add = std::process::Command::new(apps::path(App::Nats)?);
-    add.args([
-        "context",
-        "add",
-        "secure",
-        "--server",
-        &nats_server.url,
-        "--tlsca",
-        &ca_arg,
-    ])
-    .env("HOME", &home)
-    .env("XDG_CONFIG_HOME", &config)
-    .env_remove("NATS_URL")
-    .env_remove("NATS_CONTEXT");
-    run_bounded(&mut add, Duration::from_secs(30), "nats context add")?.success()?;
-    task_bucket(&nats_server.url, &home, "1", &["--tlsca", &ca_arg])?;
-    let env: [(&str, &OsStr); 3] = [
-        ("FISKGEN_MCP_TASK_STORE", OsStr::new(BUCKET)),
-        ("FISKGEN_MCP_NATS_CONTEXT", OsStr::new("secure")),
-        ("XDG_CONFIG_HOME", config.as_os_str()),
-    ];
-    let (replicas, nginx) = three(dir.path(), &env, &[])?;
-    scenario("across", &replicas, &nginx, &[])?;
-
-    // Without the CA the replica cannot reach the server: it says why, refuses new tasks with
-    // that, and still answers calls that end before they become tasks.
-    let record = format!("{}/{BUCKET}", nats_server.url);
-    let env: [(&str, &OsStr); 1] = [("FISKGEN_MCP_TASK_STORE", OsStr::new(&record))];
-    let plain = replica(dir.path(), &env, &[])?;
-    plain.wait_for_line(&[
-        "The shared task store cannot be reached",
-        "the TLS handshake failed",
-        "name its CA certificate (`ca`)",
-    ])?;
-    let run = python(
-        "tasks_replicas.py",
-        &strings(&["--url", &plain.url, "--scenario", "refused"]),
-    )?;
-    println!("{}", run.report());
-    Ok(())
+    stream_bytes(&nats_server.url, home.path())
 }
 
 #[test]
