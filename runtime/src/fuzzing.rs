@@ -134,11 +134,13 @@ fn http_harness(app: &'static AppSpec) -> &'static Http {
         let entered = runtime.enter();
         let sessions = http::app(
             Handler::new(state(app, &shutdown)),
+            Vec::new(),
             &options(false),
             &shutdown,
         );
         let stateless = http::app(
             Handler::new(state(app, &shutdown)),
+            Vec::new(),
             &options(true),
             &shutdown,
         );
