@@ -29,6 +29,11 @@ pub const NATS_SERVER_MODULE: &str = "github.com/nats-io/nats-server/v2@v2.15.3"
 /// the module proxy: applications nobody on this project wrote.
 pub const FISK_MODULE: &str = "github.com/choria-io/fisk@v0.9.1";
 
+/// The nsc module and version that [`App::Nsc`] is built from: the NATS tool that writes
+/// operators, accounts and users (JWTs) and their credentials files, which the `nats` CLI
+/// cannot do without a terminal.
+pub const NSC_MODULE: &str = "github.com/nats-io/nsc/v2@v2.11.0";
+
 /// Bumped when the way binaries are built changes, so every stamp goes stale.
 const STAMP_FORMAT: &str = "fiskgen-tests apps v1";
 
@@ -64,11 +69,14 @@ pub enum App {
     /// from the module proxy), printing every batch of spans it accepts over OTLP/HTTP as a
     /// line of OTLP/JSON, for the telemetry tests (not a fisk application).
     OtlpSink,
+    /// The real `nsc`, built from [`NSC_MODULE`]: operators, accounts, users and credentials
+    /// files for a nats-server in decentralized-JWT mode (not a fisk application).
+    Nsc,
 }
 
 impl App {
     /// Every application, in declaration order.
-    pub const ALL: [App; 10] = [
+    pub const ALL: [App; 11] = [
         App::Demo,
         App::DemoV2,
         App::Fixture,
@@ -79,6 +87,7 @@ impl App {
         App::FiskCurl,
         App::FiskPing,
         App::OtlpSink,
+        App::Nsc,
     ];
 
     /// The file name of the application's binary.
@@ -94,6 +103,7 @@ impl App {
             App::FiskCurl => "fisk-curl",
             App::FiskPing => "fisk-ping",
             App::OtlpSink => "otlpsink",
+            App::Nsc => "nsc",
         }
     }
 
@@ -104,6 +114,7 @@ impl App {
             App::Nats => Some(NATS_MODULE),
             App::NatsServer => Some(NATS_SERVER_MODULE),
             App::FiskCurl | App::FiskPing => Some(FISK_MODULE),
+            App::Nsc => Some(NSC_MODULE),
             _ => None,
         }
     }
@@ -117,7 +128,9 @@ impl App {
             App::OldFisk => "tests/apps/oldfisk",
             App::Conformance => "tests/apps/conformance",
             App::OtlpSink => "tests/apps/otlpsink",
-            App::Nats | App::NatsServer | App::FiskCurl | App::FiskPing => return None,
+            App::Nats | App::NatsServer | App::FiskCurl | App::FiskPing | App::Nsc => {
+                return None;
+            }
         };
         Some(workspace_root().join(rel))
     }
@@ -126,11 +139,14 @@ impl App {
         self as usize
     }
 
-    /// The directory of fisk's example program this application is, inside [`FISK_MODULE`].
-    fn fisk_example(self) -> Option<&'static str> {
+    /// The directory of the program this application is, inside its [`App::module`], for the
+    /// applications built there (fisk's example programs; nsc, whose module the proxy lists
+    /// no versions of, so `go install` cannot check it for deprecation).
+    fn package_in_module(self) -> Option<&'static str> {
         match self {
             App::FiskCurl => Some("_examples/curl"),
             App::FiskPing => Some("_examples/ping"),
+            App::Nsc => Some("."),
             _ => None,
         }
     }
@@ -205,8 +221,8 @@ pub fn path_in(cache: &Path, app: App) -> Result<PathBuf> {
                     .current_dir(&dir);
                     run_go(cmd, &format!("go build in {}", dir.display()))?;
                 }
-                None if app.fisk_example().is_some() => {
-                    let dir = fisk_example_dir(app, cache)?;
+                None if app.package_in_module().is_some() => {
+                    let dir = package_dir(app, cache)?;
                     let mut cmd = go_command();
                     cmd.args(["build", "-trimpath", "-buildvcs=false", "-o"])
                         .arg(&built)
@@ -231,16 +247,17 @@ pub fn path_in(cache: &Path, app: App) -> Result<PathBuf> {
     Ok(binary)
 }
 
-/// The directory of one of fisk's example programs in the Go module cache, downloaded through
-/// the module proxy (`go mod download`) when missing.
-fn fisk_example_dir(app: App, cache: &Path) -> Result<PathBuf> {
-    let example = app
-        .fisk_example()
-        .with_context(|| format!("{} is not one of fisk's examples", app.binary_name()))?;
+/// The directory of an application's program in the Go module cache (see
+/// [`App::package_in_module`]), downloaded through the module proxy (`go mod download`) when
+/// missing.
+fn package_dir(app: App, cache: &Path) -> Result<PathBuf> {
+    let (Some(module), Some(package)) = (app.module(), app.package_in_module()) else {
+        bail!("{} is not built inside a module", app.binary_name());
+    };
     let mut cmd = go_command();
-    cmd.args(["mod", "download", "-json", FISK_MODULE])
+    cmd.args(["mod", "download", "-json", module])
         .current_dir(cache);
-    let output = run_go(cmd, &format!("go mod download {FISK_MODULE}"))?;
+    let output = run_go(cmd, &format!("go mod download {module}"))?;
     let text = String::from_utf8_lossy(&output.stdout);
     // `"Dir": "/root/go/pkg/mod/github.com/choria-io/fisk@v0.9.1",`
     let dir = text
@@ -248,7 +265,7 @@ fn fisk_example_dir(app: App, cache: &Path) -> Result<PathBuf> {
         .find_map(|line| line.trim().strip_prefix("\"Dir\": \""))
         .and_then(|rest| rest.strip_suffix("\","))
         .with_context(|| format!("go mod download printed no Dir: {text}"))?;
-    Ok(Path::new(dir).join(example))
+    Ok(Path::new(dir).join(package))
 }
 
 /// The sha256 (hex) of everything `app`'s binary is built from.
@@ -261,7 +278,7 @@ pub fn fingerprint(app: App) -> Result<String> {
     match app.source_dir() {
         None => {
             hash.update(app.module().unwrap_or_default().as_bytes());
-            hash.update(app.fisk_example().unwrap_or_default().as_bytes());
+            hash.update(app.package_in_module().unwrap_or_default().as_bytes());
         }
         Some(dir) => {
             let mut files = Vec::new();

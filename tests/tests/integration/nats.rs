@@ -184,6 +184,25 @@ pub(super) fn nats(url: &str, home: &Path, args: &[&str]) -> Result<Finished> {
     run_bounded(&mut cmd, CLI_TIMEOUT, &format!("nats {}", args.join(" ")))?.success()
 }
 
+/// Runs the real `nsc` with everything it reads and writes (stores, keys, its own settings)
+/// inside `dir`.
+pub(super) fn nsc(dir: &Path, args: &[&str]) -> Result<Finished> {
+    let mut cmd = Command::new(apps::path(App::Nsc)?);
+    cmd.args(args)
+        .arg("--config-dir")
+        .arg(dir.join("config"))
+        .arg("--data-dir")
+        .arg(dir.join("stores"))
+        .arg("--keystore-dir")
+        .arg(dir.join("keys"))
+        .env("HOME", dir)
+        .env("NSC_HOME", dir.join("config"))
+        .env("NKEYS_PATH", dir.join("keys"))
+        .env_remove("NATS_URL")
+        .env_remove("NATS_CONTEXT");
+    run_bounded(&mut cmd, CLI_TIMEOUT, &format!("nsc {}", args.join(" ")))?.success()
+}
+
 /// `fiskgen build tests/fixtures/nats-streams.yaml` into `dir`.
 fn build_server(dir: &Path) -> Result<PathBuf> {
     fiskgen_build(

@@ -7,17 +7,18 @@
 //!   node;
 //! - a TLS-only server reached through a context the real `nats` CLI wrote serves tasks and the
 //!   record of used approvals; a plain connection to it is refused saying why;
-//! - servers that require a password or an NKey are reached through a context, and wrong
-//!   credentials are refused saying so without showing them.
+//! - servers that require a password, an NKey or a user JWT (a credentials file, the server in
+//!   decentralized-JWT mode) are reached through a context, and wrong credentials are refused
+//!   saying so without showing them.
 
 use std::ffi::OsStr;
 use std::time::Duration;
 
-use anyhow::{Result, bail, ensure};
+use anyhow::{Context, Result, bail, ensure};
 use fiskgen_tests::apps::{self, App};
 
 use super::clients::{python, run_bounded, strings};
-use super::nats::{nats, start_nats_cluster, start_nats_server_with};
+use super::nats::{nats, nsc, start_nats_cluster, start_nats_server_with};
 use super::replicas::test_certificates;
 use super::shared_tasks::{BUCKET, bucket_stream, replica, scenario, slots, task_bucket, three};
 
@@ -167,7 +168,8 @@ fn python_sdk_tasks_and_approvals_reach_a_tls_only_nats_server_through_a_context
 }
 
 /// Three replicas reach a nats-server started with `server` (options) through a context with
-/// `right` (its JSON besides `url`), the bucket made with the CLI's `cli` options; a replica with
+/// `right` (its JSON besides `url`) for their tasks and the record of used approvals (a replayed
+/// approval refused), the buckets made with the CLI's `cli` options; a replica with
 /// `wrong` is refused saying the server refused the credentials, and `secret` (in `wrong`) is
 /// shown nowhere.
 fn through_credentials(
@@ -180,6 +182,9 @@ fn through_credentials(
     let nats_server = start_nats_server_with(server)?;
     let home = tempfile::tempdir()?;
     task_bucket(&nats_server.url, home.path(), "1", cli)?;
+    let mut args = cli.to_vec();
+    args.extend(["kv", "add", APPROVALS, "--ttl", "15m", "--history", "1"]);
+    nats(&nats_server.url, home.path(), &args)?;
     let context = |name: &str, mut json: serde_json::Value| -> Result<std::path::PathBuf> {
         let path = home.path().join(format!("{name}.json"));
         json["url"] = nats_server.url.clone().into();
@@ -188,12 +193,27 @@ fn through_credentials(
     };
     let (right, wrong) = (context("right", right)?, context("wrong", wrong)?);
     let dir = tempfile::tempdir()?;
-    let env: [(&str, &OsStr); 2] = [
+    let env: [(&str, &OsStr); 4] = [
         ("FISKGEN_MCP_TASK_STORE", OsStr::new(BUCKET)),
+        ("FISKGEN_MCP_APPROVAL_STORE", OsStr::new(APPROVALS)),
+        (
+            "FISKGEN_MCP_STATE_KEY",
+            OsStr::new("shared-tasks-key-0123456789abcdef0123"),
+        ),
         ("FISKGEN_MCP_NATS_CONTEXT", right.as_os_str()),
     ];
     let (replicas, nginx) = three(dir.path(), &env, &[])?;
+    replicas[0].wait_for_line(&[
+        "note: approvals are single-use across replicas",
+        APPROVALS,
+        "right.json",
+    ])?;
     scenario("across", &replicas, &nginx, &[])?;
+    let out = scenario("approvals", &replicas, &nginx, &[])?;
+    ensure!(
+        out.contains("replayed on replica 3: refused: ") && out.contains("already used"),
+        "{out}"
+    );
 
     // Wrong credentials: the refusal names the credentials, never the secret.
     let env: [(&str, &OsStr); 2] = [
@@ -225,7 +245,8 @@ fn through_credentials(
 }
 
 #[test]
-fn python_sdk_tasks_reach_a_nats_server_that_requires_a_password_through_a_context() -> Result<()> {
+fn python_sdk_tasks_and_approvals_reach_a_nats_server_that_requires_a_password_through_a_context()
+-> Result<()> {
     through_credentials(
         &["--user", "fiskgen", "--pass", "s3cret"],
         &["--user", "fiskgen", "--password", "s3cret"],
@@ -239,7 +260,8 @@ fn python_sdk_tasks_reach_a_nats_server_that_requires_a_password_through_a_conte
 const NO_SERVER: &str = "nats://127.0.0.1:1";
 
 #[test]
-fn python_sdk_tasks_reach_a_nats_server_that_requires_an_nkey_through_a_context() -> Result<()> {
+fn python_sdk_tasks_and_approvals_reach_a_nats_server_that_requires_an_nkey_through_a_context()
+-> Result<()> {
     let keys = tempfile::tempdir()?;
     // Seeds made by the real `nats` CLI; the server knows only the first one's public key.
     let seed = |name: &str| -> Result<(String, String)> {
@@ -272,6 +294,85 @@ fn python_sdk_tasks_reach_a_nats_server_that_requires_an_nkey_through_a_context(
         &["--nkey", &known],
         serde_json::json!({"nkey": known}),
         serde_json::json!({"nkey": unknown}),
+        &unknown_seed,
+    )
+}
+
+#[test]
+fn python_sdk_tasks_and_approvals_reach_a_jwt_nats_server_with_a_credentials_file_through_a_context()
+-> Result<()> {
+    let keys = tempfile::tempdir()?;
+    let dir = keys.path();
+    let path = |name: &str| dir.join(name).display().to_string();
+    // Made by the real `nsc`: an operator (with its system account), an account allowed
+    // JetStream and its user, whose credentials file the server's resolver can check.
+    nsc(dir, &["add", "operator", "--name", "fiskgen", "--sys"])?;
+    nsc(dir, &["add", "account", "--name", "tasks"])?;
+    nsc(
+        dir,
+        &[
+            "edit",
+            "account",
+            "--name",
+            "tasks",
+            "--js-mem-storage",
+            "-1",
+            "--js-disk-storage",
+            "-1",
+            "--js-streams",
+            "-1",
+            "--js-consumer",
+            "-1",
+        ],
+    )?;
+    let creds = |account: &str, file: &str| -> Result<String> {
+        nsc(
+            dir,
+            &["add", "user", "--account", account, "--name", "replica"],
+        )?;
+        let file = path(file);
+        nsc(
+            dir,
+            &[
+                "generate",
+                "creds",
+                "--account",
+                account,
+                "--name",
+                "replica",
+                "--output-file",
+                &file,
+            ],
+        )?;
+        Ok(file)
+    };
+    let known = creds("tasks", "known.creds")?;
+    let config = path("server.conf");
+    nsc(
+        dir,
+        &[
+            "generate",
+            "config",
+            "--mem-resolver",
+            "--sys-account",
+            "SYS",
+            "--config-file",
+            &config,
+        ],
+    )?;
+    // A user of an account made after the server's configuration: the server cannot resolve it.
+    nsc(dir, &["add", "account", "--name", "stranger"])?;
+    let unknown = creds("stranger", "unknown.creds")?;
+    let unknown_seed = std::fs::read_to_string(&unknown)?
+        .lines()
+        .find(|line| line.starts_with("SU"))
+        .map(str::to_string)
+        .with_context(|| format!("{unknown} holds no user seed"))?;
+    through_credentials(
+        &["-c", &config],
+        &["--creds", &known],
+        serde_json::json!({"creds": known}),
+        serde_json::json!({"creds": unknown}),
         &unknown_seed,
     )
 }
