@@ -261,8 +261,8 @@ fn list_parts(app: &AppReport) -> String {
                 out,
                 "The `tools/list` answer: the tools' names, titles and descriptions alone are \
                  {}% of the input schemas, so an answer that carries them is \
-                 at least {}% of them; the output schemas add {}% (`structured_output: false` \
-                 leaves them out).\n",
+                 at least {}% of them; the output schemas add {}% (listed only with \
+                 `output_schema: true`).\n",
                 num(text),
                 num(100.0 + text),
                 num(output)

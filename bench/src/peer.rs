@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 
 /// Keys of `expose.agent.mcp` that only fiskgen reads: `fisk mcp` refuses a config that holds
 /// one (`unknown field "hint_tags"`), so the peer's copy leaves them out.
-pub const FISKGEN_KEYS: [&str; 16] = [
+pub const FISKGEN_KEYS: [&str; 19] = [
     "hint_tags",
     "param_headers",
     "ask",
@@ -26,6 +26,9 @@ pub const FISKGEN_KEYS: [&str; 16] = [
     "list_page_size",
     "builtins",
     "exit_code_is_error",
+    "output_schema",
+    "catalog",
+    "group_tag_prefix",
 ];
 
 /// `text` (a config) for the peer: without the keys of [`FISKGEN_KEYS`] (each with the lines

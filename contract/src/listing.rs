@@ -44,14 +44,16 @@ pub const OUTPUT_SCHEMA: &str = concat!(
 pub struct Entry<'a> {
     /// The tool name.
     pub name: &'a str,
-    /// The human title (`title` and `annotations.title`).
+    /// The human title, listed once, as `annotations.title` (a top-level `title` would repeat
+    /// it in every entry; clients read either).
     pub title: &'a str,
     /// The description.
     pub description: &'a str,
     /// The input schema as compact JSON text (an object).
     pub input_schema: &'a str,
-    /// Whether the tool declares [`OUTPUT_SCHEMA`] (command tools, unless structured output
-    /// is switched off).
+    /// Whether the tool declares [`OUTPUT_SCHEMA`] (command tools when the config opts in with
+    /// `output_schema: true`; their results carry `structuredContent` either way, unless
+    /// structured output is switched off).
     pub output_schema: bool,
     /// `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`: only hints that
     /// are on are sent.
@@ -100,7 +102,7 @@ impl Entry<'_> {
         }
     }
 
-    /// The entry's JSON text, keys in rmcp's order (`name`, `title`, `description`,
+    /// The entry's JSON text, keys in rmcp's order (`name`, `description`,
     /// `inputSchema`, `outputSchema`, `annotations`, then `execution`, which rmcp's `Tool` does
     /// not have), on one line when the schema passes
     /// [`Entry::check`].
@@ -109,8 +111,6 @@ impl Entry<'_> {
         let mut out = String::with_capacity(self.input_schema.len() + self.description.len() + 96);
         out.push_str("{\"name\":");
         out.push_str(&text(self.name));
-        out.push_str(",\"title\":");
-        out.push_str(&text(self.title));
         out.push_str(",\"description\":");
         out.push_str(&text(self.description));
         out.push_str(",\"inputSchema\":");
@@ -234,11 +234,16 @@ mod tests {
             .as_object()
             .map(|map| map.keys().map(String::as_str).collect())
             .unwrap_or_default();
-        assert_eq!(keys.len(), 6, "{text}");
+        assert_eq!(keys.len(), 5, "{text}");
+        assert!(
+            value.get("title").is_none(),
+            "the title is annotations.title only: {text}"
+        );
+        assert_eq!(value["annotations"]["title"], "a");
         assert_eq!(value["description"], "say \"hi\"\nthen leave");
         assert_eq!(value["annotations"]["readOnlyHint"], true);
         assert!(value["annotations"].get("destructiveHint").is_none());
-        assert!(text.starts_with("{\"name\":\"a\",\"title\":\"a\",\"description\":"));
+        assert!(text.starts_with("{\"name\":\"a\",\"description\":"));
         let output: Value = serde_json::from_str(OUTPUT_SCHEMA).expect("output schema");
         assert_eq!(value["outputSchema"], output);
         assert!(

@@ -412,9 +412,11 @@ pub struct McpConfig {
     /// fiskgen, deprecated: items per page of `resources/list`, `resources/templates/list` and
     /// `prompts/list` only, over `page_size` (docs/config.md); `None` when unset.
     pub list_page_size: Option<usize>,
-    /// fiskgen: command tools declare an `outputSchema` and return `structuredContent`
-    /// (default on).
+    /// fiskgen: command tools return `structuredContent` (default on).
     pub structured_output: bool,
+    /// fiskgen: command tools also declare it as an `outputSchema` in `tools/list` (default
+    /// off: the same schema on every tool, a third of the list's bytes).
+    pub output_schema: bool,
     /// fiskgen: items per page of every list (`tools/list`, `resources/list`,
     /// `resources/templates/list`, `prompts/list`; default 256).
     pub page_size: usize,
@@ -486,6 +488,7 @@ impl Default for McpConfig {
             prompts: true,
             list_page_size: None,
             structured_output: true,
+            output_schema: false,
             page_size: fiskgen_contract::listing::DEFAULT_PAGE_SIZE,
             exit_code_is_error: false,
             task_required: Vec::new(),

@@ -127,6 +127,14 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
     selection.check_names();
     if let Some(mcp) = &config.mcp {
         selection.check_group_tags(mcp);
+        if mcp.output_schema && !mcp.structured_output {
+            selection.problems.push(
+                "expose.agent.mcp.output_schema: true needs structured_output: true (a tool that \
+                 declares an outputSchema must return structuredContent); drop output_schema or \
+                 structured_output: false"
+                    .to_string(),
+            );
+        }
     }
     let catalog = catalog::catalog_warnings(&selection.tools);
     let tag_warnings = tags::tag_warnings(&selection.tools);

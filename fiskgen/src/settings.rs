@@ -45,6 +45,7 @@ pub(crate) fn resolve(config: &Config) -> ir::Settings {
         serving: serving_rules(config),
         page_size: mcp.page_size,
         structured_output: mcp.structured_output,
+        output_schema: mcp.output_schema,
         exit_code_is_error: mcp.exit_code_is_error,
         catalog: mcp.catalog,
         group_tag_prefix: mcp.group_tag_prefix.clone(),

@@ -301,6 +301,9 @@ static MCP: Section<Draft> = Section::new(&[
     Field::value("structured_output", |r, v, d| {
         d.mcp().structured_output = r.bool(v).unwrap_or(true)
     }),
+    Field::value("output_schema", |r, v, d| {
+        d.mcp().output_schema = r.bool(v).unwrap_or(false)
+    }),
     Field::value("exit_code_is_error", |r, v, d| {
         d.mcp().exit_code_is_error = r.bool(v).unwrap_or(false)
     }),

@@ -141,6 +141,7 @@ fn the_full_example_reads_into_every_field() {
             prompts: true,
             list_page_size: None,
             structured_output: true,
+            output_schema: false,
             page_size: 256,
             exit_code_is_error: false,
             task_required: Vec::new(),

@@ -24,6 +24,7 @@ pub(super) fn files(
     task_required: &[String],
 ) -> Result<(TokenStream, String), GenerateError> {
     let structured_output = settings.structured_output;
+    let output_schema = settings.output_schema;
     let mut entries = Vec::with_capacity(tools.len());
     for (tool, schema) in tools {
         let has = |hint: Hint| tool.hints.contains(&HintName(hint));
@@ -32,7 +33,7 @@ pub(super) fn files(
             title: &tool.title,
             description: &tool.description,
             input_schema: schema,
-            output_schema: structured_output && matches!(tool.kind, ToolKind::Command(_)),
+            output_schema: output_schema && matches!(tool.kind, ToolKind::Command(_)),
             hints: [
                 has(Hint::ReadOnly),
                 has(Hint::Destructive),
@@ -71,10 +72,10 @@ pub(super) fn files(
         "`tools/list`: {} tool(s) in {} page(s) of at most {page_size}{}.",
         entries.len(),
         listing.pages.len(),
-        if structured_output {
-            ""
-        } else {
-            ", without structured output"
+        match (structured_output, output_schema) {
+            (true, true) => ", structured output declared",
+            (true, false) => "",
+            (false, _) => ", without structured output",
         }
     ));
     let tokens = quote! {
@@ -87,6 +88,7 @@ pub(super) fn files(
             tools: #count,
             page_size: #size,
             structured_output: #structured_output,
+            output_schema: #output_schema,
             cursor_tag: #cursor_tag,
             body: include_str!("listing.json"),
             pages: &[#(#pages),*],

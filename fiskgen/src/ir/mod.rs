@@ -97,9 +97,10 @@ pub struct Settings {
     /// `page_size`: tools per `tools/list` page (the resource and prompt lists' size is in
     /// [`Docs::page_size`]).
     pub page_size: usize,
-    /// `structured_output`: command tools declare an `outputSchema` and return
-    /// `structuredContent`.
+    /// `structured_output`: command tools return `structuredContent`.
     pub structured_output: bool,
+    /// `output_schema`: command tools declare it as an `outputSchema` in `tools/list`.
+    pub output_schema: bool,
     /// `exit_code_is_error`: a non-zero exit (or a signal) answers `isError: true`.
     pub exit_code_is_error: bool,
     /// `catalog`: how `tools/list` presents the tools.

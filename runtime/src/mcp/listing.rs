@@ -24,8 +24,10 @@ use crate::spec::listing::ListingSpec;
 /// The served `tools/list`.
 #[derive(Debug)]
 pub(crate) struct Listing {
-    /// Whether command tools declare and return structured output.
+    /// Whether command tools return structured output.
     pub(crate) structured_output: bool,
+    /// Whether command tools declare it (`outputSchema`) in their entries.
+    pub(crate) output_schema: bool,
     /// Every entry, as a JSON array.
     body: Cow<'static, str>,
     pages: Vec<Page>,
@@ -67,13 +69,13 @@ impl Listing {
             }
             Some(spec) => Ok(Self::joined(
                 app,
-                spec.structured_output,
+                (spec.structured_output, spec.output_schema),
                 spec.page_size,
                 task_required,
             )),
             None => Ok(Self::joined(
                 app,
-                true,
+                (true, false),
                 contract::DEFAULT_PAGE_SIZE,
                 task_required,
             )),
@@ -106,6 +108,7 @@ impl Listing {
         }
         Ok(Listing {
             structured_output: spec.structured_output,
+            output_schema: spec.output_schema,
             body: Cow::Borrowed(body),
             pages,
             cursors,
@@ -113,10 +116,11 @@ impl Listing {
         })
     }
 
-    /// Joins the entries of `app`'s tools.
+    /// Joins the entries of `app`'s tools; `(structured_output, output_schema)`: whether command
+    /// tools return structured output, and whether their entries declare it.
     fn joined(
         app: &AppSpec,
-        structured_output: bool,
+        (structured_output, output_schema): (bool, bool),
         page_size: usize,
         task_required: &[&str],
     ) -> Listing {
@@ -142,7 +146,7 @@ impl Listing {
                     title: spec.title,
                     description: spec.description,
                     input_schema: schema,
-                    output_schema: structured_output && matches!(spec.run, Run::Command(_)),
+                    output_schema: output_schema && matches!(spec.run, Run::Command(_)),
                     hints: [
                         spec.hints.read_only,
                         spec.hints.destructive,
@@ -158,6 +162,7 @@ impl Listing {
         let listing = contract::Listing::join(&entries, page_size);
         Listing {
             structured_output,
+            output_schema,
             pages: listing
                 .pages
                 .iter()

@@ -62,21 +62,19 @@ impl Catalog {
     pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
         let index = *self.by_name.get(name)?;
         self.tools[index]
-            .get_or_init(|| definition(self.specs[index], self.listing.structured_output).ok())
+            .get_or_init(|| definition(self.specs[index], self.listing.output_schema).ok())
             .as_ref()
     }
 }
 
-/// A tool's rmcp definition: what its `tools/list` entry says.
-fn definition(spec: &ToolSpec, structured_output: bool) -> Result<Tool, CatalogError> {
+/// A tool's rmcp definition: what its `tools/list` entry says (the title once, in the
+/// annotations; the output schema when the entries declare it).
+fn definition(spec: &ToolSpec, declared: bool) -> Result<Tool, CatalogError> {
     let tool = Tool::new(spec.name, spec.description, Arc::new(input_schema(spec)?))
-        .with_title(spec.title)
         .with_annotations(annotations(spec));
     // Built-ins answer with their own JSON as text, as fisk-ai's do: no output schema.
     Ok(match spec.run {
-        Run::Command(_) if structured_output => {
-            tool.with_raw_output_schema(Arc::new(output_schema()))
-        }
+        Run::Command(_) if declared => tool.with_raw_output_schema(Arc::new(output_schema())),
         Run::Command(_) | Run::Builtin(_) => tool,
     })
 }

@@ -11,11 +11,12 @@
 ///     tools: 1,
 ///     page_size: 256,
 ///     structured_output: true,
+///     output_schema: false,
 ///     cursor_tag: "0123456789ab",
-///     body: r#"[{"name":"a","title":"a","description":"","inputSchema":{"type":"object"},"annotations":{"title":"a"}}]"#,
+///     body: r#"[{"name":"a","description":"","inputSchema":{"type":"object"},"annotations":{"title":"a"}}]"#,
 ///     pages: &[PageSpec {
 ///         start: 1,
-///         end: 103,
+///         end: 91,
 ///     }],
 /// };
 /// # assert_eq!(LISTING.tools, 1);
@@ -26,9 +27,12 @@ pub struct ListingSpec {
     pub tools: usize,
     /// Tools per page (`expose.agent.mcp.page_size`); narrowing keeps it.
     pub page_size: usize,
-    /// Whether command tools declare an `outputSchema` and return `structuredContent`
+    /// Whether command tools return `structuredContent`
     /// (`expose.agent.mcp.structured_output`).
     pub structured_output: bool,
+    /// Whether their entries declare it as an `outputSchema` (`expose.agent.mcp.output_schema`;
+    /// the body says so already, this tells a narrowed server's rejoined entries).
+    pub output_schema: bool,
     /// What the cursors of pages 2..n start with: a digest of the body
     /// (`fiskgen_contract::cursor`, the codec of every list).
     pub cursor_tag: &'static str,

@@ -1,9 +1,10 @@
 """List the demo's tools and call two of them with the official Python SDK.
 
 Checks: the served tool set is exactly the demo's (never `store_purge`), in the listed order,
-each with an outputSchema; `task_add` then `task_list` return command results
-{command, exit_code, output, truncated} whose structuredContent equals the text; the task
-lands in the store file.
+each listed lean (its title once, in the annotations; no outputSchema, which the demo's config
+leaves off); `task_add` then `task_list` return command results {command, exit_code, output,
+truncated} whose structuredContent equals the text all the same; the task lands in the store
+file.
 """
 
 from __future__ import annotations
@@ -23,11 +24,9 @@ async def main(args: argparse.Namespace) -> None:
         check(DENIED not in names, f"{DENIED} (ai:deny) is served: {names}")
         check(names == SERVED, f"served tools {names}, expected {SERVED}")
         for tool in listed.tools:
-            schema = tool.output_schema or {}
-            check(
-                set(schema.get("required", [])) == {"command", "exit_code", "output", "truncated"},
-                f"{tool.name}: outputSchema {schema!r} does not require the result keys",
-            )
+            check(tool.output_schema is None, f"{tool.name}: outputSchema {tool.output_schema!r}")
+            check(tool.title is None, f"{tool.name}: a top-level title {tool.title!r}")
+            check(tool.annotations and tool.annotations.title, f"{tool.name}: no annotations.title")
             check(tool.input_schema.get("type") == "object", f"{tool.name}: inputSchema is not an object")
 
         added = command_result(await c.call_tool("task_add", with_store(args, {"title": title})), "task_add")

@@ -12,12 +12,13 @@ pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     tools: 5,
     page_size: 256,
     structured_output: false,
-    cursor_tag: "7fbf06cfde71",
+    output_schema: false,
+    cursor_tag: "f28aa3c61b8f",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
-            end: 1923,
+            end: 1816,
         },
     ],
 };

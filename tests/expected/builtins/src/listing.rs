@@ -12,20 +12,21 @@ pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     tools: 10,
     page_size: 4,
     structured_output: true,
-    cursor_tag: "f7afb1873448",
+    output_schema: false,
+    cursor_tag: "e2834da53dc2",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
-            end: 2440,
+            end: 1363,
         },
         rt::PageSpec {
-            start: 2441,
-            end: 4733,
+            start: 1364,
+            end: 3560,
         },
         rt::PageSpec {
-            start: 4734,
-            end: 7094,
+            start: 3561,
+            end: 5866,
         },
     ],
 };

@@ -7,17 +7,18 @@
 
 use ::fiskgen_runtime::__private as rt;
 
-/// `tools/list`: 21 tool(s) in 1 page(s) of at most 256.
+/// `tools/list`: 21 tool(s) in 1 page(s) of at most 256, structured output declared.
 pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     tools: 21,
     page_size: 256,
     structured_output: true,
-    cursor_tag: "e2fdb10ed319",
+    output_schema: true,
+    cursor_tag: "7003ffe52b64",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
-            end: 11344,
+            end: 10645,
         },
     ],
 };

@@ -12,12 +12,13 @@ pub(crate) static LISTING: rt::ListingSpec = rt::ListingSpec {
     tools: 8,
     page_size: 256,
     structured_output: true,
-    cursor_tag: "4a62d37e33ad",
+    output_schema: false,
+    cursor_tag: "6639870bb6af",
     body: include_str!("listing.json"),
     pages: &[
         rt::PageSpec {
             start: 1,
-            end: 5801,
+            end: 3652,
         },
     ],
 };
