@@ -21,7 +21,7 @@ use crate::mcp::confirm::{self, Confirmer, Reach};
 use crate::mcp::docs::Docs;
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
-use crate::spec::app::{AppSpec, ConfirmMode, TaskSettings};
+use crate::spec::app::{AppSpec, ConfirmMode, Settings, TaskSettings};
 use crate::spec::verify::FirstAnswer;
 
 /// How many distinct 2026-era clients get a "connected" log line (they have no `initialize`,
@@ -61,13 +61,14 @@ pub(crate) struct ServerState {
     pub(crate) info: ServerConfig,
     /// The resources, prompts and completions made from the application's help.
     pub(crate) docs: Docs,
-    /// A non-zero exit (or a kill by a signal) is `isError: true` (`exit_code_is_error`).
-    pub(crate) exit_code_is_error: bool,
+    /// The build-time settings, read in place (what a flag overrides is in [`Limits`]).
+    pub(crate) settings: &'static Settings,
     /// 2026-era clients already logged.
     noted: Noted,
 }
 
-/// The parts of [`ServerState`] decided at start.
+/// The parts of [`ServerState`] decided at start: the settings a flag overrides (the others
+/// are read from [`ServerState::settings`]), and the shared task bucket.
 #[derive(Debug)]
 pub(crate) struct Limits {
     /// Concurrency slots.
@@ -76,8 +77,6 @@ pub(crate) struct Limits {
     pub(crate) tool_timeout: Duration,
     /// Tasks, when on.
     pub(crate) tasks: Option<TaskSettings>,
-    /// `exit_code_is_error`.
-    pub(crate) exit_code_is_error: bool,
     /// The task bucket every replica shares, when one is configured.
     pub(crate) shared_tasks: Option<crate::mcp::tasks::shared::Shared>,
 }
@@ -148,7 +147,7 @@ impl ServerState {
             first_answer: Arc::default(),
             info,
             docs,
-            exit_code_is_error: limits.exit_code_is_error,
+            settings: &app.settings,
             noted: Noted::default(),
         }
     }
