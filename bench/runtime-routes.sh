@@ -113,8 +113,9 @@ CONTRACT_CRATE=$WORK/package/package/fiskgen-contract-$VERSION.crate
 TEMPLATE=$WORK/published-template
 "$FISKGEN" generate "$CONFIG" --model "$MODEL" -o "$TEMPLATE" 2>/dev/null
 # cargo vendor resolves the generated crate against the checkout's runtime (path packages are
-# not vendored), then the packaged crates are added as registry packages.
-"$CARGO" vendor --quiet --offline --manifest-path "$TEMPLATE/Cargo.toml" \
+# not vendored), then the packaged crates are added as registry packages. It vendors the crates
+# of every platform, so it downloads those of other platforms that cargo's cache lacks.
+"$CARGO" vendor --quiet --manifest-path "$TEMPLATE/Cargo.toml" \
   --config "patch.crates-io.fiskgen-runtime.path=\"$ROOT/runtime\"" "$WORK/registry" >/dev/null
 for crate in "$RUNTIME_CRATE" "$CONTRACT_CRATE"; do
   tar xzf "$crate" -C "$WORK/registry"

@@ -58,7 +58,9 @@ const LOW_PRIORITY_NICENESS: &str = "10";
 /// up in a model's context. The application being served never needs the agent side's provider
 /// keys, so they are removed by name: the five Anthropic credentials Fisk AI removes, plus the
 /// API keys of the other widely used hosted providers (OpenAI, Azure OpenAI, Google Gemini,
-/// Mistral, Cohere, Groq, DeepSeek, xAI, OpenRouter, Together, Fireworks, Perplexity).
+/// Mistral, Cohere, Groq, DeepSeek, xAI, OpenRouter, Together, Fireworks, Perplexity), and the
+/// OpenTelemetry exporter's credentials (`OTEL_EXPORTER_OTLP_*HEADERS`, client keys and
+/// certificates).
 ///
 /// Kept on purpose: selector variables (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`, profiles),
 /// which are not secrets, and general cloud credentials (`AWS_*`, `GOOGLE_API_KEY`,
@@ -84,6 +86,24 @@ pub const PROVIDER_CREDENTIAL_VARS: &[&str] = &[
     "TOGETHER_API_KEY",
     "FIREWORKS_API_KEY",
     "PERPLEXITY_API_KEY",
+    // The OpenTelemetry export credentials, as Fisk AI strips them from every tool process
+    // whether or not telemetry is on: bearer tokens, and the mTLS key and certificate paths.
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+    "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+    "OTEL_EXPORTER_OTLP_LOGS_HEADERS",
+    "OTEL_EXPORTER_OTLP_CLIENT_KEY",
+    "OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY",
+    "OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY",
+    "OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY",
+    "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_METRICS_CLIENT_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_LOGS_CLIENT_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE",
 ];
 
 /// The variable that switches fisk's help output to its LLM-friendly form; always set to `1`.

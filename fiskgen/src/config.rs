@@ -184,6 +184,8 @@ pub struct Config {
     pub harness: Harness,
     /// `expose.agent.mcp`: `None` when the block is absent (building a server needs it).
     pub mcp: Option<McpConfig>,
+    /// `telemetry`: OpenTelemetry export of the server's calls (docs/telemetry.md).
+    pub telemetry: TelemetryConfig,
     /// Remarks about the file that are not errors, one sentence each without a `note:`
     /// prefix (today: the agent-only keys that are present and ignored).
     pub notes: Vec<String>,
@@ -221,6 +223,19 @@ pub struct BuiltinToolConfig {
     pub roots: Vec<String>,
     /// Largest file the tool reads, in bytes (`None`: the tool's default).
     pub max_bytes: Option<u64>,
+}
+
+/// `telemetry`, as the file states it (the environment is read by the server at start).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TelemetryConfig {
+    /// `telemetry.enabled`: nothing is exported unless it is true.
+    pub enabled: bool,
+    /// `telemetry.endpoint`, the OTLP/HTTP base URL (`""`: from the environment).
+    pub endpoint: String,
+    /// `telemetry.service_name` (`""`: `OTEL_SERVICE_NAME`, then the identity).
+    pub service_name: String,
+    /// `telemetry.sample_ratio`, 0 to 1 (`None`: 1).
+    pub sample_ratio: Option<f64>,
 }
 
 /// `harness.knowledge`.

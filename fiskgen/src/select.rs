@@ -970,7 +970,26 @@ mod tests {
 
     #[test]
     fn builtins_are_enabled_by_harness_and_filtered_by_name() {
-        let yaml = "harness:\n  tools: [{name: read_file, confirm: true}, {name: base64_encode}]\n  knowledge: {enabled: true}\n";
+        let harness = "harness:\n  tools: [{name: read_file, confirm: true}, {name: base64_encode}]\n  knowledge: {enabled: true}\n";
+        // As fisk mcp: knowledge is served over MCP only to an allowlist.
+        let unlisted = served(
+            &config(harness),
+            &model(json!([leaf("ls", &["impact:ro"])])),
+        );
+        assert_eq!(names(&unlisted), ["ls", "read_file", "base64_encode"]);
+        assert!(
+            unlisted.notes.iter().any(|note| note
+                == "knowledge is enabled but not exposed over MCP; add knowledge_search and \
+                    knowledge_enumerate to expose.agent.mcp.builtins to let MCP clients search \
+                    your knowledge base"),
+            "{:?}",
+            unlisted.notes
+        );
+        let yaml = format!(
+            "{harness}expose: {{agent: {{mcp: {{builtins: [knowledge_search, knowledge_read, \
+             knowledge_list, knowledge_enumerate]}}}}}}\n"
+        );
+        let yaml = yaml.as_str();
         let server = served(&config(yaml), &model(json!([leaf("ls", &["impact:ro"])])));
         assert_eq!(
             names(&server),

@@ -46,6 +46,7 @@ pub(crate) fn resolve(config: &Config) -> ir::Settings {
         page_size: mcp.page_size,
         structured_output: mcp.structured_output,
         exit_code_is_error: mcp.exit_code_is_error,
+        telemetry: Some(config.telemetry.clone()).filter(|telemetry| telemetry.enabled),
     }
 }
 

@@ -57,6 +57,7 @@ fn state(app: &'static AppSpec, shutdown: &CancellationToken) -> Arc<ServerState
             max_concurrent: 4,
             tool_timeout: Duration::from_secs(5),
             tasks: None,
+            telemetry: crate::telemetry::Telemetry::off(),
         },
         Confirmer {
             mode: ConfirmMode::Auto,

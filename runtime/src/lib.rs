@@ -18,6 +18,7 @@ mod nats;
 mod principal;
 mod process;
 mod spec;
+mod telemetry;
 mod transport;
 
 pub use spec::{app, arguments, argv, params, values};

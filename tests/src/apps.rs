@@ -60,11 +60,15 @@ pub enum App {
     /// fisk's own `_examples/ping` ([`FISK_MODULE`]): a root command with arguments and no
     /// subcommands, so no tools. Binary `fisk-ping`.
     FiskPing,
+    /// `tests/apps/otlpsink`: the OpenTelemetry Collector's own OTLP receiver (`otlpreceiver`
+    /// from the module proxy), printing every batch of spans it accepts over OTLP/HTTP as a
+    /// line of OTLP/JSON, for the telemetry tests (not a fisk application).
+    OtlpSink,
 }
 
 impl App {
     /// Every application, in declaration order.
-    pub const ALL: [App; 9] = [
+    pub const ALL: [App; 10] = [
         App::Demo,
         App::DemoV2,
         App::Fixture,
@@ -74,6 +78,7 @@ impl App {
         App::NatsServer,
         App::FiskCurl,
         App::FiskPing,
+        App::OtlpSink,
     ];
 
     /// The file name of the application's binary.
@@ -88,6 +93,7 @@ impl App {
             App::NatsServer => "nats-server",
             App::FiskCurl => "fisk-curl",
             App::FiskPing => "fisk-ping",
+            App::OtlpSink => "otlpsink",
         }
     }
 
@@ -110,6 +116,7 @@ impl App {
             App::Fixture => "tests/apps/fixture",
             App::OldFisk => "tests/apps/oldfisk",
             App::Conformance => "tests/apps/conformance",
+            App::OtlpSink => "tests/apps/otlpsink",
             App::Nats | App::NatsServer | App::FiskCurl | App::FiskPing => return None,
         };
         Some(workspace_root().join(rel))

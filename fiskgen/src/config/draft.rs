@@ -65,6 +65,7 @@ impl Draft {
             exclude: ToolFilter::default(),
             expose_include: ToolFilter::default(),
             expose_exclude: ToolFilter::default(),
+            telemetry: super::TelemetryConfig::default(),
             harness: Harness::default(),
             mcp: None,
             notes: Vec::new(),

@@ -79,15 +79,45 @@ static TOP: Section<Draft> = Section::new(&[
     Field::section("llm", &LLM).agent_only(),
     Field::value("remote_agents", read_remote_agents).agent_only(),
     Field::value("remote_tools", read_remote_tools).agent_only(),
-    Field::section("telemetry", &TELEMETRY).agent_only(),
+    Field::section("telemetry", &TELEMETRY),
 ]);
 
-/// `telemetry` (Fisk AI's OpenTelemetry export; fiskgen exports nothing): types only.
+/// `telemetry` (OpenTelemetry export, docs/telemetry.md): a generated server exports spans as
+/// `fisk mcp` does; `no_metrics` and `capture` are checked and have nothing to change (it
+/// exports no metrics and no content).
 static TELEMETRY: Section<Draft> = Section::new(&[
-    Field::value("enabled", validate_bool),
-    Field::value("endpoint", validate_string),
-    Field::value("service_name", validate_string),
-    Field::value("sample_ratio", validate_string),
+    Field::value("enabled", |r, v, d| {
+        d.config.telemetry.enabled = r.bool(v).unwrap_or(false);
+    }),
+    Field::value("endpoint", |r, v, d| {
+        d.config.telemetry.endpoint = r
+            .string(v)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+    }),
+    Field::value("service_name", |r, v, d| {
+        d.config.telemetry.service_name = r
+            .string(v)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+    }),
+    Field::value("sample_ratio", |r, v, d| {
+        let Some(raw) = r.string(v) else { return };
+        match raw.trim().parse::<f64>() {
+            Ok(ratio) if (0.0..=1.0).contains(&ratio) => {
+                d.config.telemetry.sample_ratio = Some(ratio);
+            }
+            _ => {
+                r.invalid(
+                    v,
+                    format!(
+                        "invalid {} {raw:?}: must be a number between 0 and 1",
+                        v.path
+                    ),
+                );
+            }
+        }
+    }),
     Field::value("no_metrics", validate_bool),
     Field::section("capture", &TELEMETRY_CAPTURE),
 ]);

@@ -1632,10 +1632,20 @@ fn every_key_of_the_newest_fisk_ai_config_is_valid_with_the_same_meaning() {
         config.notes,
         [
             "ignoring agent-only settings (nats_context, system_prompt, remote_agents, \
-             remote_tools, telemetry, harness.human_in_the_loop, harness.tool_timeout, \
-             harness.no_tui, harness.no_bell, harness.memory, harness.pii, harness.sessions, \
-             llm, expose.agent.a2a, expose.agent.jobs): fiskgen serves MCP only"
+             remote_tools, harness.human_in_the_loop, harness.tool_timeout, harness.no_tui, \
+             harness.no_bell, harness.memory, harness.pii, harness.sessions, llm, \
+             expose.agent.a2a, expose.agent.jobs): fiskgen serves MCP only"
         ]
+    );
+    assert_eq!(
+        config.telemetry,
+        crate::config::TelemetryConfig {
+            enabled: true,
+            endpoint: "http://127.0.0.1:4318".into(),
+            service_name: "nats-agent".into(),
+            sample_ratio: Some(0.5),
+        },
+        "telemetry is served as fisk mcp reads it"
     );
     let mcp = config.mcp.as_ref().expect("expose.agent.mcp");
     assert_eq!(mcp.port, Some(8080));
@@ -1645,4 +1655,10 @@ fn every_key_of_the_newest_fisk_ai_config_is_valid_with_the_same_meaning() {
     assert_eq!(config.harness.confirm_tags, ["impact:rw"]);
     assert!(config.harness.knowledge.enabled);
     assert_eq!(config.global_flags, ["context"]);
+    let ratio = located("telemetry: {enabled: true, sample_ratio: 2}\n");
+    assert!(
+        ratio.iter().any(|problem| problem
+            .ends_with("invalid telemetry.sample_ratio \"2\": must be a number between 0 and 1")),
+        "{ratio:?}"
+    );
 }

@@ -212,6 +212,24 @@ fn settings(mcp: &ir::Settings, tasks: Option<&ir::Tasks>) -> TokenStream {
     if mcp.exit_code_is_error {
         fields.push(quote! { exit_code_is_error: true, });
     }
+    if let Some(telemetry) = &mcp.telemetry {
+        let endpoint = &telemetry.endpoint;
+        let service_name = &telemetry.service_name;
+        let ratio = match telemetry.sample_ratio {
+            Some(ratio) => {
+                let ratio = Literal::f64_unsuffixed(ratio);
+                quote! { Some(#ratio) }
+            }
+            None => quote! { None },
+        };
+        fields.push(quote! {
+            telemetry: Some(rt::TelemetrySpec {
+                endpoint: #endpoint,
+                service_name: #service_name,
+                sample_ratio: #ratio,
+            }),
+        });
+    }
     if fields.is_empty() {
         return quote! { rt::Settings::DEFAULT };
     }

@@ -36,14 +36,15 @@ fn cargo_toml(text: &str, runtime: Runtime, standalone: bool) -> String {
 
 #[test]
 fn cargo_toml_parses_back_with_every_hostile_value_intact() {
-    for (knowledge, oauth, tls) in [
-        (false, false, false),
-        (false, false, true),
-        (false, true, true),
-        (true, false, false),
-        (true, true, true),
+    for (knowledge, oauth, telemetry, tls) in [
+        (false, false, false, false),
+        (false, false, false, true),
+        (false, true, false, true),
+        (false, false, true, false),
+        (true, false, false, false),
+        (true, true, true, true),
     ] {
-        let runtime = Runtime::needs(knowledge, oauth, tls);
+        let runtime = Runtime::needs(knowledge, oauth, telemetry, tls);
         for standalone in [false, true] {
             let text = cargo_toml(HOSTILE, runtime.clone(), standalone);
             let plain = cargo_toml("plain", runtime.clone(), standalone);

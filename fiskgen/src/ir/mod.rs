@@ -102,6 +102,8 @@ pub struct Settings {
     pub structured_output: bool,
     /// `exit_code_is_error`: a non-zero exit (or a signal) answers `isError: true`.
     pub exit_code_is_error: bool,
+    /// `telemetry`, when `telemetry.enabled` is true: the server exports spans.
+    pub telemetry: Option<crate::config::TelemetryConfig>,
 }
 
 /// When calls become tasks of the tasks extension, and which tools' calls may.

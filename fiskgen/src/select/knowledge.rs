@@ -1,6 +1,8 @@
-//! The knowledge built-ins a config serves: every one when `harness.knowledge.enabled`, narrowed
-//! by `expose.agent.mcp.builtins`, with a note for each enabled one the allowlist leaves out and
-//! Fisk AI's note when it serves one of `knowledge_search` and `knowledge_enumerate` alone.
+//! The knowledge built-ins a config serves: with `harness.knowledge.enabled`, those
+//! `expose.agent.mcp.builtins` lists (none when it lists none, with Fisk AI's note: `fisk mcp`
+//! serves knowledge only to an allowlist), with a note for each enabled one the allowlist leaves
+//! out and Fisk AI's note when it serves one of `knowledge_search` and `knowledge_enumerate`
+//! alone.
 
 use crate::config::Config;
 use crate::ir::Builtin;
@@ -15,9 +17,19 @@ pub(super) fn enabled(config: &Config, notes: &mut Vec<String>) -> Vec<Builtin> 
         .as_ref()
         .map(|mcp| mcp.builtins.as_slice())
         .unwrap_or(&[]);
+    if allowlist.is_empty() {
+        // As `fisk mcp`: knowledge is served over MCP only when the allowlist opts in.
+        notes.push(
+            "knowledge is enabled but not exposed over MCP; add knowledge_search and \
+             knowledge_enumerate to expose.agent.mcp.builtins to let MCP clients search your \
+             knowledge base"
+                .to_string(),
+        );
+        return Vec::new();
+    }
     let mut out = Vec::new();
     for builtin in Builtin::KNOWLEDGE {
-        if allowlist.is_empty() || allowlist.iter().any(|name| name == builtin.name()) {
+        if allowlist.iter().any(|name| name == builtin.name()) {
             out.push(builtin);
         } else {
             notes.push(format!(

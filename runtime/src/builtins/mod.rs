@@ -52,6 +52,19 @@ pub(crate) enum Prepared {
     Enumerate(knowledge::EnumerateArgs),
 }
 
+impl Prepared {
+    /// The number of results a `knowledge_search` asks for once the configured default and
+    /// the cap apply (its span's `fisk.knowledge.top_k`); `None` for other calls.
+    pub(crate) fn top_k(&self, builtin: &Builtin) -> Option<usize> {
+        #[cfg(feature = "knowledge")]
+        if let (Prepared::Search(args), Some(spec)) = (self, builtin.knowledge()) {
+            return Some(knowledge::search::effective_top_k(args.top_k, spec.top_k));
+        }
+        let _ = builtin;
+        None
+    }
+}
+
 /// The knowledge settings the served tools use, if any; they must all use the same.
 pub(crate) fn knowledge_spec(app: &AppSpec) -> Result<Option<&'static KnowledgeSpec>, StartError> {
     let mut found: Option<&'static KnowledgeSpec> = None;
@@ -275,6 +288,14 @@ mod tests {
         ] {
             assert!(prepare(&read, object(bad.clone())).is_err(), "{bad}");
         }
+        // A zero length is refused in the words of every other argument error, once.
+        let zero = prepare(&read, object(serde_json::json!({"path": "x", "length": 0})))
+            .expect_err("length 0")
+            .for_tool("read_file");
+        assert_eq!(
+            zero,
+            "invalid arguments for read_file: property `length`: must be at least 1"
+        );
         let encode = Builtin::Base64Encode(ACCESS);
         assert!(prepare(&encode, object(serde_json::json!({}))).is_err());
         assert!(
@@ -304,6 +325,18 @@ mod tests {
             trace(&prepared),
             "knowledge_search(\"back\\x1b[2Jpressure\", top_k=3)"
         );
+        // The results its span reports asking for: the request's, the default, the cap.
+        assert_eq!(prepared.top_k(&search), Some(3));
+        let default = prepare(&search, object(serde_json::json!({"query": "q"}))).expect("ok");
+        assert_eq!(default.top_k(&search), Some(5));
+        let capped = prepare(
+            &search,
+            object(serde_json::json!({"query": "q", "top_k": 99})),
+        )
+        .expect("ok");
+        assert_eq!(capped.top_k(&search), Some(20));
+        let file = prepare(&read, object(serde_json::json!({"path": "x"}))).expect("ok");
+        assert_eq!(file.top_k(&read), None);
         assert!(
             prepare(
                 &search,

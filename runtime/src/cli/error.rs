@@ -39,6 +39,9 @@ pub(crate) enum ServeError {
     /// Authentication cannot start.
     #[error(transparent)]
     Auth(#[from] AuthError),
+    /// The `telemetry` block cannot export.
+    #[error("telemetry: {0}")]
+    Telemetry(#[from] crate::telemetry::TelemetryError),
     /// The environment's port is not a port.
     #[error(transparent)]
     Port(#[from] PortError),

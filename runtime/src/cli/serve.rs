@@ -109,6 +109,12 @@ pub(super) fn serve(
 
     let scrub = scrub_list(app);
     let env = fiskgen_contract::introspect::child_env(std::env::vars_os(), &scrub);
+    let telemetry = crate::telemetry::Telemetry::start(
+        settings.telemetry.as_ref(),
+        app.identity,
+        &server_version(app),
+        &mut notes,
+    )?;
 
     let shutdown = CancellationToken::new();
     let state = Arc::new(ServerState::new(
@@ -120,6 +126,7 @@ pub(super) fn serve(
             max_concurrent,
             tool_timeout,
             tasks,
+            telemetry,
             shared_tasks,
         },
         Confirmer {
@@ -172,6 +179,7 @@ pub(super) fn serve(
     if killed > 0 {
         tracing::warn!(killed, "killed commands still running at exit");
     }
+    state.telemetry.shutdown();
     // A read parked on stdin cannot be cancelled; do not wait for it.
     runtime.shutdown_background();
     tracing::info!("MCP server stopped");

@@ -29,6 +29,7 @@ use crate::principal::Principal;
 use crate::process::cmdline::go_quote;
 use crate::spec::app::{Builtin, Run, ToolSpec};
 use crate::spec::params::Command;
+use crate::telemetry::{CallSpan, Outcome, Served};
 
 /// Runs one call to the end; `logs`: the client asked for `info` log messages, so a command's
 /// output lines are sent as log notifications while it runs on the request.
@@ -38,12 +39,22 @@ pub(crate) async fn call(
     context: RequestContext<RoleServer>,
     logs: bool,
 ) -> Result<CallToolResponse, ErrorData> {
+    let served = served(&context);
     let Some(spec) = state.catalog.get(&request.name) else {
+        let trace = TraceContext::of(&context, &crate::logging::echo(&request.name));
+        state
+            .telemetry
+            .tool_call(None, &request.name, trace.parts(), &served)
+            .finish(Outcome::UnknownTool, None);
         return Err(ErrorData::invalid_params(
             format!("unknown tool: {}", crate::logging::echo(&request.name)),
             None,
         ));
     };
+    let trace = TraceContext::of(&context, spec.name);
+    let span = state
+        .telemetry
+        .tool_call(Some(spec.name), spec.name, trace.parts(), &served);
     let call = Ctx {
         state,
         spec,
@@ -53,10 +64,51 @@ pub(crate) async fn call(
         request,
         context,
         logs,
+        trace: trace.under(span.traceparent()),
+        span: &span,
     };
-    match spec.run {
+    let response = match spec.run {
         Run::Command(ref spec) => command(&call, spec).await,
         Run::Builtin(builtin) => builtin_call(&call, builtin).await,
+    };
+    let (outcome, exit_code) = outcome(&response);
+    span.finish(outcome, exit_code);
+    response
+}
+
+/// Who and what the call is, for its span.
+fn served(context: &RequestContext<RoleServer>) -> Served {
+    let caller = match Principal::of(context) {
+        Principal::Subject(subject) => Some(subject.to_string()),
+        Principal::Session(_) | Principal::Holder => None,
+    };
+    let sender = client_name(context);
+    Served {
+        request: context.id.to_string(),
+        caller,
+        sender: (sender != "unknown").then_some(sender),
+    }
+}
+
+/// How a call ended, for its span: Fisk AI's outcome and a command's exit code.
+fn outcome(response: &Result<CallToolResponse, ErrorData>) -> (Outcome, Option<i64>) {
+    match response {
+        Err(_) => (Outcome::Error, None),
+        Ok(CallToolResponse::InputRequired(_)) => (Outcome::Unanswered, None),
+        Ok(CallToolResponse::Task(_)) => (Outcome::Deferred, None),
+        Ok(CallToolResponse::Complete(result)) => {
+            let exit_code = result
+                .structured_content
+                .as_ref()
+                .and_then(|content| content.get("exit_code"))
+                .and_then(serde_json::Value::as_i64);
+            if result.is_error == Some(true) {
+                (Outcome::Error, exit_code)
+            } else {
+                (Outcome::Executed, exit_code)
+            }
+        }
+        Ok(_) => (Outcome::Executed, None),
     }
 }
 
@@ -71,6 +123,11 @@ struct Ctx<'a> {
     context: RequestContext<RoleServer>,
     /// The client asked for log messages.
     logs: bool,
+    /// The trace context a command gets: the call's span when telemetry exports one, else the
+    /// caller's (docs/runtime.md, "How a call runs").
+    trace: TraceContext,
+    /// The call's span (nothing when telemetry is off).
+    span: &'a CallSpan<'a>,
 }
 
 impl Ctx<'_> {
@@ -126,7 +183,13 @@ impl Ctx<'_> {
             .gate(&gated, &self.context, &self.state.shutdown)
             .await
         {
-            Gate::Respond(response) => Ok(Some(response)),
+            Gate::Respond(response) => {
+                if matches!(&response, CallToolResponse::Complete(result) if result.is_error == Some(true))
+                {
+                    self.span.mark(Outcome::ConfirmDenied);
+                }
+                Ok(Some(response))
+            }
             Gate::Reject(error) => Err(error),
             Gate::Proceed => Ok(None),
         }
@@ -158,6 +221,7 @@ impl Ctx<'_> {
                 Ok(Ok(permit)) => Ok(permit),
                 Ok(Err(_)) | Err(_) => {
                     self.log_end("busy", None, &format!("Not run (no free slot): {line}"));
+                    self.span.mark(Outcome::Capacity);
                     Err(error_result(format!(
                         "the server is busy: all {} tool slots (max_concurrent_tools) stayed in use \
                          for {}, so {quoted} did not run; try again later",
@@ -225,6 +289,9 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
     call.log_start(&line);
     let deadline = Instant::now() + state.tool_timeout;
     let shared = Arc::clone(&state.builtins);
+    let child = call
+        .span
+        .knowledge(call.spec.name, prepared.top_k(&builtin));
     let running =
         tokio::task::spawn_blocking(move || shared.run(&builtin, &prepared, Some(deadline)));
     let finished = tokio::select! {
@@ -247,6 +314,10 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
         },
     };
     drop(permit);
+    child.finish(match &finished {
+        Ok(Ok(Ok(text))) => Some(text.as_str()),
+        _ => None,
+    });
     Ok(match finished {
         Err(why) => {
             call.log_end("cancelled", None, &format!("Cancelled ({why}): {line}"));
@@ -341,7 +412,7 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
             owner: Principal::of(&call.context),
             started: call.started,
             arguments: call.arguments.clone(),
-            trace: TraceContext::of(&call.context, spec.name),
+            trace: call.trace.clone(),
         };
         return Ok(asking.start(store).await);
     }
@@ -386,7 +457,7 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
         arguments,
         logs,
     ) {
-        Ok(job) => job.traced(TraceContext::of(&call.context, spec.name)),
+        Ok(job) => job.traced(call.trace.clone()),
         Err(text) => return Ok(error_result(text)),
     };
     let answered = (!spec.questions.is_empty()).then_some(&answers);

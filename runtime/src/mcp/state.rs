@@ -63,12 +63,15 @@ pub(crate) struct ServerState {
     pub(crate) docs: Docs,
     /// The build-time settings, read in place (what a flag overrides is in [`Limits`]).
     pub(crate) settings: &'static Settings,
+    /// The span exporter (off unless the config's `telemetry` enables it).
+    pub(crate) telemetry: crate::telemetry::Telemetry,
     /// 2026-era clients already logged.
     noted: Noted,
 }
 
 /// The parts of [`ServerState`] decided at start: the settings a flag overrides (the others
-/// are read from [`ServerState::settings`]), and the shared task bucket.
+/// are read from [`ServerState::settings`]) and what was started from them (the span exporter,
+/// the shared task bucket).
 #[derive(Debug)]
 pub(crate) struct Limits {
     /// Concurrency slots.
@@ -77,6 +80,8 @@ pub(crate) struct Limits {
     pub(crate) tool_timeout: Duration,
     /// Tasks, when on.
     pub(crate) tasks: Option<TaskSettings>,
+    /// The span exporter.
+    pub(crate) telemetry: crate::telemetry::Telemetry,
     /// The task bucket every replica shares, when one is configured.
     pub(crate) shared_tasks: Option<crate::mcp::tasks::shared::Shared>,
 }
@@ -148,6 +153,7 @@ impl ServerState {
             info,
             docs,
             settings: &app.settings,
+            telemetry: limits.telemetry,
             noted: Noted::default(),
         }
     }

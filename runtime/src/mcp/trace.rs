@@ -81,6 +81,23 @@ impl TraceContext {
         }
     }
 
+    /// The checked `traceparent` and `tracestate`, if any.
+    pub(crate) fn parts(&self) -> (Option<&str>, Option<&str>) {
+        (self.traceparent.as_deref(), self.tracestate.as_deref())
+    }
+
+    /// The same context with the server's own span (`traceparent`, W3C) as the command's
+    /// parent, when telemetry exports one: the command's spans then nest under the call's.
+    pub(crate) fn under(self, traceparent: Option<String>) -> Self {
+        match traceparent {
+            Some(own) => Self {
+                traceparent: Some(own),
+                tracestate: self.tracestate,
+            },
+            None => self,
+        }
+    }
+
     /// Whether there is nothing to hand on.
     pub(crate) fn is_empty(&self) -> bool {
         self.traceparent.is_none()

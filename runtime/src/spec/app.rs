@@ -195,6 +195,20 @@ pub struct Settings {
     /// A command that exits non-zero or is killed by a signal answers `isError: true`, with
     /// the same content (`expose.agent.mcp.exit_code_is_error`; docs/runtime.md, "Results").
     pub exit_code_is_error: bool,
+    /// OpenTelemetry export (the config's `telemetry` block with `enabled: true`; `None`: off).
+    pub telemetry: Option<TelemetrySpec>,
+}
+
+/// The config's `telemetry` block (docs/telemetry.md): what the file states; the environment
+/// is read at start (`OTEL_*`, `NO_TELEMETRY`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TelemetrySpec {
+    /// `telemetry.endpoint`, the OTLP/HTTP base URL (`""`: from the environment).
+    pub endpoint: &'static str,
+    /// `telemetry.service_name` (`""`: `OTEL_SERVICE_NAME`, then the identity).
+    pub service_name: &'static str,
+    /// `telemetry.sample_ratio` (`None`: 1).
+    pub sample_ratio: Option<f64>,
 }
 
 /// `expose.agent.mcp.tasks`: when a call becomes a task of the tasks extension (SEP-2663), and
@@ -234,6 +248,7 @@ impl Settings {
             required: &[],
         }),
         exit_code_is_error: false,
+        telemetry: None,
     };
 }
 

@@ -72,7 +72,7 @@ const CORPUS: [(&str, &str); 6] = [
 // ---------------------------------------------------------------------------------------
 
 /// A server in a working directory the test owns (removed after the server stops).
-struct Served {
+pub(super) struct Served {
     server: Server,
     /// The server's working directory, canonical (as the server sees it).
     root: PathBuf,
@@ -85,7 +85,7 @@ struct Served {
 impl Served {
     /// A fresh `<base>/server` with the fixture files (and the corpus, not indexed) and a
     /// secret in `<base>/outside`; the server is started by `serve`.
-    fn prepare() -> Result<(TempDir, PathBuf, PathBuf)> {
+    pub(super) fn prepare() -> Result<(TempDir, PathBuf, PathBuf)> {
         let base = tempfile::tempdir().context("creating the test directory")?;
         let canonical = base
             .path()
@@ -97,8 +97,15 @@ impl Served {
         Ok((base, root, outside))
     }
 
+    /// Starts the server in `root` with `extra` flags, exporting no spans (`NO_TELEMETRY=1`:
+    /// builtins.yaml enables telemetry, which `telemetry.rs` tests).
     fn serve(base: TempDir, root: PathBuf, outside: PathBuf, extra: &[&str]) -> Result<Served> {
-        let server = Server::spawn(&clients::builtins_server()?, &root, extra)?;
+        let server = Server::spawn_env(
+            &clients::builtins_server()?,
+            &root,
+            extra,
+            &[("NO_TELEMETRY", "1")],
+        )?;
         Ok(Served {
             server,
             root,
@@ -213,7 +220,7 @@ fn write_fixture(root: &Path, outside: &Path) -> Result<()> {
 
 /// `tasks-builtins-mcp knowledge index corpus` in `root`: must index exactly the four
 /// documents into `knowledge/knowledge.db`.
-fn build_index(root: &Path) -> Result<()> {
+pub(super) fn build_index(root: &Path) -> Result<()> {
     let binary = clients::builtins_server()?;
     let mut cmd = Command::new(&binary);
     cmd.args(["knowledge", "index", "corpus"])

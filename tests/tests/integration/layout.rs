@@ -20,7 +20,7 @@ const RUNTIME_LAYERS: [&[&str]; 7] = [
     &["cli", "fuzzing"],
     &["transport"],
     &["mcp"],
-    &["builtins", "nats"],
+    &["builtins", "nats", "telemetry"],
     &["spec", "principal"],
     &["logging"],
     &["process"],

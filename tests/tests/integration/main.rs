@@ -64,3 +64,5 @@ mod soak;
 mod stdout;
 /// Long calls as tasks and progress notifications, with the Python SDK.
 mod tasks;
+/// The `telemetry` block: spans of every call at a real OTLP receiver.
+mod telemetry;

@@ -37,7 +37,9 @@ const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
 pub(super) struct NatsServer {
     child: Child,
     pub(super) url: String,
-    _dir: TempDir,
+    port: u16,
+    options: Vec<String>,
+    dir: TempDir,
 }
 
 impl Drop for NatsServer {
@@ -47,14 +49,23 @@ impl Drop for NatsServer {
     }
 }
 
-/// A port nothing listens on right now.
 impl NatsServer {
     /// Its process id.
     pub(super) fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// Starts it again (after it was killed) on the same port with the same JetStream store.
+    pub(super) fn restart(&mut self) -> Result<()> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
+        self.child = spawn_node(self.port, self.dir.path(), &options)?;
+        Ok(())
+    }
 }
 
+/// A port nothing listens on right now.
 fn free_port() -> Result<u16> {
     let listener = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
     Ok(listener.local_addr()?.port())
@@ -102,12 +113,25 @@ pub(super) fn start_nats_cluster() -> Result<Vec<NatsServer>> {
 
 /// One nats-server with JetStream on `port`, with `options`.
 fn start_nats_node(port: u16, options: &[&str]) -> Result<NatsServer> {
-    let binary = apps::path(App::NatsServer)?;
     let dir = tempfile::tempdir().context("creating the nats-server directory")?;
+    let child = spawn_node(port, dir.path(), options)?;
+    Ok(NatsServer {
+        child,
+        url: format!("nats://127.0.0.1:{port}"),
+        port,
+        options: options.iter().map(|o| o.to_string()).collect(),
+        dir,
+    })
+}
+
+/// nats-server with JetStream on `port`, its store in `dir`, with `options`; returns once it is
+/// ready (bounded).
+fn spawn_node(port: u16, dir: &Path, options: &[&str]) -> Result<Child> {
+    let binary = apps::path(App::NatsServer)?;
     let port = port.to_string();
     let mut child = Command::new(&binary)
         .args(["-a", "127.0.0.1", "-p", &port, "-js", "-sd"])
-        .arg(dir.path().join("jetstream"))
+        .arg(dir.join("jetstream"))
         .args(options)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -134,11 +158,7 @@ fn start_nats_node(port: u16, options: &[&str]) -> Result<NatsServer> {
         }
     });
     match seen.recv_timeout(NATS_START) {
-        Ok(Ok(())) => Ok(NatsServer {
-            child,
-            url: format!("nats://127.0.0.1:{port}"),
-            _dir: dir,
-        }),
+        Ok(Ok(())) => Ok(child),
         Ok(Err(log)) => {
             let _ = child.kill();
             let _ = child.wait();

@@ -327,7 +327,8 @@ fn global_flag_mistakes_are_reported_together() {
 
 #[test]
 fn builtins_are_filtered_by_name_and_collisions_are_refused() {
-    let yaml = "harness: {tools: [{name: read_file}, {name: base64_encode, confirm: true}], knowledge: {enabled: true}}\n";
+    let yaml = "harness: {tools: [{name: read_file}, {name: base64_encode, confirm: true}], knowledge: {enabled: true}}\n\
+                expose: {agent: {mcp: {builtins: [knowledge_search, knowledge_read, knowledge_list, knowledge_enumerate]}}}\n";
     let server = serve(&format!(
         "{yaml}include: {{tools: ['^ping$', '^base64']}}\n"
     ));

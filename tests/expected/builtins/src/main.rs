@@ -34,7 +34,14 @@ static APP: rt::AppSpec = rt::AppSpec {
     tools: tools::TOOLS,
     docs: &docs::DOCS,
     listing: Some(&listing::LISTING),
-    settings: rt::Settings::DEFAULT,
+    settings: rt::Settings {
+        telemetry: Some(rt::TelemetrySpec {
+            endpoint: "",
+            service_name: "tasks-builtins",
+            sample_ratio: None,
+        }),
+        ..rt::Settings::DEFAULT
+    },
 };
 
 /// Which commands are served: what a check applies to a new document.

@@ -29,8 +29,6 @@ use std::time::Duration;
 use async_nats::jetstream::kv;
 use futures::StreamExt;
 use rmcp::ErrorData;
-use rmcp::model::{GetTaskResult, TaskPayload, TaskStatus};
-use serde_json::json;
 use tokio::sync::OnceCell;
 
 use crate::duration;
@@ -41,7 +39,7 @@ mod record;
 mod serve;
 
 pub(crate) use record::{Record, encode, id_hash, now_ms};
-use record::{key, silent_failure, slot_of};
+use record::{fail_silent, key, silent, slot_of};
 pub(crate) use serve::{Held, publish};
 
 /// The environment variable naming the shared task bucket.
@@ -431,23 +429,8 @@ impl Shared {
             {
                 return Ok(None);
             }
-            if record.ended_ms.is_none()
-                && now.saturating_sub(record.beat_ms) > SILENCE.as_millis() as u64
-            {
-                let message = silent_failure(&record.replica);
-                let error = json!({ "code": -32603, "message": message });
-                let payload = TaskPayload::Failed {
-                    error: error.as_object().cloned().unwrap_or_default(),
-                };
-                let mut task = record.answer.task.task.clone();
-                task.status = TaskStatus::Failed;
-                task.status_message = Some(format!("failed: {message}"));
-                task.last_updated_at = rmcp::task_manager::current_timestamp();
-                let meta = record.answer.meta.take();
-                record.answer = GetTaskResult::new(rmcp::model::DetailedTask::new(task, payload));
-                record.answer.meta = meta;
-                record.ended_ms = Some(now);
-                record.beat_ms = now;
+            if record.ended_ms.is_none() && silent(record.beat_ms, now) {
+                fail_silent(&mut record, now);
                 match self.write(slot, entry.revision, &record).await {
                     Ok(_) => {
                         tracing::warn!(task = %digest(id), replica = %record.replica, "Failed a task whose replica fell silent");

@@ -9,7 +9,7 @@ use rmcp::ErrorData;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::record::{Record, id_hash, key};
+use super::record::{Record, fail_silent, id_hash, key, now_ms, silent};
 use super::{FORWARD_TIMEOUT, HEARTBEAT, Read, SILENCE, Shared, WriteError, timed, unreachable};
 use crate::duration;
 use crate::principal::{Principal, digest};
@@ -192,7 +192,9 @@ impl Shared {
 /// Keeps task `id`'s record (in `slot`, at `revision`) up to date from this replica: rewritten
 /// on every change and every [`HEARTBEAT`] while it runs, and once more when it ends. When
 /// another replica has failed it meanwhile (this one was taken for dead), the command is
-/// stopped and the task ends here as the record says.
+/// stopped and the task ends here as the record says. When this replica could not write the
+/// record of an open task for [`SILENCE`] (NATS was down), it fails the task itself on its
+/// first write, as any reader would: the task ends the same way whoever reaches the store first.
 pub(crate) fn publish<S: Held>(
     store: Weak<S>,
     shared: Arc<Shared>,
@@ -203,19 +205,30 @@ pub(crate) fn publish<S: Held>(
 ) {
     tokio::spawn(async move {
         let mut warned = false;
+        let mut written = now_ms();
         loop {
             tokio::select! {
                 () = changed.notified() => {}
                 () = tokio::time::sleep(HEARTBEAT) => {}
             }
-            let Some(record) = store.upgrade().and_then(|store| store.record_of(&id)) else {
+            let Some(mut record) = store.upgrade().and_then(|store| store.record_of(&id)) else {
                 return;
             };
+            let now = now_ms();
+            let late = record.ended_ms.is_none() && silent(written, now);
+            if late {
+                fail_silent(&mut record, now);
+            }
             let ended = record.ended_ms.is_some();
             match shared.write(slot, revision, &record).await {
                 Ok(next) => {
                     revision = next;
+                    written = now;
                     warned = false;
+                    if late && let Some(store) = store.upgrade() {
+                        tracing::warn!(task = %digest(&id), "The task's record could not be written for {}: the task is failed as a silent replica's, and its command stopped", duration::format(SILENCE));
+                        store.failed_elsewhere(&id, record);
+                    }
                     if ended {
                         return;
                     }

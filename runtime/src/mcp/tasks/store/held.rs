@@ -38,8 +38,9 @@ impl Store {
         tasks.get(id).map(|entry| self.record(entry, shared))
     }
 
-    /// Another replica failed task `id` (this one fell silent): its command is stopped and the
-    /// task ends here as `record` says, so it is answered once.
+    /// The shared record of task `id` says it failed (this replica fell silent): its command is
+    /// stopped and the task ends here as `record` says, even if it ended here otherwise while
+    /// the record could not be written, so every replica answers it the same.
     fn failed_elsewhere(&self, id: &str, record: Record) {
         let mut tasks = self.lock();
         let Some(entry) = tasks.get_mut(id) else {
@@ -52,14 +53,14 @@ impl Store {
             }
             Stage::Done { .. } => {}
         }
+        entry.task = record.answer.task.task.clone();
+        entry.task.task_id = id.to_string();
+        entry.stage = Stage::Done {
+            payload: record.answer.task.payload,
+            live: None,
+        };
         if entry.ended.is_none() {
             entry.ended = Some(Instant::now());
-            entry.task = record.answer.task.task.clone();
-            entry.task.task_id = id.to_string();
-            entry.stage = Stage::Done {
-                payload: record.answer.task.payload,
-                live: None,
-            };
             let _ = entry.done.send(true);
         }
     }
