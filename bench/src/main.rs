@@ -27,7 +27,8 @@ struct Cli {
     /// --smoke).
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
-    /// The peer's command, run with `sh -c`; {config}, {port} and {app} are filled in.
+    /// The peer's command, run with `sh -c`; {config}, {port} and {app} are filled in. A path to
+    /// the peer's binary alone runs `PATH mcp --config {config}` and records the binary's size.
     #[arg(long, value_name = "COMMAND")]
     peer_command: Option<String>,
     /// Build the peer with this script (`build.sh OUT_BINARY`, beside Fisk AI's source) into
@@ -109,7 +110,11 @@ fn main() -> ExitCode {
     options.out_dir = cli
         .out_dir
         .or_else(|| (mode == Mode::Full).then(|| root.join("docs")));
-    options.peer_command = cli.peer_command;
+    if let Some(command) = &cli.peer_command {
+        let (command, binary) = fiskgen_bench::peer::invocation(command);
+        options.peer_command = Some(command);
+        options.peer_binary = binary;
+    }
     if let Some(script) = &cli.peer_build {
         let target = match std::env::var_os("CARGO_TARGET_DIR") {
             Some(dir) if !dir.is_empty() => root.join(dir),

@@ -7,38 +7,28 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-/// Keys of `expose.agent.mcp` that only fiskgen reads: `fisk mcp` refuses a config that holds
-/// one (`unknown field "hint_tags"`), so the peer's copy leaves them out.
-pub const FISKGEN_KEYS: [&str; 19] = [
-    "hint_tags",
-    "param_headers",
-    "ask",
-    "allowed_hosts",
-    "allowed_origins",
-    "auth",
-    "stateless",
-    "scrub_env",
-    "tasks",
-    "resources",
-    "prompts",
-    "structured_output",
-    "page_size",
-    "list_page_size",
-    "builtins",
-    "exit_code_is_error",
-    "output_schema",
-    "catalog",
-    "group_tag_prefix",
+/// The keys of `expose.agent.mcp` that `fisk mcp` reads (Fisk AI 3529f57,
+/// `config.ExposedMCPConfig`; `builtins` left out: fiskgen's list names tools the peer
+/// refuses). It refuses a config with any other key (`unknown field "hint_tags"`), so the
+/// peer's copy keeps only these, and a key fiskgen adds needs no change here.
+pub const PEER_KEYS: [&str; 6] = [
+    "port",
+    "address",
+    "instructions",
+    "confirm_over_mcp",
+    "max_concurrent_tools",
+    "tool_timeout",
 ];
 
-/// `text` (a config) for the peer: without the keys of [`FISKGEN_KEYS`] (each with the lines
-/// indented below it), and with `max_concurrent_tools: slots` in `expose.agent.mcp`, the limit
+/// `text` (a config) for the peer: `expose.agent.mcp` with only the keys of [`PEER_KEYS`]
+/// (each with the lines indented below it), and with `max_concurrent_tools: slots`, the limit
 /// ours get on the command line (the peer reads it only from its config).
 pub fn config(text: &str, slots: usize) -> Result<String> {
     let indent = |line: &str| line.len() - line.trim_start().len();
     let mut out = Vec::new();
     let mut skipping: Option<usize> = None;
     let mut mcp: Option<usize> = None;
+    let mut child: Option<usize> = None;
     for line in text.lines() {
         let trimmed = line.trim_start();
         let blank = trimmed.is_empty() || trimmed.starts_with('#');
@@ -49,10 +39,13 @@ pub fn config(text: &str, slots: usize) -> Result<String> {
             skipping = None;
         }
         let key = trimmed.split(':').next().unwrap_or_default().trim();
+        // A key of `expose.agent.mcp` is a line at its children's indent (the first child's);
+        // deeper lines belong to the key above them.
         if let Some(level) = mcp
             && !blank
             && indent(line) > level
-            && (FISKGEN_KEYS.contains(&key) || key == "max_concurrent_tools")
+            && *child.get_or_insert(indent(line)) == indent(line)
+            && (!PEER_KEYS.contains(&key) || key == "max_concurrent_tools")
         {
             skipping = Some(indent(line));
             continue;
@@ -63,6 +56,7 @@ pub fn config(text: &str, slots: usize) -> Result<String> {
         out.push(line.to_string());
         if key == "mcp" && trimmed.starts_with("mcp:") {
             mcp = Some(indent(line));
+            child = None;
             let inner = " ".repeat(indent(line) + 2);
             out.push(format!("{inner}max_concurrent_tools: {slots}"));
         }
@@ -100,19 +94,54 @@ pub fn build(script: &Path, out: &Path) -> Result<PathBuf> {
     Ok(out.to_path_buf())
 }
 
+/// The peer's command and binary from `--peer-command`: a path to an executable file alone is
+/// the peer's binary, run as `'PATH' mcp --config {config}` and its size recorded; anything else
+/// is a command as given (its binary unknown).
+pub fn invocation(command: &str) -> (String, Option<PathBuf>) {
+    let path = Path::new(command);
+    if path.is_file() {
+        let quoted = command.replace('\'', r"'\''");
+        return (
+            format!("'{quoted}' mcp --config {{config}}"),
+            Some(path.to_path_buf()),
+        );
+    }
+    (command.to_string(), None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_peers_copy_drops_fiskgen_keys_and_gets_our_limit() -> Result<()> {
-        let text = "application_path: tasks\nexpose:\n  agent:\n    mcp:\n      instructions: |\n        Tools.\n      confirm_over_mcp: auto\n      max_concurrent_tools: 2\n      hint_tags:\n        impact:ro: read_only\n      tool_timeout: 30s\n    tools: {}\n";
+    fn the_peers_copy_keeps_only_the_peers_keys_and_gets_our_limit() -> Result<()> {
+        let text = "application_path: tasks\nexpose:\n  agent:\n    mcp:\n      instructions: |\n        Tools.\n      confirm_over_mcp: auto\n      max_concurrent_tools: 2\n      hint_tags:\n        impact:ro: read_only\n      a_key_fiskgen_adds_later: 1\n      tool_timeout: 30s\n    tools: {}\n";
         let copy = config(text, 32)?;
         assert_eq!(
             copy,
             "application_path: tasks\nexpose:\n  agent:\n    mcp:\n      max_concurrent_tools: 32\n      instructions: |\n        Tools.\n      confirm_over_mcp: auto\n      tool_timeout: 30s\n    tools: {}\n"
         );
         assert!(config("application_path: x\n", 32).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn a_bare_binary_as_peer_command_runs_fisk_mcp_and_records_the_binary() -> Result<()> {
+        let dir = std::env::temp_dir().join(format!("fiskgen-bench-peer-{}", std::process::id()));
+        fs::create_dir_all(&dir)?;
+        let binary = dir.join("fisk");
+        fs::write(&binary, "")?;
+        let text = binary.display().to_string();
+        assert_eq!(
+            invocation(&text),
+            (
+                format!("'{text}' mcp --config {{config}}"),
+                Some(binary.clone())
+            )
+        );
+        let command = format!("{text} mcp --config {{config}} --port {{port}}");
+        assert_eq!(invocation(&command), (command.clone(), None));
+        fs::remove_dir_all(&dir)?;
         Ok(())
     }
 }

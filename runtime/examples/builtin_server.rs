@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, Builtin, ConfirmMode, DocsSpec, EmbeddingsSpec, FileAccess, Hints, KnowledgeSpec, Run,
-    Settings, ToolSpec,
+    AppSpec, Builtin, DocsSpec, EmbeddingsSpec, FileAccess, Hints, KnowledgeSpec, Run, Settings,
+    ToolSpec,
 };
 
 const READ_ONLY: Hints = Hints {
@@ -136,17 +136,9 @@ fn main() -> ExitCode {
         settings: Settings {
             port: 0,
             address: "",
-            confirm: ConfirmMode::Auto,
             max_concurrent_tools: 4,
             tool_timeout: Duration::from_secs(30),
-            allowed_hosts: &[],
-            allowed_origins: &[],
-            auth: None,
-            stateless: false,
-            scrub_env: &[],
             tasks: None,
-            exit_code_is_error: false,
-            telemetry: None,
             ..Settings::DEFAULT
         },
     }));

@@ -205,10 +205,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
             // The LLM providers' variables (ANTHROPIC_API_KEY, ...) are the runtime's to add.
             scrub_env: &["FAKE_SECRET"],
             tasks: None,
-            exit_code_is_error: false,
-            catalog: CatalogMode::List,
-            group_tag_prefix: None,
-            telemetry: None,
+            ..Settings::DEFAULT
         },
     }
 }

@@ -57,7 +57,6 @@ fn state(app: &'static AppSpec, shutdown: &CancellationToken) -> Arc<ServerState
             max_concurrent: 4,
             tool_timeout: Duration::from_secs(5),
             tasks: None,
-            exit_code_is_error: false,
             telemetry: crate::telemetry::Telemetry::off(),
         },
         Confirmer {

@@ -154,7 +154,6 @@ pub(super) fn serve(
             max_concurrent,
             tool_timeout,
             tasks,
-            exit_code_is_error: settings.exit_code_is_error,
             telemetry,
             shared_tasks,
         },

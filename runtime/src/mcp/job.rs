@@ -238,7 +238,8 @@ impl Job {
                         duration::elapsed(elapsed)
                     ),
                 );
-                let failed = self.state.exit_code_is_error && (exit_code != 0 || signal.is_some());
+                let failed =
+                    self.state.settings.exit_code_is_error && (exit_code != 0 || signal.is_some());
                 ended(match (structured, failed) {
                     (true, false) => CallToolResult::structured(object),
                     (true, true) => CallToolResult::structured_error(object),

@@ -21,7 +21,7 @@ use crate::mcp::confirm::{self, Confirmer, Reach};
 use crate::mcp::docs::Docs;
 use crate::mcp::tools::Catalog;
 use crate::process::exec::ProcessGroups;
-use crate::spec::app::{AppSpec, ConfirmMode, TaskSettings};
+use crate::spec::app::{AppSpec, ConfirmMode, Settings, TaskSettings};
 use crate::spec::verify::FirstAnswer;
 
 /// How many distinct 2026-era clients get a "connected" log line (they have no `initialize`,
@@ -62,15 +62,17 @@ pub(crate) struct ServerState {
     pub(crate) info: ServerConfig,
     /// The resources, prompts and completions made from the application's help.
     pub(crate) docs: Docs,
-    /// A non-zero exit (or a kill by a signal) is `isError: true` (`exit_code_is_error`).
-    pub(crate) exit_code_is_error: bool,
+    /// The build-time settings, read in place (what a flag overrides is in [`Limits`]).
+    pub(crate) settings: &'static Settings,
     /// The span exporter (off unless the config's `telemetry` enables it).
     pub(crate) telemetry: crate::telemetry::Telemetry,
     /// 2026-era clients already logged.
     noted: Noted,
 }
 
-/// The parts of [`ServerState`] decided at start.
+/// The parts of [`ServerState`] decided at start: the settings a flag overrides (the others
+/// are read from [`ServerState::settings`]) and what was started from them (the span exporter,
+/// the shared task bucket).
 #[derive(Debug)]
 pub(crate) struct Limits {
     /// Concurrency slots.
@@ -79,8 +81,6 @@ pub(crate) struct Limits {
     pub(crate) tool_timeout: Duration,
     /// Tasks, when on.
     pub(crate) tasks: Option<TaskSettings>,
-    /// `exit_code_is_error`.
-    pub(crate) exit_code_is_error: bool,
     /// The span exporter.
     pub(crate) telemetry: crate::telemetry::Telemetry,
     /// The task bucket every replica shares, when one is configured.
@@ -153,7 +153,7 @@ impl ServerState {
             first_answer: Arc::default(),
             info,
             docs,
-            exit_code_is_error: limits.exit_code_is_error,
+            settings: &app.settings,
             telemetry: limits.telemetry,
             noted: Noted::default(),
         }
