@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fiskgen_runtime::__private::{
-    AppSpec, ApplicationSpec, AuthSource, AuthSpec, CatalogMode, Command, ConfirmMode, DocsSpec,
-    Globals, HeaderAuth, Hints, Param, Run, ServingSpec, Settings, ToolSpec, Type,
+    AppSpec, ApplicationSpec, AuthSource, AuthSpec, Command, ConfirmMode, DocsSpec, Globals,
+    HeaderAuth, Hints, Param, Run, ServingSpec, Settings, ToolSpec, Type,
 };
 
 static ECHO_PARAMS: &[Param] = &[
