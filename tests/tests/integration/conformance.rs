@@ -1,7 +1,8 @@
 //! The conformance fixture app (`tests/apps/conformance`) behind its generated server `test-mcp`
 //! (the golden crate `tests/expected/conformance`): the MCP conformance suite in both
-//! requirement sets against the reviewed baseline, and the resources, prompts and completions
-//! made from the app's help, with the Python SDK and the Inspector CLI.
+//! requirement sets and its tasks and skills extension scenarios against the reviewed baseline,
+//! and the resources, prompts and completions made from the app's help, with the Python SDK and
+//! the Inspector CLI.
 //!
 //! The tests share one server (started by the first test that needs it, stopped when the last
 //! one holding it ends). Every process and every wait is bounded.
