@@ -152,3 +152,6 @@ impl Docs {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests;

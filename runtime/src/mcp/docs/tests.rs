@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use rmcp::model::{
     ArgumentInfo, CompleteRequestParams, ContentBlock, ErrorCode, Reference, ResourceContents,
-    ServerCapabilities, SkillResources,
 };
 use serde_json::json;
 
@@ -36,7 +35,7 @@ const fn tool(name: &'static str) -> ToolSpec {
 static INFO: ToolSpec = tool("stream_info");
 static LS: ToolSpec = tool("stream_ls");
 
-static DOCS: DocsSpec = DocsSpec {
+pub(super) static DOCS: DocsSpec = DocsSpec {
     page_size: 2,
     help: &[
         HelpSpec {
@@ -81,7 +80,7 @@ static DOCS: DocsSpec = DocsSpec {
     }],
 };
 
-static APP: AppSpec = AppSpec {
+pub(super) static APP: AppSpec = AppSpec {
     identity: "Nats_Cli",
     fiskgen_version: "0",
     tools: &[&INFO, &LS],
@@ -98,7 +97,7 @@ static APP: AppSpec = AppSpec {
 };
 
 /// What `app` offers, served from its own catalog as a server serves it.
-fn docs_of(app: &'static AppSpec) -> Docs {
+pub(super) fn docs_of(app: &'static AppSpec) -> Docs {
     Docs::new(
         app,
         &Catalog::new(app, &[]).expect("the test app's catalog"),
@@ -340,150 +339,5 @@ fn the_capabilities_declared_at_start_match_the_lists_made_later() {
                 );
             }
         }
-    }
-}
-
-/// [`APP`] with `docs`.
-fn app_with(docs: &'static DocsSpec) -> &'static AppSpec {
-    Box::leak(Box::new(AppSpec {
-        docs,
-        application: None,
-        settings: APP.settings.clone(),
-        ..APP
-    }))
-}
-
-/// The `SKILL.md` of a skill: what its entry promises (digest, size, frontmatter) is what a
-/// client reads back, and the file points at its tool's help.
-#[test]
-fn each_cheat_is_a_skill_whose_file_reads_back_as_its_entry_promises() {
-    let docs = docs_of(&APP);
-    let listed = docs.list_skills(None).expect("skills/list");
-    assert_eq!(listed.skills.len(), 1);
-    assert_eq!(listed.next_cursor, None);
-    let skill = &listed.skills[0];
-    assert_eq!(skill.uri, "skill://nats-cli/stream/SKILL.md");
-    assert_eq!(skill.validate(), Ok(()));
-    assert_eq!(
-        serde_json::to_value(&skill.frontmatter).expect("json"),
-        json!({ "name": "stream", "description": "Work with streams" })
-    );
-    let SkillResources::Files(files) = &skill.resources else {
-        panic!("not a file manifest");
-    };
-    let read = docs.read(&skill.uri).expect("resources/read");
-    let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
-        panic!("not text");
-    };
-    assert_eq!(files.len(), 1);
-    assert_eq!(files[0].verify(text.as_bytes()), Ok(()));
-    assert_eq!(
-        text.as_str(),
-        "---\nname: stream\ndescription: \"Work with streams\"\n---\n\n# info\nnats stream \
-         info <stream> --output <format>\n\nThe tool `stream_info` runs this command; its full \
-         help is the resource `nats-cli://help/stream_info`.\n"
-    );
-    let got = docs.get_skill(&skill.uri).expect("skills/get");
-    assert_eq!(&got.skill, skill);
-}
-
-#[test]
-fn an_unknown_skill_is_invalid_params_naming_the_served_ones() {
-    let docs = docs_of(&APP);
-    let error = docs
-        .get_skill("skill://nats-cli/streams/SKILL.md")
-        .expect_err("unknown");
-    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
-    assert_eq!(
-        error.message,
-        "unknown skill: \"skill://nats-cli/streams/SKILL.md\" (its skills: \
-         skill://nats-cli/stream/SKILL.md; skills/list names them all)"
-    );
-    let error = docs.list_skills(Some("nope")).expect_err("cursor");
-    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
-}
-
-/// Labels that are not skill names become valid, distinct ones; a description that YAML would
-/// misread stays the same string in the file's frontmatter and the entry; skills off, or no
-/// cheats, declare no extension.
-#[test]
-fn skill_names_are_valid_and_unique_and_the_extension_is_declared_only_with_skills() {
-    static CHEATS: [CheatSpec; 3] = [
-        CheatSpec {
-            label: "Stream_Info",
-            description: "key: \"value\" # not a comment\nsecond line",
-            text: "nats stream info",
-            tool: None,
-            arguments: &[],
-        },
-        CheatSpec {
-            label: "stream-info",
-            description: "",
-            text: "nats stream info\n",
-            tool: None,
-            arguments: &[],
-        },
-        CheatSpec {
-            label: "!!",
-            description: "no name can be made of it",
-            text: "x",
-            tool: None,
-            arguments: &[],
-        },
-    ];
-    let spec: &'static DocsSpec = Box::leak(Box::new(DocsSpec {
-        cheats: &CHEATS,
-        ..DOCS
-    }));
-    let docs = docs_of(app_with(spec));
-    let skills = docs.list_skills(None).expect("skills/list").skills;
-    let uris: Vec<&str> = skills.iter().map(|skill| skill.uri.as_str()).collect();
-    assert_eq!(
-        uris,
-        [
-            "skill://nats-cli/stream-info/SKILL.md",
-            "skill://nats-cli/stream-info-2/SKILL.md"
-        ]
-    );
-    assert_eq!(
-        skills[0].frontmatter.description,
-        "key: \"value\" # not a comment\nsecond line"
-    );
-    assert_eq!(
-        skills[1].frontmatter.description,
-        "Cheat sheet \"stream-info\""
-    );
-    let read = docs.read(uris[0]).expect("read");
-    let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
-        panic!("not text");
-    };
-    assert!(
-        text.starts_with(
-            "---\nname: stream-info\ndescription: \"key: \\\"value\\\" # not a comment\\nsecond \
-             line\"\n---\n"
-        ),
-        "{text}"
-    );
-    let mut capabilities = ServerCapabilities::builder().enable_resources().build();
-    super::declare(&docs, &mut capabilities);
-    assert!(capabilities.supports_skills());
-    for skills in [false, true] {
-        let spec: &'static DocsSpec = Box::leak(Box::new(DocsSpec {
-            skills,
-            cheats: if skills { &[] } else { &CHEATS },
-            ..DOCS
-        }));
-        let docs = docs_of(app_with(spec));
-        let mut capabilities = ServerCapabilities::builder().enable_resources().build();
-        super::declare(&docs, &mut capabilities);
-        assert!(!capabilities.supports_skills(), "skills {skills}");
-        let error = docs
-            .get_skill("skill://nats-cli/x/SKILL.md")
-            .expect_err("none");
-        assert!(
-            error.message.contains("(this server serves no skills;"),
-            "{}",
-            error.message
-        );
     }
 }
