@@ -41,7 +41,7 @@ pub(crate) enum Prepared {
     /// `read_file`.
     ReadFile(read_file::Args),
     /// `base64_encode`.
-    Base64(base64::Args),
+    Base64(base64::Input),
     /// `knowledge_search`.
     Search(knowledge::SearchArgs),
     /// `knowledge_read`.
@@ -130,8 +130,8 @@ impl Builtins {
             (Builtin::ReadFile(access), Prepared::ReadFile(args)) => {
                 read_file::run(args, access, cwd)
             }
-            (Builtin::Base64Encode(access), Prepared::Base64(args)) => {
-                base64::run(args, access, cwd)
+            (Builtin::Base64Encode(access), Prepared::Base64(input)) => {
+                base64::run(input, access, cwd)
             }
             (Builtin::KnowledgeSearch(_), Prepared::Search(args)) => self
                 .knowledge()
@@ -162,9 +162,9 @@ impl Builtins {
     ) -> Result<(), BuiltinError> {
         let (access, path) = match (builtin, prepared) {
             (Builtin::ReadFile(access), Prepared::ReadFile(args)) => (access, args.path.as_str()),
-            (Builtin::Base64Encode(access), Prepared::Base64(args)) => match &args.path {
-                Some(path) => (access, path.as_str()),
-                None => return Ok(()),
+            (Builtin::Base64Encode(access), Prepared::Base64(input)) => match input {
+                base64::Input::Path(path) => (access, path.as_str()),
+                base64::Input::Text(_) => return Ok(()),
             },
             _ => return Ok(()),
         };
@@ -195,21 +195,10 @@ pub(crate) fn prepare(
         }
         Builtin::Base64Encode(_) => {
             let args: base64::Args = parse_arguments(arguments)?;
-            match (&args.text, &args.path) {
-                (Some(_), Some(_)) => {
-                    return Err(InvalidArguments::property(
-                        "path",
-                        "give either \"text\" or \"path\", not both",
-                    ));
-                }
-                (None, None) => {
-                    return Err(InvalidArguments::property(
-                        "text",
-                        "give \"text\" or \"path\"",
-                    ));
-                }
-                _ => Prepared::Base64(args),
-            }
+            let input = args
+                .input()
+                .map_err(|(property, why)| InvalidArguments::property(property, why))?;
+            Prepared::Base64(input)
         }
         Builtin::KnowledgeSearch(_) => Prepared::Search(parse_arguments(arguments)?),
         Builtin::KnowledgeRead(_) => Prepared::Read(parse_arguments(arguments)?),
@@ -226,7 +215,7 @@ pub(crate) fn prepare(
 pub(crate) fn trace(prepared: &Prepared) -> String {
     let line = match prepared {
         Prepared::ReadFile(args) => read_file::trace(args),
-        Prepared::Base64(args) => base64::trace(args),
+        Prepared::Base64(input) => base64::trace(input),
         Prepared::Search(args) => {
             // As fisk-ai: the query capped at 200 characters, quoted so it is inert.
             let query: String = args.query.chars().take(MAX_QUERY_CHARS).collect();
