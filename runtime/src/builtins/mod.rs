@@ -17,6 +17,7 @@ use crate::JsonObject;
 use crate::process::cmdline::go_quote;
 use crate::spec::app::{AppSpec, Builtin, KnowledgeSpec, Run};
 use crate::spec::argv::{InvalidArguments, parse_arguments};
+use crate::telemetry::KnowledgeFacts;
 
 pub(crate) use self::error::{BuiltinError, StartError, ToolError};
 use self::knowledge::Knowledge;
@@ -118,12 +119,14 @@ impl Builtins {
         }
     }
 
-    /// Runs a prepared call (blocking); the error is the client's text, tool name first.
+    /// Runs a prepared call (blocking); the error is the client's text, tool name first. What a
+    /// knowledge call's span reports goes to `facts`.
     pub(crate) fn run(
         self: &Arc<Self>,
         builtin: &Builtin,
         prepared: &Prepared,
         deadline: Option<Instant>,
+        facts: &mut KnowledgeFacts,
     ) -> Result<String, BuiltinError> {
         let cwd: &Path = &self.cwd;
         let result = match (builtin, prepared) {
@@ -133,9 +136,12 @@ impl Builtins {
             (Builtin::Base64Encode(access), Prepared::Base64(input)) => {
                 base64::run(input, access, cwd)
             }
-            (Builtin::KnowledgeSearch(_), Prepared::Search(args)) => self
-                .knowledge()
-                .and_then(|k| k.search(args, deadline).map_err(ToolError::Knowledge)),
+            (Builtin::KnowledgeSearch(_), Prepared::Search(args)) => {
+                self.knowledge().and_then(|k| {
+                    k.search(args, deadline, facts)
+                        .map_err(ToolError::Knowledge)
+                })
+            }
             (Builtin::KnowledgeRead(_), Prepared::Read(args)) => self
                 .knowledge()
                 .and_then(|k| k.read(args).map_err(ToolError::Knowledge)),
@@ -144,7 +150,7 @@ impl Builtins {
                 .and_then(|k| k.list().map_err(ToolError::Knowledge)),
             (Builtin::KnowledgeEnumerate(_), Prepared::Enumerate(args)) => self
                 .knowledge()
-                .and_then(|k| k.enumerate(args).map_err(ToolError::Knowledge)),
+                .and_then(|k| k.enumerate(args, facts).map_err(ToolError::Knowledge)),
             _ => Err(ToolError::Mismatch),
         };
         result.map_err(|source| BuiltinError {
@@ -351,12 +357,12 @@ mod tests {
         let ok = prepare(&read, object(serde_json::json!({"path": "a.txt"}))).expect("ok");
         assert!(
             builtins
-                .run(&read, &ok, None)
+                .run(&read, &ok, None, &mut KnowledgeFacts::default())
                 .is_ok_and(|t| t.contains("hello"))
         );
         let out = prepare(&read, object(serde_json::json!({"path": "../a.txt"}))).expect("ok");
         let error = builtins
-            .run(&read, &out, None)
+            .run(&read, &out, None, &mut KnowledgeFacts::default())
             .expect_err("outside")
             .to_string();
         assert!(
