@@ -491,7 +491,12 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
         tool: spec.name,
         quoted: &quoted,
     };
-    Ok(crate::mcp::tasks::wait(job.start(), wait, &call.context).await)
+    let busy = job.busy();
+    let response = crate::mcp::tasks::wait(job.start(), wait, &call.context).await;
+    if busy.load(std::sync::atomic::Ordering::Relaxed) {
+        call.span.mark(Outcome::Capacity);
+    }
+    Ok(response)
 }
 
 /// A tool error with `text`.

@@ -67,9 +67,6 @@ func run(endpoint string, metricsPath string) error {
 	if err != nil {
 		return fmt.Errorf("creating the receiver: %w", err)
 	}
-	if err := receiver.Start(ctx, componenttest.NewNopHost()); err != nil {
-		return fmt.Errorf("starting the receiver on %s: %w", endpoint, err)
-	}
 	if metricsPath != "" {
 		// The same configuration: the receiver shares its HTTP server between the signals.
 		out, err := os.Create(metricsPath)
@@ -95,10 +92,15 @@ func run(endpoint string, metricsPath string) error {
 		if err != nil {
 			return fmt.Errorf("creating the metrics receiver: %w", err)
 		}
+		// Both signals exist before the shared HTTP server starts (the first Start), which is
+		// when it sets its routes.
 		if err := metrics.Start(ctx, componenttest.NewNopHost()); err != nil {
 			return fmt.Errorf("starting the metrics receiver: %w", err)
 		}
 		defer func() { _ = metrics.Shutdown(ctx) }()
+	}
+	if err := receiver.Start(ctx, componenttest.NewNopHost()); err != nil {
+		return fmt.Errorf("starting the receiver on %s: %w", endpoint, err)
 	}
 	fmt.Fprintf(os.Stderr, "otlpsink: receiving OTLP/HTTP on %s\n", endpoint)
 
