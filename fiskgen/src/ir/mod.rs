@@ -107,6 +107,8 @@ pub struct Settings {
     pub catalog: CatalogMode,
     /// `group_tag_prefix`: tags under it name groups too.
     pub group_tag_prefix: Option<String>,
+    /// `tool_prefix`: put before each command tool's own name (`""`: none).
+    pub tool_prefix: String,
     /// `telemetry`, when `telemetry.enabled` is true: the server exports spans.
     pub telemetry: Option<crate::config::TelemetryConfig>,
 }
