@@ -220,6 +220,14 @@ mod tests {
         assert_eq!(command.command, ["stream", "info"], "the same command runs");
         assert_eq!(info.command_name().as_deref(), Some("stream_info"));
         assert_eq!(info.title, "stream info");
+        let text = crate::info::render_text(&server, 200);
+        assert!(
+            text.contains(
+                "NAMES: tool_prefix \"nats_\" before each command's own name; renamed by \
+                 tool_names: info (stream_info); the config's other keys use the own names."
+            ),
+            "{text}"
+        );
         let tasks = server.tasks.expect("tasks on");
         assert_eq!(tasks.required, ["info"], "tasks.required names the own name");
     }

@@ -39,6 +39,9 @@ mod nats;
 /// The real natscli in parts: each command group alone on `/mcp/<group>` and with `--group`,
 /// sessions bound to their endpoint.
 mod nats_parts;
+/// Served names (`tool_prefix`, `tool_names`, `allow_long_names`) with the real natscli: listed,
+/// called, narrowed and found in catalog mode by the names the config gives.
+mod nats_names;
 /// Two stateless replicas behind a real nginx: confirmations across replicas, replays refused,
 /// legacy clients answered as documented.
 mod nginx;
