@@ -15,7 +15,11 @@ const LONG: &str = "key_value_buckets_listed_with_their_sizes_histories_and_repl
 fn config(dir: &Path, allow: bool) -> std::path::PathBuf {
     let nats = apps::path(App::Nats).expect("natscli builds");
     let path = dir.join(if allow { "allowed.yaml" } else { "long.yaml" });
-    let allow = if allow { "\n      allow_long_names: true" } else { "" };
+    let allow = if allow {
+        "\n      allow_long_names: true"
+    } else {
+        ""
+    };
     std::fs::write(
         &path,
         format!(

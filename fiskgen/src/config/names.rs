@@ -67,8 +67,9 @@ pub(super) fn read_tool_names(r: &mut Reader, v: Value<'_>) -> Vec<(Located, Str
             let Some(name) = r.string(to) else {
                 if matches!(to.node.kind, Kind::Null) {
                     let message = format!("{} gives no new name", to.path);
-                    r.problem(to.path, to.key_pos, message).help =
-                        Some(format!("write the name clients see, e.g. {from}: my_{from}"));
+                    r.problem(to.path, to.key_pos, message).help = Some(format!(
+                        "write the name clients see, e.g. {from}: my_{from}"
+                    ));
                 }
                 return;
             };
@@ -126,11 +127,17 @@ mod tests {
             .iter()
             .map(|(from, to)| (from.text.as_str(), to.as_str(), from.line))
             .collect();
-        assert_eq!(renames, [("stream_info", "info", 2), ("kv_get", "kv.read", 2)]);
+        assert_eq!(
+            renames,
+            [("stream_info", "info", 2), ("kv_get", "kv.read", 2)]
+        );
         let defaults = read("expose: {agent: {mcp: {}}}\n").expect("valid");
         let mcp = defaults.mcp.expect("mcp");
         assert!(mcp.tool_prefix.is_empty() && mcp.tool_names.is_empty());
-        assert!(!mcp.allow_long_names, "long names fail the build unless allowed");
+        assert!(
+            !mcp.allow_long_names,
+            "long names fail the build unless allowed"
+        );
     }
 
     #[test]
@@ -147,8 +154,13 @@ mod tests {
             Some("replace it, e.g. tool_prefix: \"nats__\"")
         );
         let long = "p".repeat(128);
-        let p = one_problem(&format!("expose: {{agent: {{mcp: {{tool_prefix: {long}}}}}}}\n"));
-        assert!(p.message.starts_with("tool_prefix is 128 characters"), "{p:?}");
+        let p = one_problem(&format!(
+            "expose: {{agent: {{mcp: {{tool_prefix: {long}}}}}}}\n"
+        ));
+        assert!(
+            p.message.starts_with("tool_prefix is 128 characters"),
+            "{p:?}"
+        );
     }
 
     #[test]

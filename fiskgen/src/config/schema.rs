@@ -12,8 +12,8 @@ use fiskgen_contract::defaults;
 use super::auth::AUTH;
 use super::auth_draft::AuthDraft;
 use super::draft::{DEFAULT_TIMEOUT, Draft, EmbeddingsDraft};
-use super::names::{read_tool_names, read_tool_prefix};
 use super::lists::{read_filter, read_harness_tools, read_remote_agents, read_remote_tools};
+use super::names::{read_tool_names, read_tool_prefix};
 use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
     env_name, normalized, read_base_url, read_budget_count, read_builtins, read_catalog_mode,

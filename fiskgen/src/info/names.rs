@@ -15,7 +15,9 @@ pub(super) fn line(tools: &[ir::Tool], prefix: &str) -> Option<String> {
         .collect();
     let mut parts = Vec::new();
     if !prefix.is_empty() {
-        parts.push(format!("tool_prefix {prefix:?} before each command's own name"));
+        parts.push(format!(
+            "tool_prefix {prefix:?} before each command's own name"
+        ));
     }
     if !renamed.is_empty() {
         parts.push(format!("renamed by tool_names: {}", renamed.join(", ")));

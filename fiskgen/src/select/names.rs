@@ -66,7 +66,11 @@ impl Selection {
             if !matches!(tool.kind, ToolKind::Command(_)) {
                 continue;
             }
-            tool.name = match mcp.tool_names.iter().find(|(from, _)| from.text == tool.name) {
+            tool.name = match mcp
+                .tool_names
+                .iter()
+                .find(|(from, _)| from.text == tool.name)
+            {
                 Some((_, to)) => to.clone(),
                 None => format!("{}{}", mcp.tool_prefix, tool.name),
             };
@@ -82,7 +86,10 @@ impl Selection {
         for tool in std::mem::take(&mut self.tools) {
             if is_valid_tool_name(&tool.name) {
                 valid.push(tool);
-            } else if tool.command_name().is_some_and(|own| is_valid_tool_name(&own)) {
+            } else if tool
+                .command_name()
+                .is_some_and(|own| is_valid_tool_name(&own))
+            {
                 self.problems.push(format!(
                     "tool name \"{}\" (command \"{}\"{}) is over {MAX_TOOL_NAME} characters, \
                      the most MCP allows: shorten expose.agent.mcp.tool_prefix or rename the \
@@ -210,7 +217,13 @@ mod tests {
         let server = build(mcp, harness).expect("builds");
         assert_eq!(
             names(&server),
-            ["info", "nats_stream_rm", "nats_kv_get", "nats_pub", "read_file"],
+            [
+                "info",
+                "nats_stream_rm",
+                "nats_kv_get",
+                "nats_pub",
+                "read_file"
+            ],
             "a rename is the whole name; built-ins keep Fisk AI's names"
         );
         let info = &server.tools[0];
@@ -229,7 +242,11 @@ mod tests {
             "{text}"
         );
         let tasks = server.tasks.expect("tasks on");
-        assert_eq!(tasks.required, ["info"], "tasks.required names the own name");
+        assert_eq!(
+            tasks.required,
+            ["info"],
+            "tasks.required names the own name"
+        );
     }
 
     #[test]
@@ -258,10 +275,12 @@ mod tests {
         let problems = refused("{tool_names: {stream_info: pub}}", "");
         assert_eq!(
             problems,
-            ["tool name \"pub\" is taken twice: by command \"stream info\", renamed from \
+            [
+                "tool name \"pub\" is taken twice: by command \"stream info\", renamed from \
               \"stream_info\" by expose.agent.mcp.tool_names and by command \"pub\"; rename one \
               with expose.agent.mcp.tool_names or exclude one of them (include/exclude in the \
-              config)"]
+              config)"
+            ]
         );
         let problems = refused(
             "{tool_prefix: read_, tool_names: {pub: base64_encode}}",
@@ -282,7 +301,11 @@ mod tests {
         let prefix = "p".repeat(56);
         let problems = refused(&format!("{{tool_prefix: {prefix}}}"), "");
         let long = format!("{prefix}stream_info");
-        assert_eq!(problems.len(), 2, "stream_info and stream_rm: {problems:#?}");
+        assert_eq!(
+            problems.len(),
+            2,
+            "stream_info and stream_rm: {problems:#?}"
+        );
         assert_eq!(
             problems[0],
             format!(
@@ -293,9 +316,8 @@ mod tests {
                  allow_long_names: true"
             )
         );
-        let renamed = format!(
-            "{{tool_prefix: {prefix}, tool_names: {{stream_info: si, stream_rm: srm}}}}"
-        );
+        let renamed =
+            format!("{{tool_prefix: {prefix}, tool_names: {{stream_info: si, stream_rm: srm}}}}");
         let server = build(&renamed, "").expect("renamed, nothing is long");
         assert_eq!(names(&server)[..2], ["si", "srm"]);
         let allowed = format!("{{tool_prefix: {prefix}, allow_long_names: true}}");

@@ -23,7 +23,11 @@ fn renamed_and_prefixed_tools_are_listed_and_called_by_their_served_names() -> R
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let cli = apps::path(App::Nats)?;
     // A name over 64 characters builds because the config allows it.
-    let binary = fiskgen_build("tests/fixtures/nats-names.yaml", &cli, &dir.join("nats-mcp"))?;
+    let binary = fiskgen_build(
+        "tests/fixtures/nats-names.yaml",
+        &cli,
+        &dir.join("nats-mcp"),
+    )?;
 
     let tools = |args: &[&str]| {
         run_bounded(
