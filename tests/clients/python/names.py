@@ -18,7 +18,7 @@ import mcp
 from common import check, command_result, http_parser, json_result, run
 
 LONG = "key_value_buckets_listed_with_their_sizes_histories_and_replica_counts"
-SERVED = ["info", "nats_stream_rm", LONG]
+SERVED = [LONG, "info", "nats_stream_rm"]  # natscli's command order: kv before stream
 
 
 async def listed_and_called(base: str, args: argparse.Namespace) -> None:

@@ -91,8 +91,8 @@ fn renamed_and_prefixed_tools_are_listed_and_called_by_their_served_names() -> R
             } else {
                 python("names.py", &args)?
                     .has(
-                        "tools: info nats_stream_rm key_value_buckets_listed_with_their_sizes_\
-                         histories_and_replica_counts",
+                        "tools: key_value_buckets_listed_with_their_sizes_histories_and_\
+                         replica_counts info nats_stream_rm",
                     )?
                     .has("info ran: stream info --json -- NAMES")?
                     .has("stream_info refused: unknown tool: \"stream_info\"")?
