@@ -237,6 +237,8 @@ pub struct TelemetryConfig {
     pub service_name: String,
     /// `telemetry.sample_ratio`, 0 to 1 (`None`: 1).
     pub sample_ratio: Option<f64>,
+    /// `telemetry.no_metrics`: spans only, no metrics.
+    pub no_metrics: bool,
 }
 
 /// `harness.knowledge`.

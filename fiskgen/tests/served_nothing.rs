@@ -12,7 +12,6 @@ use support::{fiskgen_command, text};
 
 /// `fiskgen ARGS` in `dir`, with a cache and target directory of its own under `dir` (so a
 /// build that compiled anything would leave `dir/target` behind).
-/// `fiskgen ARGS` in `dir`, with its cache and target directory below `dir`.
 fn fiskgen(dir: &Path, args: &[&str]) -> Output {
     fiskgen_command(dir)
         .args(args)
@@ -105,6 +104,36 @@ fn a_build_that_would_serve_nothing_fails_before_compiling_saying_which_filter_r
     assert!(err.contains("--allow-empty"), "{err}");
     assert!(!dir.join("target").exists(), "nothing was compiled");
     assert!(!dir.join("ex-mcp").exists(), "nothing was installed");
+}
+
+/// `--allow-empty` asks for the empty server on purpose: the emptiness no longer stops the
+/// build, which goes on to its next check (here an output behind a file, so nothing compiles).
+#[test]
+fn allow_empty_lets_a_build_that_serves_nothing_past_the_emptiness_check() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path();
+    config(
+        dir,
+        "typo.yaml",
+        App::FiskCurl,
+        "include: {tools: [\"^gte_\"]}\n",
+    );
+    std::fs::write(dir.join("in-the-way"), "a file").expect("write");
+    let built = fiskgen(
+        dir,
+        &[
+            "build",
+            "typo.yaml",
+            "--allow-empty",
+            "-o",
+            "in-the-way/ex-mcp",
+        ],
+    );
+    let err = text(&built.stderr);
+    assert_eq!(built.status.code(), Some(1), "{err}");
+    assert!(!err.contains("serves no tool"), "{err}");
+    assert!(err.contains("is not a directory"), "{err}");
+    assert!(!dir.join("target").exists(), "nothing was compiled");
 }
 
 #[test]

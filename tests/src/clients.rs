@@ -45,6 +45,11 @@ pub const DEMO_SERVER: &str = "tasks-mcp";
 /// The file name of the generated server with every built-in tool (the golden crate
 /// `tests/expected/builtins`).
 pub const BUILTINS_SERVER: &str = "tasks-builtins-mcp";
+/// The file name of the generated server searching a hybrid index (the golden crate
+/// `tests/expected/hybrid`).
+pub const HYBRID_SERVER: &str = "tasks-hybrid-mcp";
+/// Environment variable naming the hybrid-index server, instead of the built one.
+pub const HYBRID_SERVER_VAR: &str = "FISKGEN_TEST_HYBRID_SERVER";
 /// The file name of the generated server behind every authentication scheme (the golden
 /// crate `tests/expected/auth`).
 pub const AUTH_SERVER: &str = "tasks-auth-mcp";
@@ -234,6 +239,13 @@ pub fn demo_server() -> Result<PathBuf> {
 /// `tests/fixtures/builtins.yaml`), found and checked for staleness as [`demo_server`].
 pub fn builtins_server() -> Result<PathBuf> {
     built_server(BUILTINS_SERVER, BUILTINS_SERVER_VAR)
+}
+
+/// The server searching a hybrid index: `$FISKGEN_TEST_HYBRID_SERVER`, or `tasks-hybrid-mcp`
+/// (the golden crate `tests/expected/hybrid`, generated from `tests/fixtures/hybrid.yaml`),
+/// found and checked for staleness as [`demo_server`].
+pub fn hybrid_server() -> Result<PathBuf> {
+    built_server(HYBRID_SERVER, HYBRID_SERVER_VAR)
 }
 
 /// The server behind every authentication scheme: `$FISKGEN_TEST_AUTH_SERVER`, or

@@ -84,9 +84,9 @@ static TOP: Section<Draft> = Section::new(&[
     Field::section("telemetry", &TELEMETRY),
 ]);
 
-/// `telemetry` (OpenTelemetry export, docs/telemetry.md): a generated server exports spans as
-/// `fisk mcp` does; `no_metrics` and `capture` are checked and have nothing to change (it
-/// exports no metrics and no content).
+/// `telemetry` (OpenTelemetry export, docs/telemetry.md): a generated server exports spans and
+/// metrics as `fisk mcp` does (`no_metrics` turns the metrics off); `capture` is checked and has
+/// nothing to change (no content is exported).
 static TELEMETRY: Section<Draft> = Section::new(&[
     Field::value("enabled", |r, v, d| {
         d.config.telemetry.enabled = r.bool(v).unwrap_or(false);
@@ -120,7 +120,9 @@ static TELEMETRY: Section<Draft> = Section::new(&[
             }
         }
     }),
-    Field::value("no_metrics", validate_bool),
+    Field::value("no_metrics", |r, v, d| {
+        d.config.telemetry.no_metrics = r.bool(v).unwrap_or(false);
+    }),
     Field::section("capture", &TELEMETRY_CAPTURE),
 ]);
 

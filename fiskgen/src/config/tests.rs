@@ -1673,6 +1673,7 @@ fn every_key_of_the_newest_fisk_ai_config_is_valid_with_the_same_meaning() {
             endpoint: "http://127.0.0.1:4318".into(),
             service_name: "nats-agent".into(),
             sample_ratio: Some(0.5),
+            no_metrics: false,
         },
         "telemetry is served as fisk mcp reads it"
     );

@@ -228,11 +228,13 @@ fn settings(mcp: &ir::Settings, tasks: Option<&ir::Tasks>) -> TokenStream {
             }
             None => quote! { None },
         };
+        let no_metrics = telemetry.no_metrics;
         fields.push(quote! {
             telemetry: Some(rt::TelemetrySpec {
                 endpoint: #endpoint,
                 service_name: #service_name,
                 sample_ratio: #ratio,
+                no_metrics: #no_metrics,
             }),
         });
     }

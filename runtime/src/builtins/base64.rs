@@ -17,7 +17,8 @@ use crate::spec::app::FileAccess;
 /// Bytes encoded at most when `max_bytes` is not set.
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
 
-/// The arguments: exactly one of `text` and `path`.
+/// The arguments as the client sends them: exactly one of `text` and `path` ([`Args::input`]
+/// checks).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Args {
@@ -25,6 +26,27 @@ pub(crate) struct Args {
     pub(crate) text: Option<String>,
     /// A file whose bytes to encode.
     pub(crate) path: Option<String>,
+}
+
+/// What to encode, once the arguments are checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Input {
+    /// A text (its UTF-8 bytes).
+    Text(String),
+    /// A file below the roots.
+    Path(String),
+}
+
+impl Args {
+    /// The one input the arguments name; `Err` names the property and why.
+    pub(crate) fn input(self) -> Result<Input, (&'static str, &'static str)> {
+        match (self.text, self.path) {
+            (Some(_), Some(_)) => Err(("path", "give either \"text\" or \"path\", not both")),
+            (None, None) => Err(("text", "give \"text\" or \"path\"")),
+            (Some(text), None) => Ok(Input::Text(text)),
+            (None, Some(path)) => Ok(Input::Path(path)),
+        }
+    }
 }
 
 /// The result.
@@ -37,27 +59,18 @@ struct Answer<'a> {
 }
 
 /// `base64_encode <path>` or `base64_encode text (<n> bytes)`.
-pub(crate) fn trace(args: &Args) -> String {
-    match (&args.path, &args.text) {
-        (Some(path), _) => format!("base64_encode {}", quote(path)),
-        (None, Some(text)) => format!("base64_encode text ({} bytes)", text.len()),
-        (None, None) => "base64_encode".into(),
+pub(crate) fn trace(input: &Input) -> String {
+    match input {
+        Input::Path(path) => format!("base64_encode {}", quote(path)),
+        Input::Text(text) => format!("base64_encode text ({} bytes)", text.len()),
     }
 }
 
 /// Encodes; the error is the client's text.
-pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String, ToolError> {
+pub(crate) fn run(input: &Input, access: &FileAccess, cwd: &Path) -> Result<String, ToolError> {
     let max = access.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
-    let (path, bytes) = match (&args.text, &args.path) {
-        (Some(_), Some(_)) => {
-            return Err(ToolError::InvalidArguments(
-                "give either \"text\" or \"path\", not both",
-            ));
-        }
-        (None, None) => {
-            return Err(ToolError::InvalidArguments("give \"text\" or \"path\""));
-        }
-        (Some(text), None) => {
+    let (path, bytes) = match input {
+        Input::Text(text) => {
             if text.len() as u64 > max {
                 return Err(ToolError::TextTooLarge {
                     size: text.len(),
@@ -66,7 +79,7 @@ pub(crate) fn run(args: &Args, access: &FileAccess, cwd: &Path) -> Result<String
             }
             (None, text.as_bytes().to_vec())
         }
-        (None, Some(path)) => {
+        Input::Path(path) => {
             let shown = go_quote(path);
             let roots = Roots::resolve(access, cwd);
             let opened = files::open(path, &roots, cwd)?;
@@ -111,15 +124,12 @@ mod tests {
             max_bytes: Some(4),
         };
         let encode = |text: Option<&str>, path: Option<&str>| {
-            run(
-                &Args {
-                    text: text.map(str::to_string),
-                    path: path.map(str::to_string),
-                },
-                &access,
-                dir.path(),
-            )
-            .map_err(|error| error.to_string())
+            let args = Args {
+                text: text.map(str::to_string),
+                path: path.map(str::to_string),
+            };
+            let input = args.input().map_err(|(_, why)| why.to_string())?;
+            run(&input, &access, dir.path()).map_err(|error| error.to_string())
         };
         assert_eq!(
             encode(Some("hi"), None).as_deref(),

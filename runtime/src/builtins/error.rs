@@ -22,9 +22,6 @@ pub(crate) enum ToolError {
     /// The path may not be read.
     #[error(transparent)]
     File(#[from] FileError),
-    /// Arguments the typed validation let through but the tool refuses.
-    #[error("invalid arguments: {0}")]
-    InvalidArguments(&'static str),
     /// A file over `read_file`'s `max_bytes`.
     #[error(
         "{shown} is {size} bytes, more than this server lets read_file open ({max} bytes, \

@@ -17,6 +17,7 @@ use crate::JsonObject;
 use crate::process::cmdline::go_quote;
 use crate::spec::app::{AppSpec, Builtin, KnowledgeSpec, Run};
 use crate::spec::argv::{InvalidArguments, parse_arguments};
+use crate::telemetry::KnowledgeFacts;
 
 pub(crate) use self::error::{BuiltinError, StartError, ToolError};
 use self::knowledge::Knowledge;
@@ -41,7 +42,7 @@ pub(crate) enum Prepared {
     /// `read_file`.
     ReadFile(read_file::Args),
     /// `base64_encode`.
-    Base64(base64::Args),
+    Base64(base64::Input),
     /// `knowledge_search`.
     Search(knowledge::SearchArgs),
     /// `knowledge_read`.
@@ -118,24 +119,29 @@ impl Builtins {
         }
     }
 
-    /// Runs a prepared call (blocking); the error is the client's text, tool name first.
+    /// Runs a prepared call (blocking); the error is the client's text, tool name first. What a
+    /// knowledge call's span reports goes to `facts`.
     pub(crate) fn run(
         self: &Arc<Self>,
         builtin: &Builtin,
         prepared: &Prepared,
         deadline: Option<Instant>,
+        facts: &mut KnowledgeFacts,
     ) -> Result<String, BuiltinError> {
         let cwd: &Path = &self.cwd;
         let result = match (builtin, prepared) {
             (Builtin::ReadFile(access), Prepared::ReadFile(args)) => {
                 read_file::run(args, access, cwd)
             }
-            (Builtin::Base64Encode(access), Prepared::Base64(args)) => {
-                base64::run(args, access, cwd)
+            (Builtin::Base64Encode(access), Prepared::Base64(input)) => {
+                base64::run(input, access, cwd)
             }
-            (Builtin::KnowledgeSearch(_), Prepared::Search(args)) => self
-                .knowledge()
-                .and_then(|k| k.search(args, deadline).map_err(ToolError::Knowledge)),
+            (Builtin::KnowledgeSearch(_), Prepared::Search(args)) => {
+                self.knowledge().and_then(|k| {
+                    k.search(args, deadline, facts)
+                        .map_err(ToolError::Knowledge)
+                })
+            }
             (Builtin::KnowledgeRead(_), Prepared::Read(args)) => self
                 .knowledge()
                 .and_then(|k| k.read(args).map_err(ToolError::Knowledge)),
@@ -144,7 +150,7 @@ impl Builtins {
                 .and_then(|k| k.list().map_err(ToolError::Knowledge)),
             (Builtin::KnowledgeEnumerate(_), Prepared::Enumerate(args)) => self
                 .knowledge()
-                .and_then(|k| k.enumerate(args).map_err(ToolError::Knowledge)),
+                .and_then(|k| k.enumerate(args, facts).map_err(ToolError::Knowledge)),
             _ => Err(ToolError::Mismatch),
         };
         result.map_err(|source| BuiltinError {
@@ -162,9 +168,9 @@ impl Builtins {
     ) -> Result<(), BuiltinError> {
         let (access, path) = match (builtin, prepared) {
             (Builtin::ReadFile(access), Prepared::ReadFile(args)) => (access, args.path.as_str()),
-            (Builtin::Base64Encode(access), Prepared::Base64(args)) => match &args.path {
-                Some(path) => (access, path.as_str()),
-                None => return Ok(()),
+            (Builtin::Base64Encode(access), Prepared::Base64(input)) => match input {
+                base64::Input::Path(path) => (access, path.as_str()),
+                base64::Input::Text(_) => return Ok(()),
             },
             _ => return Ok(()),
         };
@@ -195,21 +201,10 @@ pub(crate) fn prepare(
         }
         Builtin::Base64Encode(_) => {
             let args: base64::Args = parse_arguments(arguments)?;
-            match (&args.text, &args.path) {
-                (Some(_), Some(_)) => {
-                    return Err(InvalidArguments::property(
-                        "path",
-                        "give either \"text\" or \"path\", not both",
-                    ));
-                }
-                (None, None) => {
-                    return Err(InvalidArguments::property(
-                        "text",
-                        "give \"text\" or \"path\"",
-                    ));
-                }
-                _ => Prepared::Base64(args),
-            }
+            let input = args
+                .input()
+                .map_err(|(property, why)| InvalidArguments::property(property, why))?;
+            Prepared::Base64(input)
         }
         Builtin::KnowledgeSearch(_) => Prepared::Search(parse_arguments(arguments)?),
         Builtin::KnowledgeRead(_) => Prepared::Read(parse_arguments(arguments)?),
@@ -226,7 +221,7 @@ pub(crate) fn prepare(
 pub(crate) fn trace(prepared: &Prepared) -> String {
     let line = match prepared {
         Prepared::ReadFile(args) => read_file::trace(args),
-        Prepared::Base64(args) => base64::trace(args),
+        Prepared::Base64(input) => base64::trace(input),
         Prepared::Search(args) => {
             // As fisk-ai: the query capped at 200 characters, quoted so it is inert.
             let query: String = args.query.chars().take(MAX_QUERY_CHARS).collect();
@@ -362,12 +357,12 @@ mod tests {
         let ok = prepare(&read, object(serde_json::json!({"path": "a.txt"}))).expect("ok");
         assert!(
             builtins
-                .run(&read, &ok, None)
+                .run(&read, &ok, None, &mut KnowledgeFacts::default())
                 .is_ok_and(|t| t.contains("hello"))
         );
         let out = prepare(&read, object(serde_json::json!({"path": "../a.txt"}))).expect("ok");
         let error = builtins
-            .run(&read, &out, None)
+            .run(&read, &out, None, &mut KnowledgeFacts::default())
             .expect_err("outside")
             .to_string();
         assert!(

@@ -30,7 +30,7 @@ use crate::principal::Principal;
 use crate::process::cmdline::go_quote;
 use crate::spec::app::{Builtin, Run, ToolSpec};
 use crate::spec::params::Command;
-use crate::telemetry::{CallSpan, Outcome, Served};
+use crate::telemetry::{CallSpan, KnowledgeFacts, Outcome, Served, class};
 
 /// Runs one call to the end; `logs`: the client asked for `info` log messages, so a command's
 /// output lines are sent as log notifications while it runs on the request. Only a tool of
@@ -292,11 +292,17 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
     call.log_start(&line);
     let deadline = Instant::now() + state.tool_timeout;
     let shared = Arc::clone(&state.builtins);
+    let hybrid = builtin
+        .knowledge()
+        .is_some_and(|spec| spec.embeddings.is_some());
     let child = call
         .span
-        .knowledge(call.spec.name, prepared.top_k(&builtin));
-    let running =
-        tokio::task::spawn_blocking(move || shared.run(&builtin, &prepared, Some(deadline)));
+        .knowledge(call.spec.name, prepared.top_k(&builtin), hybrid);
+    let running = tokio::task::spawn_blocking(move || {
+        let mut facts = KnowledgeFacts::default();
+        let result = shared.run(&builtin, &prepared, Some(deadline), &mut facts);
+        (result, facts)
+    });
     let finished = tokio::select! {
         biased;
         () = state.shutdown.cancelled() => Err("the server is shutting down"),
@@ -307,6 +313,7 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
             Ok(joined) => Ok(joined),
             Err(_) => {
                 drop(permit);
+                child.finish(None, &KnowledgeFacts::failed(class::TIMEOUT));
                 call.log_end("timeout", None, &format!("Timed out: {line}"));
                 return Ok(error_result(format!(
                     "{quoted} timed out after {} (the tool timeout, tool_timeout / \
@@ -317,10 +324,20 @@ async fn builtin_call(call: &Ctx<'_>, builtin: Builtin) -> Result<CallToolRespon
         },
     };
     drop(permit);
-    child.finish(match &finished {
-        Ok(Ok(Ok(text))) => Some(text.as_str()),
-        _ => None,
-    });
+    let finished = match finished {
+        Ok(Ok((result, facts))) => {
+            child.finish(result.as_ref().ok().map(String::as_str), &facts);
+            Ok(Ok(result))
+        }
+        Ok(Err(panicked)) => {
+            child.finish(None, &KnowledgeFacts::default());
+            Ok(Err(panicked))
+        }
+        Err(why) => {
+            child.finish(None, &KnowledgeFacts::failed(class::CANCELED));
+            Err(why)
+        }
+    };
     Ok(match finished {
         Err(why) => {
             call.log_end("cancelled", None, &format!("Cancelled ({why}): {line}"));
@@ -474,7 +491,12 @@ async fn command(call: &Ctx<'_>, command: &'static Command) -> Result<CallToolRe
         tool: spec.name,
         quoted: &quoted,
     };
-    Ok(crate::mcp::tasks::wait(job.start(), wait, &call.context).await)
+    let busy = job.busy();
+    let response = crate::mcp::tasks::wait(job.start(), wait, &call.context).await;
+    if busy.load(std::sync::atomic::Ordering::Relaxed) {
+        call.span.mark(Outcome::Capacity);
+    }
+    Ok(response)
 }
 
 /// A tool error with `text`.

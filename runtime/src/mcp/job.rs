@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -41,6 +42,8 @@ pub(super) struct Job {
     pub(super) logs: bool,
     /// The caller's trace context, set on the command as `TRACEPARENT`/`TRACESTATE`.
     pub(super) trace: TraceContext,
+    /// Set when no slot freed up in time.
+    busy: Arc<AtomicBool>,
 }
 
 impl Job {
@@ -96,7 +99,13 @@ impl Job {
             quoted,
             logs,
             trace: TraceContext::default(),
+            busy: Arc::default(),
         })
+    }
+
+    /// Set once the job is refused a slot (`max_concurrent_tools`), for the call's span.
+    pub(super) fn busy(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.busy)
     }
 
     /// The job with the caller's trace context handed to its command.
@@ -157,6 +166,7 @@ impl Job {
                 Ok(Ok(permit)) => permit,
                 Ok(Err(_)) | Err(_) => {
                     self.log_end("busy", None, &format!("Not run (no free slot): {line}"));
+                    self.busy.store(true, Ordering::Relaxed);
                     return Ran { stopped: None, result: tool_error(format!(
                         "the server is busy: all {} tool slots (max_concurrent_tools) stayed in use \
                          for {}, so {quoted} did not run; try again later",

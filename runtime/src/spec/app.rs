@@ -215,6 +215,8 @@ pub struct TelemetrySpec {
     pub service_name: &'static str,
     /// `telemetry.sample_ratio` (`None`: 1).
     pub sample_ratio: Option<f64>,
+    /// `telemetry.no_metrics`: spans only.
+    pub no_metrics: bool,
 }
 
 /// `expose.agent.mcp.tasks`: when a call becomes a task of the tasks extension (SEP-2663), and

@@ -10,12 +10,18 @@
 // what only the exporter reads is unused there.
 #![cfg_attr(not(feature = "telemetry"), allow(dead_code))]
 
+mod knowledge;
 mod settings;
 
 #[cfg(feature = "telemetry")]
 mod otlp;
 
+// Without the `knowledge` feature no knowledge tool fills these in.
+#[cfg_attr(not(feature = "knowledge"), allow(unused_imports))]
+pub(crate) use knowledge::{ChildSpan, EmbeddingsRequest, KnowledgeFacts, class, degrade};
 pub(crate) use settings::{Resolved, TelemetryError, resolve};
+
+use knowledge::Knowledge;
 
 use std::marker::PhantomData;
 use std::sync::OnceLock;
@@ -137,13 +143,15 @@ impl Telemetry {
             }
             Resolved::On(export) => export,
         };
-        if export.traces_url.starts_with("https://") && !cfg!(feature = "tls") {
-            return Err(TelemetryError(format!(
-                "telemetry endpoint {:?} is https, but this server was built without TLS; \
-                 rebuild it (fiskgen build enables the runtime's tls feature for an https \
-                 telemetry.endpoint) or use a loopback http endpoint",
-                export.traces_url
-            )));
+        let urls = std::iter::once(&export.traces_url).chain(&export.metrics_url);
+        for url in urls {
+            if url.starts_with("https://") && !cfg!(feature = "tls") {
+                return Err(TelemetryError(format!(
+                    "telemetry endpoint {url:?} is https, but this server was built without \
+                     TLS; rebuild it (fiskgen build enables the runtime's tls feature for an \
+                     https telemetry.endpoint) or use a loopback http endpoint"
+                )));
+            }
         }
         Self::exporting(&export, identity, version, notes)
     }
@@ -161,6 +169,10 @@ impl Telemetry {
              {}",
             export.traces_url, export.endpoint_origin, export.service_name, export.sample_ratio
         ));
+        notes.push(match &export.metrics_url {
+            Some(url) => format!("telemetry: exporting metrics over OTLP/HTTP to {url}"),
+            None => "telemetry: no metrics (telemetry.no_metrics)".to_string(),
+        });
         Ok(Self {
             exporter: Some(exporter),
             identity,
@@ -278,9 +290,15 @@ impl CallSpan<'_> {
     }
 
     /// A child span for a knowledge tool's work (`retrieval` for `knowledge_search`,
-    /// `knowledge_enumerate` for enumeration; Fisk AI's names and kinds); `None` for other tools.
-    /// `top_k`: the results a search asks for (`fisk.knowledge.top_k`).
-    pub(crate) fn knowledge(&self, tool: &str, top_k: Option<usize>) -> ChildSpan {
+    /// `knowledge_enumerate` for enumeration; Fisk AI's names and kinds); an empty one for other
+    /// tools. `top_k`: the results a search asks for (`fisk.knowledge.top_k`); `hybrid`: whether
+    /// the vector tier is configured (`fisk.knowledge.tier.configured`).
+    pub(crate) fn knowledge(
+        &self,
+        tool: &str,
+        top_k: Option<usize>,
+        hybrid: bool,
+    ) -> ChildSpan<'_> {
         let kind = match tool {
             "knowledge_search" => Knowledge::Search,
             "knowledge_enumerate" => Knowledge::Enumerate,
@@ -293,22 +311,27 @@ impl CallSpan<'_> {
                 Knowledge::Search => (
                     "retrieval",
                     SpanKind::Client,
-                    // The configured tier is known from the answer only; it is set at the end.
-                    [Attr::Str("gen_ai.operation.name", "retrieval".into())]
-                        .into_iter()
-                        .chain(top_k.map(|k| {
-                            Attr::Int("fisk.knowledge.top_k", i64::try_from(k).unwrap_or(i64::MAX))
-                        }))
-                        .collect(),
+                    [
+                        Attr::Str("gen_ai.operation.name", "retrieval".into()),
+                        Attr::Str(
+                            "fisk.knowledge.tier.configured",
+                            if hybrid { "hybrid" } else { "lexical" }.into(),
+                        ),
+                    ]
+                    .into_iter()
+                    .chain(top_k.map(|k| {
+                        Attr::Int("fisk.knowledge.top_k", i64::try_from(k).unwrap_or(i64::MAX))
+                    }))
+                    .collect(),
                 ),
                 Knowledge::Enumerate => ("knowledge_enumerate", SpanKind::Internal, Vec::new()),
             };
             let cx = exporter.start_span(name.to_string(), span_kind, cx, attrs);
             return ChildSpan {
-                span: Some((kind, cx)),
+                span: Some((kind, *exporter, cx)),
             };
         }
-        let _ = (kind, top_k);
+        let _ = (kind, top_k, hybrid);
         ChildSpan::default()
     }
 
@@ -333,127 +356,5 @@ impl CallSpan<'_> {
             otlp::end(cx, attrs, failed);
         }
         let _ = (outcome.label(), exit_code);
-    }
-}
-
-/// Which knowledge operation a child span covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Knowledge {
-    Search,
-    Enumerate,
-}
-
-/// A knowledge tool's span inside a call's (nothing when telemetry is off or for other tools).
-#[derive(Debug, Default)]
-pub(crate) struct ChildSpan {
-    #[cfg(feature = "telemetry")]
-    span: Option<(Knowledge, opentelemetry::Context)>,
-}
-
-impl ChildSpan {
-    /// Ends the span with what the tool answered (its JSON) or that it failed.
-    pub(crate) fn finish(self, answer: Option<&str>) {
-        #[cfg(feature = "telemetry")]
-        if let Some((kind, cx)) = &self.span {
-            let (attrs, failed) = match answer {
-                Some(json) => (knowledge_attrs(*kind, json), false),
-                None => (vec![Attr::Str("error.type", "tool_error".into())], true),
-            };
-            otlp::end(cx, attrs, failed);
-        }
-        let _ = answer;
-    }
-}
-
-/// Fisk AI's attributes of a finished search or enumeration, read from the tool's answer.
-fn knowledge_attrs(kind: Knowledge, json: &str) -> Vec<Attr> {
-    let answer: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
-    let text = |key: &str| answer.get(key).and_then(serde_json::Value::as_str);
-    let int = |key: &str| answer.get(key).and_then(serde_json::Value::as_i64);
-    let mut attrs = Vec::new();
-    match kind {
-        Knowledge::Search => {
-            let tier = text("tier").unwrap_or_default();
-            let degraded = tier.contains("DEGRADED");
-            let configured = if tier.starts_with("tier: hybrid") {
-                "hybrid"
-            } else {
-                "lexical"
-            };
-            let effective = if degraded { "lexical" } else { configured };
-            attrs.push(Attr::Str(
-                "fisk.knowledge.tier.configured",
-                configured.into(),
-            ));
-            if let Some(status) = text("status") {
-                attrs.push(Attr::Str("fisk.knowledge.search.status", status.into()));
-            }
-            attrs.push(Attr::Str("fisk.knowledge.tier.effective", effective.into()));
-            let sections = answer
-                .get("results")
-                .and_then(serde_json::Value::as_array)
-                .map_or(0, Vec::len);
-            attrs.push(Attr::Int(
-                "fisk.knowledge.sections",
-                i64::try_from(sections).unwrap_or(i64::MAX),
-            ));
-            if degraded {
-                attrs.push(Attr::Bool("fisk.knowledge.degraded", true));
-            }
-        }
-        Knowledge::Enumerate => {
-            if let Some(status) = text("status") {
-                attrs.push(Attr::Str("fisk.knowledge.enumerate.status", status.into()));
-            }
-            if text("status") != Some("index_not_built") {
-                attrs.extend(
-                    int("indexed_documents")
-                        .map(|n| Attr::Int("fisk.knowledge.indexed_documents", n)),
-                );
-            }
-            attrs.extend(int("matched").map(|n| Attr::Int("fisk.knowledge.matched", n)));
-            attrs.extend(int("returned").map(|n| Attr::Int("fisk.knowledge.documents", n)));
-            if answer.get("truncated") == Some(&serde_json::Value::Bool(true)) {
-                attrs.push(Attr::Bool("fisk.knowledge.truncated", true));
-            }
-        }
-    }
-    attrs
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn knowledge_spans_carry_fisk_ais_attributes_read_from_the_answer() {
-        let search = knowledge_attrs(
-            Knowledge::Search,
-            r#"{"tier":"tier: hybrid -> DEGRADED to lexical (x)","status":"ok","results":[{},{}]}"#,
-        );
-        assert_eq!(
-            search,
-            [
-                Attr::Str("fisk.knowledge.tier.configured", "hybrid".into()),
-                Attr::Str("fisk.knowledge.search.status", "ok".into()),
-                Attr::Str("fisk.knowledge.tier.effective", "lexical".into()),
-                Attr::Int("fisk.knowledge.sections", 2),
-                Attr::Bool("fisk.knowledge.degraded", true),
-            ]
-        );
-        let enumerate = knowledge_attrs(
-            Knowledge::Enumerate,
-            r#"{"status":"ok","matched":3,"returned":2,"truncated":true,"indexed_documents":9}"#,
-        );
-        assert_eq!(
-            enumerate,
-            [
-                Attr::Str("fisk.knowledge.enumerate.status", "ok".into()),
-                Attr::Int("fisk.knowledge.indexed_documents", 9),
-                Attr::Int("fisk.knowledge.matched", 3),
-                Attr::Int("fisk.knowledge.documents", 2),
-                Attr::Bool("fisk.knowledge.truncated", true),
-            ]
-        );
     }
 }

@@ -43,6 +43,9 @@ pub(crate) struct Export {
     pub(crate) traces_url: String,
     /// What decided it: `telemetry.endpoint`, a variable, or `default`.
     pub(crate) endpoint_origin: &'static str,
+    /// The full URL metrics are posted to (`.../v1/metrics`); `None` with
+    /// `telemetry.no_metrics`.
+    pub(crate) metrics_url: Option<String>,
     /// `service.name` of the exported resource.
     pub(crate) service_name: String,
     /// The head sampling ratio, 0 to 1.
@@ -99,6 +102,26 @@ pub(crate) fn resolve(
     } else {
         format!("{}/v1/traces", endpoint.trim_end_matches('/'))
     };
+    // The metric exporter's own precedence (as the OpenTelemetry SDK resolves it for Fisk AI
+    // when the config names no endpoint), checked as the traces endpoint is.
+    let metrics_url = if spec.no_metrics {
+        None
+    } else if !spec.endpoint.is_empty() {
+        Some(format!(
+            "{}/v1/metrics",
+            spec.endpoint.trim_end_matches('/')
+        ))
+    } else if let Some(url) = set("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") {
+        check_endpoint(&url, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", headers)?;
+        Some(url)
+    } else {
+        let (base, origin) = match set("OTEL_EXPORTER_OTLP_ENDPOINT") {
+            Some(url) => (url, "OTEL_EXPORTER_OTLP_ENDPOINT"),
+            None => (DEFAULT_ENDPOINT.to_string(), "default"),
+        };
+        check_endpoint(&base, origin, headers)?;
+        Some(format!("{}/v1/metrics", base.trim_end_matches('/')))
+    };
     let service_name = if !spec.service_name.is_empty() {
         spec.service_name.to_string()
     } else if let Some(name) = set("OTEL_SERVICE_NAME") {
@@ -117,6 +140,7 @@ pub(crate) fn resolve(
     Ok(Resolved::On(Export {
         traces_url,
         endpoint_origin: origin,
+        metrics_url,
         service_name,
         sample_ratio,
     }))
@@ -187,6 +211,7 @@ mod tests {
         endpoint: "",
         service_name: "",
         sample_ratio: None,
+        no_metrics: false,
     };
 
     fn with(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
@@ -233,6 +258,10 @@ mod tests {
     fn endpoint_and_service_name_follow_fisk_ais_precedence() {
         let export = on(&SPEC, &[]);
         assert_eq!(export.traces_url, "http://localhost:4318/v1/traces");
+        assert_eq!(
+            export.metrics_url.as_deref(),
+            Some("http://localhost:4318/v1/metrics")
+        );
         assert_eq!(export.service_name, "tasks");
         assert_eq!(export.sample_ratio, 1.0);
         let export = on(
@@ -243,18 +272,36 @@ mod tests {
             ],
         );
         assert_eq!(export.traces_url, "http://collector:4318/v1/traces");
+        assert_eq!(
+            export.metrics_url.as_deref(),
+            Some("http://collector:4318/v1/metrics")
+        );
         assert_eq!(export.service_name, "svc");
         let export = on(
             &SPEC,
-            &[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/custom")],
+            &[
+                ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/custom"),
+                ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://m:4318/mine"),
+            ],
         );
         assert_eq!(export.traces_url, "http://c:4318/custom");
+        assert_eq!(export.metrics_url.as_deref(), Some("http://m:4318/mine"));
+        let quiet = TelemetrySpec {
+            no_metrics: true,
+            ..SPEC
+        };
+        assert_eq!(on(&quiet, &[]).metrics_url, None);
         let spec = TelemetrySpec {
             endpoint: "https://otel.example",
             service_name: "named",
             sample_ratio: Some(0.25),
+            no_metrics: false,
         };
         let export = on(&spec, &[("OTEL_SERVICE_NAME", "svc")]);
+        assert_eq!(
+            export.metrics_url.as_deref(),
+            Some("https://otel.example/v1/metrics")
+        );
         assert_eq!(
             (
                 export.traces_url.as_str(),
@@ -303,5 +350,15 @@ mod tests {
             ..SPEC
         };
         assert!(error(&user, &[]).contains("userinfo"));
+        assert!(
+            error(
+                &SPEC,
+                &[(
+                    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+                    "http://127.0.0.1:4317"
+                )]
+            )
+            .contains("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+        );
     }
 }

@@ -137,7 +137,41 @@ async def calls(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, str
     return direct, deferred
 
 
+async def capacity(args: argparse.Namespace) -> None:
+    """One tool slot (`--max-concurrent-tools 1`) and a 2 s tool timeout; every command
+    sleeps past it. Three calls a little apart: the first holds the slot until its timeout,
+    the second takes it then and holds it for another timeout, so the third, waiting longer
+    than the tool timeout, is answered busy without running: `capacity`, a failed span with no
+    exit code."""
+    async with mcp.Client(args.url, mode=args.mode, read_timeout_seconds=30) as c:
+        async def call(delay: float) -> Any:
+            await asyncio.sleep(delay)
+            return await c.call_tool("task_list", {})
+
+        answers = await asyncio.gather(call(0.0), call(0.2), call(1.0))
+    busy = [i for i, a in enumerate(answers) if a.is_error and "the server is busy" in text_of(a)]
+    check(2 in busy, f"the third call was not answered busy: {[text_of(a) for a in answers]}")
+    path = Path(args.spans)
+    deadline = time.monotonic() + 20
+    spans, _ = received(path)
+    while len(spans) < 3 and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+        spans, _ = received(path)
+    check(len(spans) == 3, f"the receiver got {len(spans)} spans, expected 3: {spans!r}")
+    refused = [s for s in spans if attributes(s).get("fisk.tool.outcome") == "capacity"]
+    check(len(refused) == len(busy), f"{len(refused)} capacity spans for {len(busy)} busy answers")
+    for span in refused:
+        check(span["name"] == "execute_tool task_list" and span["kind"] == SERVER, f"capacity span {span!r}")
+        expected = {**served_attributes(span, "task_list", "capacity"), "error.type": "tool_error"}
+        check(attributes(span) == expected, f"capacity attributes {attributes(span)!r}, expected {expected!r}")
+        check(span.get("status", {}).get("code") == STATUS_ERROR, f"capacity status {span.get('status')!r}")
+    print("capacity: execute_tool task_list capacity, tool_error, no exit code")
+
+
 async def main(args: argparse.Namespace) -> None:
+    if args.scenario == "capacity":
+        await capacity(args)
+        return
     direct, deferred = await calls(args)
     path = Path(args.spans)
     deadline = time.monotonic() + 20
@@ -197,6 +231,7 @@ async def main(args: argparse.Namespace) -> None:
         "fisk.knowledge.tier.configured": "lexical",
         "fisk.knowledge.search.status": "ok",
         "fisk.knowledge.tier.effective": "lexical",
+        "fisk.knowledge.indexed_chunks": args.chunks,
         "fisk.knowledge.sections": 2,
     }
     check(attributes(retrieval) == expected, f"retrieval attributes {attributes(retrieval)!r}, expected {expected!r}")
@@ -228,10 +263,10 @@ async def main(args: argparse.Namespace) -> None:
     check(
         refused_inner is not None
         and refused_inner.get("status", {}).get("code") == STATUS_ERROR
-        and attributes(refused_inner) == {"error.type": "tool_error"},
+        and attributes(refused_inner) == {"error.type": "invalid_query"},
         f"the refused enumeration's span {refused_inner!r}",
     )
-    print("refused: execute_tool knowledge_enumerate error, tool_error")
+    print("refused: execute_tool knowledge_enumerate error, tool_error; knowledge_enumerate invalid_query")
 
     # The gated read_file, declined: the question (unanswered), then the answer (confirm_denied).
     reads = by_tool.get("execute_tool read_file", [])
@@ -260,4 +295,6 @@ async def main(args: argparse.Namespace) -> None:
 if __name__ == "__main__":
     p = http_parser(__doc__ or "")
     p.add_argument("--spans", required=True, help="the receiver's output: OTLP/JSON, a batch per line")
+    p.add_argument("--scenario", choices=["calls", "capacity"], default="calls")
+    p.add_argument("--chunks", type=int, default=0, help="the chunks the index holds")
     run(main, p.parse_args())

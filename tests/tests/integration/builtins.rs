@@ -29,7 +29,7 @@ const SCRIPT_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The chunks the corpus below is cut into (flow.md 3, storage.md 2, guide/retries.md 1,
 /// notes.txt 1).
-const CORPUS_CHUNKS: usize = 7;
+pub(super) const CORPUS_CHUNKS: usize = 7;
 
 /// The corpus under `corpus/`: each section is one chunk. `.drafts/` (a dot-directory) and
 /// `image.png` (not Markdown or text) must not be indexed.

@@ -42,6 +42,11 @@ const BUILTINS: Case = Case {
     app: App::Demo,
 };
 
+const HYBRID: Case = Case {
+    config: "tests/fixtures/hybrid.yaml",
+    app: App::Demo,
+};
+
 const AUTH: Case = Case {
     config: "tests/fixtures/auth.yaml",
     app: App::Demo,
@@ -74,6 +79,7 @@ pub(crate) fn plan(case_name: &str) -> Result<Plan> {
         "fixture" => FIXTURE,
         "conformance" => CONFORMANCE,
         "builtins" => BUILTINS,
+        "hybrid" => HYBRID,
         "auth" => AUTH,
         other => bail!("no golden case {other}"),
     };
@@ -203,7 +209,14 @@ fn golden_conformance() -> Result<()> {
 
 #[test]
 fn generating_twice_is_byte_identical() -> Result<()> {
-    for case in ["demo", "fixture", "builtins", "auth", "conformance"] {
+    for case in [
+        "demo",
+        "fixture",
+        "builtins",
+        "hybrid",
+        "auth",
+        "conformance",
+    ] {
         assert_eq!(generate(case)?, generate(case)?, "{case}");
     }
     Ok(())
@@ -234,6 +247,13 @@ fn generate_writes_nothing_the_second_time() -> Result<()> {
 #[test]
 fn golden_builtins() -> Result<()> {
     check_golden("builtins")
+}
+
+/// The knowledge tools over a hybrid index (an embeddings endpoint compiled in), as the
+/// telemetry test serves them.
+#[test]
+fn golden_hybrid() -> Result<()> {
+    check_golden("hybrid")
 }
 
 /// `tasks-mcp tools --json` (the compiled golden demo) serves exactly what `fiskgen info

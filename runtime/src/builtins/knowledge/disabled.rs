@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::{EnumerateArgs, ReadArgs, SearchArgs};
 use crate::spec::app::KnowledgeSpec;
+use crate::telemetry::KnowledgeFacts;
 
 /// Why nothing works.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +43,7 @@ impl Knowledge {
         &self,
         _: &SearchArgs,
         _: Option<Instant>,
+        _: &mut KnowledgeFacts,
     ) -> Result<String, KnowledgeError> {
         match *self {}
     }
@@ -57,7 +59,11 @@ impl Knowledge {
     }
 
     /// Unreachable.
-    pub(crate) fn enumerate(&self, _: &EnumerateArgs) -> Result<String, KnowledgeError> {
+    pub(crate) fn enumerate(
+        &self,
+        _: &EnumerateArgs,
+        _: &mut KnowledgeFacts,
+    ) -> Result<String, KnowledgeError> {
         match *self {}
     }
 }

@@ -3,13 +3,14 @@
 //! the configured timeout, a 64 MiB response cap, vectors placed by their `index`
 //! (docs/builtins.md, "The embeddings endpoint"). Every vector is L2-normalised here, as the index requires.
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::Deserialize;
 use serde_json::json;
 
 use super::error::{EmbeddingsError, HttpFailure, UrlProblem};
 use crate::spec::app::EmbeddingsSpec;
+use crate::telemetry::{EmbeddingsRequest, class};
 
 /// Longest query sent, in bytes (cut on a character boundary).
 const MAX_QUERY_BYTES: usize = 8192;
@@ -30,6 +31,9 @@ pub(crate) struct Embedder {
     key: Option<String>,
     /// Whether the host is loopback (no proxy is used for it).
     loopback: bool,
+    /// The host and the explicit port of `base_url`, for the requests' spans.
+    host: String,
+    port: Option<u16>,
 }
 
 impl Embedder {
@@ -60,6 +64,7 @@ impl Embedder {
         }
         let host = uri.host().unwrap_or("");
         let loopback = is_loopback(host);
+        let (host, port) = (host.to_string(), uri.port_u16());
         match scheme {
             "http" if !loopback => return Err(invalid(UrlProblem::PlainHttp)),
             "http" => {}
@@ -77,6 +82,8 @@ impl Embedder {
             base,
             key,
             loopback,
+            host,
+            port,
         })
     }
 
@@ -91,18 +98,33 @@ impl Embedder {
     }
 
     /// The normalised vector of a query (prefix applied, query cut to 8 KiB), within the
-    /// configured timeout and before `deadline`.
+    /// configured timeout and before `deadline`; the request is added to `requests`.
     pub(crate) fn embed_query(
         &self,
         query: &str,
         deadline: Option<Instant>,
+        requests: &mut Vec<EmbeddingsRequest>,
     ) -> Result<Vec<f32>, EmbeddingsError> {
         let mut cut = query.len().min(MAX_QUERY_BYTES);
         while !query.is_char_boundary(cut) {
             cut -= 1;
         }
         let input = format!("{}{}", self.spec.query_prefix, &query[..cut]);
-        let mut vectors = self.embed_batch(&[input], deadline)?;
+        let started = SystemTime::now();
+        let mut status = None;
+        let result = self.embed_batch(&[input], deadline, &mut status);
+        requests.push(EmbeddingsRequest {
+            model: self.spec.model.to_string(),
+            purpose: "query",
+            inputs: 1,
+            server_address: self.host.clone(),
+            server_port: self.port,
+            started,
+            ended: SystemTime::now(),
+            status,
+            error_class: result.as_ref().err().map(EmbeddingsError::class),
+        });
+        let mut vectors = result?;
         match (vectors.pop(), vectors.is_empty()) {
             (Some(vector), true) => Ok(normalize(vector)),
             _ => Err(EmbeddingsError::NotOneVector),
@@ -134,7 +156,7 @@ impl Embedder {
 
     /// The model's dimension: the length of one raw vector (the input Fisk AI probes with).
     pub(crate) fn probe_dimension(&self) -> Result<usize, EmbeddingsError> {
-        let vectors = self.embed_batch(&["dimension probe".to_string()], None)?;
+        let vectors = self.embed_batch(&["dimension probe".to_string()], None, &mut None)?;
         match vectors.first() {
             Some(vector) if vectors.len() == 1 && !vector.is_empty() => Ok(vector.len()),
             _ => Err(EmbeddingsError::EmptyProbe {
@@ -146,7 +168,7 @@ impl Embedder {
 
     /// A batch, split in halves on failure down to single inputs.
     fn embed_with_fallback(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>, EmbeddingsError> {
-        match self.embed_batch(inputs, None) {
+        match self.embed_batch(inputs, None, &mut None) {
             Ok(vectors) => Ok(vectors),
             Err(error) if inputs.len() == 1 => Err(error),
             Err(_) => {
@@ -158,11 +180,12 @@ impl Embedder {
         }
     }
 
-    /// One request; the raw vectors, by index.
+    /// One request; the raw vectors, by index. `status`: the HTTP status, once one arrived.
     fn embed_batch(
         &self,
         inputs: &[String],
         deadline: Option<Instant>,
+        status: &mut Option<u16>,
     ) -> Result<Vec<Vec<f32>>, EmbeddingsError> {
         for (index, input) in inputs.iter().enumerate() {
             if input.trim().is_empty() {
@@ -206,21 +229,43 @@ impl Embedder {
                     base: self.base.clone(),
                     why: describe(error, timeout),
                 })?;
-        let status = response.status();
+        let code = response.status();
+        *status = Some(code.as_u16());
         let raw = response
             .body_mut()
             .with_config()
             .limit(MAX_RESPONSE_BYTES)
             .read_to_vec()
             .map_err(|error| EmbeddingsError::ReadResponse(describe(error, timeout)))?;
-        if status != http::StatusCode::OK {
+        if code != http::StatusCode::OK {
             return Err(EmbeddingsError::Status {
                 base: self.base.clone(),
-                status,
+                status: code,
                 body: String::from_utf8_lossy(&raw).trim().to_string(),
             });
         }
         parse_response(&raw, inputs.len(), &self.base)
+    }
+}
+
+impl EmbeddingsError {
+    /// Fisk AI's class of a failed request (its span's `error.type`): out of time, the
+    /// request this server could not build, or the server and the network to it.
+    pub(crate) fn class(&self) -> &'static str {
+        match self {
+            EmbeddingsError::NoTimeLeft
+            | EmbeddingsError::Contact {
+                why: HttpFailure::TimedOut { .. },
+                ..
+            }
+            | EmbeddingsError::ReadResponse(HttpFailure::TimedOut { .. }) => class::TIMEOUT,
+            EmbeddingsError::NoBaseUrl
+            | EmbeddingsError::NoModel
+            | EmbeddingsError::BaseUrl { .. }
+            | EmbeddingsError::EmptyInput { .. }
+            | EmbeddingsError::InputTooLarge { .. } => class::OTHER,
+            _ => class::PROVIDER,
+        }
     }
 }
 
@@ -372,7 +417,7 @@ mod tests {
         // Port 9 (discard) on loopback: nothing listens there in a test environment.
         let embedder = Embedder::new(&spec("http://127.0.0.1:9/v1")).expect("valid");
         let error = embedder
-            .embed_query("hello", None)
+            .embed_query("hello", None, &mut Vec::new())
             .expect_err("unreachable")
             .to_string();
         assert!(

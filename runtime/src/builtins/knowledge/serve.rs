@@ -14,6 +14,7 @@ use super::{EnumerateArgs, ReadArgs, SearchArgs, enumerate, search};
 use crate::process::cmdline::go_quote;
 use crate::process::output::{Capture, LIMIT};
 use crate::spec::app::KnowledgeSpec;
+use crate::telemetry::{KnowledgeFacts, class, degrade};
 
 /// The tier line without embeddings.
 const LEXICAL_TIER: &str = "tier: lexical (FTS5) - no embeddings configured";
@@ -157,11 +158,25 @@ impl Knowledge {
     }
 
     /// `knowledge_search`: the answer JSON, or a hard error (a broken index, a dimension that
-    /// no longer matches).
+    /// no longer matches); what its span reports goes to `facts`.
     pub(crate) fn search(
         &self,
         args: &SearchArgs,
         deadline: Option<Instant>,
+        facts: &mut KnowledgeFacts,
+    ) -> Result<String, KnowledgeError> {
+        let answer = self.search_index(args, deadline, facts);
+        if let Err(error) = &answer {
+            facts.error_class = Some(error.class());
+        }
+        answer
+    }
+
+    fn search_index(
+        &self,
+        args: &SearchArgs,
+        deadline: Option<Instant>,
+        facts: &mut KnowledgeFacts,
     ) -> Result<String, KnowledgeError> {
         let k = search::effective_top_k(args.top_k, self.spec.top_k);
         let mut answer = SearchAnswer {
@@ -176,6 +191,7 @@ impl Knowledge {
             let chunks: i64 = conn
                 .query_row("SELECT count(*) FROM chunks", [], |row| row.get(0))
                 .map_err(KnowledgeError::CountChunks)?;
+            facts.indexed_chunks = Some(chunks);
             let expression = search::fts_query(&args.query);
             if chunks == 0 || expression.is_empty() {
                 answer.status = "index_empty";
@@ -183,10 +199,16 @@ impl Knowledge {
                 return Ok(());
             }
             let lexical = search::lexical(conn, &expression)?;
+            facts.effective_tier = Some("lexical");
+            let requests = &mut facts.embeddings;
             let fused = match &self.embedder {
                 None => lexical,
-                Some(embedder) => match embedder.embed_query(&args.query, deadline) {
+                Some(embedder) => match embedder.embed_query(&args.query, deadline, requests) {
                     Err(reason) => {
+                        facts.degraded = Some(match reason.class() {
+                            class::TIMEOUT => degrade::TIMEOUT,
+                            _ => degrade::EMBEDDINGS,
+                        });
                         answer.tier = format!(
                             "tier: hybrid -> DEGRADED to lexical (embeddings unreachable: {reason})"
                         );
@@ -203,6 +225,7 @@ impl Knowledge {
                     }
                     Ok(vector) => {
                         let nearest = search::vector(conn, &vector)?;
+                        facts.effective_tier = Some("hybrid");
                         search::rrf(&[lexical, nearest])
                     }
                 },
@@ -231,8 +254,20 @@ impl Knowledge {
     }
 
     /// `knowledge_enumerate`: the answer JSON; a query its language refuses is the tool's
-    /// error, with the fix.
-    pub(crate) fn enumerate(&self, args: &EnumerateArgs) -> Result<String, KnowledgeError> {
+    /// error, with the fix. A failure's class goes to `facts`.
+    pub(crate) fn enumerate(
+        &self,
+        args: &EnumerateArgs,
+        facts: &mut KnowledgeFacts,
+    ) -> Result<String, KnowledgeError> {
+        let answer = self.enumerate_index(args);
+        if let Err(error) = &answer {
+            facts.error_class = Some(error.class());
+        }
+        answer
+    }
+
+    fn enumerate_index(&self, args: &EnumerateArgs) -> Result<String, KnowledgeError> {
         let outcome = self.pool.with(|conn| -> Result<String, KnowledgeError> {
             self.validate(conn)?;
             let answer = enumerate::enumerate(conn, &args.query, self.spec.max_injected_tokens)?;
@@ -406,4 +441,16 @@ struct DocumentAnswer {
     #[serde(skip_serializing_if = "String::is_empty")]
     title: String,
     chunks: i64,
+}
+
+impl KnowledgeError {
+    /// Fisk AI's class of a failed search or enumeration (its span's `error.type`): a query
+    /// the language refuses, a dimension the index was not built at, else the index.
+    fn class(&self) -> &'static str {
+        match self {
+            KnowledgeError::Query(_) => class::INVALID_QUERY,
+            KnowledgeError::Dimension { .. } => class::CONFIG,
+            _ => class::STORE,
+        }
+    }
 }

@@ -39,6 +39,7 @@ static APP: rt::AppSpec = rt::AppSpec {
             endpoint: "",
             service_name: "tasks-builtins",
             sample_ratio: None,
+            no_metrics: false,
         }),
         ..rt::Settings::DEFAULT
     },
