@@ -30,6 +30,7 @@ mod auth_draft;
 mod checks;
 mod draft;
 mod lists;
+mod names;
 mod reader;
 mod schema;
 #[cfg(test)]
@@ -435,6 +436,16 @@ pub struct McpConfig {
     /// fiskgen: tags under this prefix are groups too (`group_tag_prefix`), served at
     /// `/mcp/<group>` like the command groups.
     pub group_tag_prefix: Option<String>,
+    /// fiskgen: put before the name of every command tool (`tool_prefix`; `""`: none).
+    /// Built-in tools keep their names.
+    pub tool_prefix: String,
+    /// fiskgen: per-tool renames (`tool_names`), in file order: the tool's own name (the
+    /// command path joined with `_`, as every other key names it, with where it is written)
+    /// and the exact name served instead (the prefix is not added to it).
+    pub tool_names: Vec<(Located, String)>,
+    /// fiskgen: serve names over 64 characters (`allow_long_names`; default off: such a name
+    /// fails the build, since Claude's API and other clients refuse it).
+    pub allow_long_names: bool,
 }
 
 /// A string of the config with where it is written, for errors found after parsing.
@@ -499,6 +510,9 @@ impl Default for McpConfig {
             task_required: Vec::new(),
             catalog: CatalogMode::List,
             group_tag_prefix: None,
+            tool_prefix: String::new(),
+            tool_names: Vec::new(),
+            allow_long_names: false,
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::config::{ConfirmMode, Hint, JwksConfig, SecretSource};
 use crate::ir::{self, HintName};
 
 mod groups;
+mod names;
 mod questions;
 mod tasks;
 pub use questions::render_questions;
@@ -29,6 +30,9 @@ pub fn render_text(server: &ir::Server, width: usize) -> String {
         );
         if let Some(line) = groups::line(&server.tools, server.settings.group_tag_prefix.as_deref())
         {
+            let _ = writeln!(out, "{}", wrap(&line, width, "", "  "));
+        }
+        if let Some(line) = names::line(&server.tools, &server.settings.tool_prefix) {
             let _ = writeln!(out, "{}", wrap(&line, width, "", "  "));
         }
     }

@@ -22,13 +22,14 @@ use crate::{lower, model};
 mod catalog;
 mod knowledge;
 mod named;
+mod names;
 mod shape;
 mod tags;
 mod unmatched;
 mod unusual;
 
 pub use shape::model_description;
-use shape::{collect_tags, confirm_trigger, describe_origin, exposable_globals, hints, shadows};
+use shape::{collect_tags, confirm_trigger, exposable_globals, hints, shadows};
 
 use fiskgen_contract::surface::is_framework_flag;
 pub use fiskgen_contract::surface::{DENY_TAG, MAX_TOOL_NAME, is_valid_tool_name};
@@ -122,9 +123,12 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         );
     }
 
+    let default_mcp = crate::config::McpConfig::default();
+    let mcp = config.mcp.as_ref().unwrap_or(&default_mcp);
+    selection.name_tools(&config.source, mcp);
     let builtins = selection.builtin_tools(config);
     selection.tools.extend(builtins);
-    selection.check_names();
+    selection.check_names(mcp);
     if let Some(mcp) = &config.mcp {
         selection.check_group_tags(mcp);
         if mcp.output_schema && !mcp.structured_output {
@@ -155,8 +159,6 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             problems: selection.problems,
         });
     }
-    let default_mcp = crate::config::McpConfig::default();
-    let mcp = config.mcp.as_ref().unwrap_or(&default_mcp);
     let tasks = mcp.tasks.map(|tasks| ir::Tasks {
         after_ms: u64::try_from(tasks.after.as_millis()).unwrap_or(u64::MAX),
         ttl_ms: u64::try_from(tasks.ttl.as_millis()).unwrap_or(u64::MAX),
@@ -170,7 +172,10 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
         required: selection
             .tools
             .iter()
-            .filter(|tool| mcp.task_required.iter().any(|name| name.text == tool.name))
+            .filter(|tool| {
+                let own = tool.command_name();
+                (mcp.task_required.iter()).any(|name| own.as_deref() == Some(name.text.as_str()))
+            })
             .map(|tool| tool.name.clone())
             .collect(),
     });
@@ -473,35 +478,6 @@ impl Selection {
             }
         }
         served
-    }
-
-    /// Tool names must be valid MCP names and unique (long ones get a catalog warning).
-    fn check_names(&mut self) {
-        let mut valid = Vec::with_capacity(self.tools.len());
-        for tool in std::mem::take(&mut self.tools) {
-            if is_valid_tool_name(&tool.name) {
-                valid.push(tool);
-            } else {
-                self.warnings.push(format!(
-                    "skipping tool \"{}\" (command \"{}\"): not a valid MCP tool name (1 to \
-                     {MAX_TOOL_NAME} characters of A-Z a-z 0-9 _ . -)",
-                    tool.name, tool.title
-                ));
-            }
-        }
-        let mut seen: BTreeMap<&str, &Tool> = BTreeMap::new();
-        for tool in &valid {
-            if let Some(first) = seen.insert(&tool.name, tool) {
-                self.problems.push(format!(
-                    "tool name \"{}\" is taken twice: by {} and by {}; exclude one of them \
-                     (include/exclude in the config)",
-                    tool.name,
-                    describe_origin(first),
-                    describe_origin(tool)
-                ));
-            }
-        }
-        self.tools = valid;
     }
 
     /// Warns about `hint_tags` and `confirm_tags` entries that no command carries.
@@ -956,19 +932,22 @@ mod tests {
         };
         assert_eq!(
             error.to_string(),
-            "tool name \"a_b\" is taken twice: by command \"a_b\" and by command \"a b\"; exclude one of them (include/exclude in the config)"
+            "tool name \"a_b\" is taken twice: by command \"a_b\" and by command \"a b\"; rename one \
+             with expose.agent.mcp.tool_names or exclude one of them (include/exclude in the \
+             config)"
         );
     }
 
     #[test]
-    fn invalid_names_are_skipped_and_long_names_warned() {
+    fn invalid_names_are_skipped_and_long_names_need_allowing() {
         let long = "x".repeat(70);
         let model = model(json!([
             leaf("bad name", &[]),
             leaf("ok.v2", &[]),
             leaf(&long, &[])
         ]));
-        let server = served(&config(""), &model);
+        let allowed = config("expose: {agent: {mcp: {allow_long_names: true}}}");
+        let server = served(&allowed, &model);
         assert_eq!(names(&server), ["ok.v2", long.as_str()]);
         assert!(
             server
@@ -976,11 +955,20 @@ mod tests {
                 .iter()
                 .any(|w| w.contains("skipping tool \"bad name\""))
         );
+        let Err(error) = select(
+            &config(""),
+            Some(App {
+                path: Path::new("/bin/app"),
+                model: &model,
+            }),
+        ) else {
+            panic!("a long name fails the build unless allowed")
+        };
         assert!(
-            server
-                .warnings
-                .iter()
-                .any(|w| w.contains(&format!("1 tool name is over 64 characters, which Claude's API and other clients refuse: {long} (70)")))
+            error.to_string().starts_with(&format!(
+                "tool name \"{long}\" (command \"{long}\") is 70 characters, over the 64"
+            )),
+            "{error}"
         );
         assert!(
             is_valid_tool_name(&"y".repeat(128))

@@ -49,6 +49,7 @@ pub(crate) fn resolve(config: &Config) -> ir::Settings {
         exit_code_is_error: mcp.exit_code_is_error,
         catalog: mcp.catalog,
         group_tag_prefix: mcp.group_tag_prefix.clone(),
+        tool_prefix: mcp.tool_prefix.clone(),
         telemetry: Some(config.telemetry.clone()).filter(|telemetry| telemetry.enabled),
     }
 }

@@ -13,6 +13,7 @@ use super::auth::AUTH;
 use super::auth_draft::AuthDraft;
 use super::draft::{DEFAULT_TIMEOUT, Draft, EmbeddingsDraft};
 use super::lists::{read_filter, read_harness_tools, read_remote_agents, read_remote_tools};
+use super::names::{read_tool_names, read_tool_prefix};
 use super::reader::{Field, KeyPlaces, Reader, Section, Value};
 use super::values::{
     env_name, normalized, read_base_url, read_budget_count, read_builtins, read_catalog_mode,
@@ -269,6 +270,15 @@ static MCP: Section<Draft> = Section::new(&[
     }),
     Field::value("group_tag_prefix", |r, v, d| {
         d.mcp().group_tag_prefix = read_group_tag_prefix(r, v)
+    }),
+    Field::value("tool_prefix", |r, v, d| {
+        d.mcp().tool_prefix = read_tool_prefix(r, v)
+    }),
+    Field::value("tool_names", |r, v, d| {
+        d.mcp().tool_names = read_tool_names(r, v)
+    }),
+    Field::value("allow_long_names", |r, v, d| {
+        d.mcp().allow_long_names = r.bool(v).unwrap_or(false)
     }),
     Field::value("builtins", |r, v, d| {
         d.mcp().builtins = read_builtins(r, v);

@@ -148,6 +148,9 @@ fn the_full_example_reads_into_every_field() {
             task_required: Vec::new(),
             catalog: CatalogMode::List,
             group_tag_prefix: None,
+            tool_prefix: String::new(),
+            tool_names: Vec::new(),
+            allow_long_names: false,
         }
     );
     assert_eq!(

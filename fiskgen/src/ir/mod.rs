@@ -107,6 +107,8 @@ pub struct Settings {
     pub catalog: CatalogMode,
     /// `group_tag_prefix`: tags under it name groups too.
     pub group_tag_prefix: Option<String>,
+    /// `tool_prefix`: put before each command tool's own name (`""`: none).
+    pub tool_prefix: String,
     /// `telemetry`, when `telemetry.enabled` is true: the server exports spans.
     pub telemetry: Option<crate::config::TelemetryConfig>,
 }
@@ -145,7 +147,8 @@ pub struct Application {
 /// A served tool.
 #[derive(Debug, Clone, Serialize)]
 pub struct Tool {
-    /// MCP tool name: the command path joined with `_`, or the built-in's name.
+    /// MCP tool name, as served: for a command, its own name ([`Tool::command_name`]) with
+    /// the config's `tool_prefix` before it, or its `tool_names` rename; a built-in's name.
     pub name: String,
     /// Human title: the command path joined with spaces, or the built-in's name.
     pub title: String,
@@ -170,6 +173,17 @@ pub struct Tool {
 pub const ADDITIVE_TAG: &str = "ai:additive";
 
 impl Tool {
+    /// A command tool's own name, the one the config's keys use: its command path joined with
+    /// `_` (`stream_info`), whatever name it is served under; `None` for a built-in.
+    pub fn command_name(&self) -> Option<String> {
+        match &self.kind {
+            ToolKind::Command(command) => {
+                Some(fiskgen_contract::surface::tool_name(&command.command))
+            }
+            ToolKind::Builtin { .. } => None,
+        }
+    }
+
     /// Whether the command says it only adds (`ai:additive`) and nothing marks it destructive:
     /// then `destructiveHint: false` is sent.
     pub fn additive(&self) -> bool {

@@ -1,7 +1,8 @@
 //! Warnings about a served catalog too large or too open for the clients that will read it:
 //! more tools than a client session takes, a `tools/list` answer larger than a model's context
-//! should spend on it, names some APIs refuse, and commands that look destructive served with
-//! nothing gated. Each is one warning that names the tools once and says how to fix it.
+//! should spend on it, and commands that look destructive served with nothing gated (names
+//! some APIs refuse are a problem, `names.rs`). Each is one warning that names the tools once
+//! and says how to fix it.
 
 use crate::config::Hint;
 use crate::ir::{HintName, Tool, ToolKind};
@@ -10,7 +11,8 @@ use crate::ir::{HintName, Tool, ToolKind};
 pub const MAX_SESSION_TOOLS: usize = 128;
 /// The size of the tool list above which a warning is given, in bytes.
 pub const LARGE_LIST_BYTES: usize = 100 * 1024;
-/// The longest tool name Claude's API (and other model APIs) accept.
+/// The longest tool name Claude's API (and other model APIs) accept: a longer one fails the
+/// build unless `allow_long_names`.
 pub const LONG_TOOL_NAME: usize = 64;
 
 /// Command words that usually remove things (a path segment equal to one of them).
@@ -27,7 +29,6 @@ pub(super) fn catalog_warnings(tools: &[Tool]) -> Vec<String> {
     [
         too_many_tools(tools),
         large_list(tools),
-        long_names(tools),
         ungated_destructive(tools),
     ]
     .into_iter()
@@ -55,24 +56,6 @@ fn large_list(tools: &[Tool]) -> Option<String> {
              context at the start of a session; serve fewer tools with include/exclude",
             bytes / 1024,
             LARGE_LIST_BYTES / 1024
-        )
-    })
-}
-
-fn long_names(tools: &[Tool]) -> Option<String> {
-    let long: Vec<String> = tools
-        .iter()
-        .filter(|tool| tool.name.len() > LONG_TOOL_NAME)
-        .map(|tool| format!("{} ({})", tool.name, tool.name.len()))
-        .collect();
-    (!long.is_empty()).then(|| {
-        format!(
-            "{} tool name{} over {LONG_TOOL_NAME} characters, which Claude's API and other \
-             clients refuse: {}; exclude {} (exclude: {{tools: [...]}}) or rename the command",
-            long.len(),
-            if long.len() == 1 { " is" } else { "s are" },
-            long.join(", "),
-            if long.len() == 1 { "it" } else { "them" },
         )
     })
 }

@@ -17,6 +17,19 @@ pub(super) struct Removed {
     pub stages: Vec<(String, Vec<String>)>,
 }
 
+impl Removed {
+    /// What removed the command tool `name`: `ai:deny` or a filter stage's label.
+    pub(super) fn by(&self, name: &str) -> Option<String> {
+        if self.denied.iter().any(|denied| denied == name) {
+            return Some(format!("its tag {}", fiskgen_contract::surface::DENY_TAG));
+        }
+        self.stages
+            .iter()
+            .find(|(_, dropped)| dropped.iter().any(|dropped| dropped == name))
+            .map(|(label, _)| label.clone())
+    }
+}
+
 /// A tool a filter could match: its name, and its tags for a command (`None` for a built-in,
 /// which matches by name alone).
 pub(super) struct Candidate<'a> {

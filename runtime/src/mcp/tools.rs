@@ -164,9 +164,27 @@ pub(crate) fn render_text(app: &AppSpec) -> String {
             .confirm
             .map(|trigger| format!(" [confirm: {trigger}]"))
             .unwrap_or_default();
-        out.push_str(&format!("{:<width$}  {summary}{gate}\n", spec.name));
+        out.push_str(&format!(
+            "{:<width$}  {summary}{gate}{}\n",
+            spec.name,
+            renamed_from(spec)
+        ));
     }
     out
+}
+
+/// ` [own name: stream_info]` for a command tool served under a name of the config's
+/// `tool_names` (one that does not end in the command's own name, which the config's other keys
+/// use); empty otherwise, a `tool_prefix` being plain to see.
+fn renamed_from(spec: &ToolSpec) -> String {
+    let Run::Command(command) = &spec.run else {
+        return String::new();
+    };
+    let own = fiskgen_contract::surface::tool_name(command.path);
+    if command.path.is_empty() || spec.name.ends_with(&own) {
+        return String::new();
+    }
+    format!(" [own name: {own}]")
 }
 
 #[cfg(test)]
@@ -226,5 +244,37 @@ mod tests {
             serde_json::to_value(annotations(&spec(Hints::NONE.additive()))).expect("JSON");
         assert_eq!(additive["destructiveHint"], false);
         assert!(additive.get("readOnlyHint").is_none());
+    }
+
+    /// `<server> tools` shows the command's own name beside a `tool_names` rename, not beside
+    /// a prefixed name (the prefix is plain to see).
+    #[test]
+    fn tools_text_shows_the_own_name_of_a_renamed_tool_only() {
+        let command = |name: &'static str| ToolSpec {
+            name,
+            run: Run::Command(crate::spec::params::Command {
+                path: &["stream", "info"],
+                globals: crate::spec::params::Globals::NONE,
+                params: &[],
+            }),
+            ..spec(Hints::NONE)
+        };
+        static TOOLS: OnceLock<[ToolSpec; 3]> = OnceLock::new();
+        let tools = TOOLS.get_or_init(|| {
+            [
+                command("info"),
+                command("nats_stream_info"),
+                command("stream_info"),
+            ]
+        });
+        let listed: Vec<&'static ToolSpec> = tools.iter().collect();
+        let app = AppSpec {
+            tools: Box::leak(listed.into_boxed_slice()),
+            ..AppSpec::EMPTY
+        };
+        assert_eq!(
+            render_text(&app),
+            "info               [own name: stream_info]\nnats_stream_info  \nstream_info       \n"
+        );
     }
 }

@@ -36,6 +36,9 @@ mod listing;
 /// The real natscli against a real nats-server, over MCP: read freely, removed only when
 /// approved.
 mod nats;
+/// Served names (`tool_prefix`, `tool_names`, `allow_long_names`) with the real natscli: listed,
+/// called, narrowed and found in catalog mode by the names the config gives.
+mod nats_names;
 /// The real natscli in parts: each command group alone on `/mcp/<group>` and with `--group`,
 /// sessions bound to their endpoint.
 mod nats_parts;
