@@ -67,22 +67,32 @@ pub fn render_text(docs: &ir::Docs, width: usize) -> String {
     }
     if !docs.skills {
         out.push_str("\nSkills: off (expose.agent.mcp.skills: false).\n");
-    } else if docs.cheats.is_empty() {
+    } else if docs.cheats.is_empty() && docs.overview.is_none() {
         out.push_str("\nSkills: none (the application declares no cheats).\n");
     } else {
         out.push_str(
-            "\nSkills (one per cheat, its SKILL.md at skill://<server>/<name>/SKILL.md):\n",
+            "\nSkills (the overview, then one per cheat; SKILL.md at \
+             skill://<server>/<name>/SKILL.md):\n",
         );
-        let names =
-            fiskgen_contract::docs::skill_names(docs.cheats.iter().map(|c| c.label.as_str()));
-        let rows: Vec<(String, String)> = docs
-            .cheats
+        // (label, description) of each, in the order the server names them.
+        let sources: Vec<(&str, &str)> = docs
+            .overview
+            .iter()
+            .map(|o| (o.label.as_str(), o.description.as_str()))
+            .chain(
+                docs.cheats
+                    .iter()
+                    .map(|c| (c.label.as_str(), c.description.as_str())),
+            )
+            .collect();
+        let names = fiskgen_contract::docs::skill_names(sources.iter().map(|(label, _)| *label));
+        let rows: Vec<(String, String)> = sources
             .iter()
             .zip(names)
-            .map(|(cheat, name)| match name {
-                Some(name) => (name, cheat.description.clone()),
+            .map(|((label, description), name)| match name {
+                Some(name) => (name, description.to_string()),
                 None => (
-                    format!("({})", cheat.label),
+                    format!("({label})"),
                     "not served: no skill name can be made of the label".to_string(),
                 ),
             })
@@ -169,5 +179,17 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("  stream-info  Work with streams"), "{text}");
+        let docs = ir::Docs {
+            overview: Some(ir::Overview {
+                label: "NATS".into(),
+                description: "NATS Utility".into(),
+                text: String::new(),
+            }),
+            ..docs
+        };
+        let text = render_text(&docs, 80);
+        let overview = text.find("  nats         NATS Utility").expect(&text);
+        let cheat = text.find("  stream-info  Work with streams").expect(&text);
+        assert!(overview < cheat, "{text}");
     }
 }

@@ -12,6 +12,7 @@ use crate::model;
 
 mod info;
 mod markdown;
+mod overview;
 
 pub use info::render_text;
 
@@ -68,6 +69,11 @@ pub fn docs(config: &Config, model: Option<&model::Application>, tools: &[ir::To
         && (mcp.resources || mcp.prompts || mcp.skills)
     {
         docs.cheats = cheats(identity, model, tools, mcp.resources);
+    }
+    if let Some(model) = model
+        && mcp.skills
+    {
+        docs.overview = overview::overview(identity, model, tools, &docs.cheats);
     }
     docs
 }

@@ -62,6 +62,20 @@ pub(super) fn docs_rs(docs: &ir::Docs) -> TokenStream {
             }
         }
     });
+    let overview = match &docs.overview {
+        Some(overview) => {
+            let (label, description, text) =
+                (&overview.label, &overview.description, &overview.text);
+            quote! {
+                Some(rt::OverviewSpec {
+                    label: #label,
+                    description: #description,
+                    text: #text,
+                })
+            }
+        }
+        None => quote! { None },
+    };
     let docs_doc =
         doc("What `resources/*`, `prompts/*`, `skills/*` and `completion/complete` offer.");
     quote! {
@@ -77,6 +91,7 @@ pub(super) fn docs_rs(docs: &ir::Docs) -> TokenStream {
             prompts: #prompts,
             skills: #skills,
             cheats: &[#(#cheats),*],
+            overview: #overview,
         };
     }
 }

@@ -367,6 +367,21 @@ pub struct Docs {
     pub help: Vec<Help>,
     /// The application's cheats that are served, by label.
     pub cheats: Vec<Cheat>,
+    /// The application's overview, served as a skill before the cheats' (when skills are on and
+    /// the application has no cheat of its own).
+    pub overview: Option<Overview>,
+}
+
+/// The application's overview as a skill: its help, its served commands, its cheats' skills.
+#[derive(Debug, Clone, Serialize)]
+pub struct Overview {
+    /// The application's name (the skill is named after it).
+    pub label: String,
+    /// The first line of the application's help.
+    pub description: String,
+    /// The Markdown.
+    #[serde(skip)]
+    pub text: String,
 }
 
 /// One tool's help as a Markdown resource.

@@ -53,6 +53,11 @@ pub struct AppSpec {
 ///         tool: Some("stream_info"),
 ///         arguments: &[ArgumentSpec { name: "stream", description: "Value for <stream>", values: &[] }],
 ///     }],
+///     overview: Some(OverviewSpec {
+///         label: "nats",
+///         description: "NATS Utility",
+///         text: "# nats\n\nNATS Utility\n",
+///     }),
 /// };
 /// # assert_eq!(DOCS.help.len(), 1);
 /// ```
@@ -70,6 +75,19 @@ pub struct DocsSpec {
     pub skills: bool,
     /// The application's cheats, by label.
     pub cheats: &'static [CheatSpec],
+    /// The application's overview, a skill before the cheats' (only when skills are on).
+    pub overview: Option<OverviewSpec>,
+}
+
+/// The application's overview as a skill: its help, its served commands, its cheats' skills.
+#[derive(Debug, Clone, Copy)]
+pub struct OverviewSpec {
+    /// The application's name (the skill is named after it).
+    pub label: &'static str,
+    /// What the application is.
+    pub description: &'static str,
+    /// The Markdown.
+    pub text: &'static str,
 }
 
 impl DocsSpec {
@@ -81,6 +99,7 @@ impl DocsSpec {
         prompts: false,
         skills: false,
         cheats: &[],
+        overview: None,
     };
 }
 

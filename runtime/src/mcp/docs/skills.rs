@@ -1,6 +1,6 @@
-//! `skills/list` and `skills/get` (the Skills extension, SEP-2640): each cheat of the
-//! application as a skill whose one file, `SKILL.md`, is its text under a YAML frontmatter
-//! (`name`, `description`), served through `resources/read` at
+//! `skills/list` and `skills/get` (the Skills extension, SEP-2640): the application's overview
+//! (when fiskgen made one) and each of its cheats as a skill whose one file, `SKILL.md`, is its
+//! text under a YAML frontmatter (`name`, `description`), served through `resources/read` at
 //! `skill://<scheme>/<skill>/SKILL.md` (`fiskgen_contract::docs::skill_uri`). rmcp owns the
 //! wire: the entries are its [`Skill`] type, checked by it before they are sent.
 
@@ -14,7 +14,7 @@ use rmcp::model::{
 };
 
 use super::{Docs, MARKDOWN, invalid, listing};
-use crate::spec::app::{AppSpec, CheatSpec, HelpSpec};
+use crate::spec::app::{AppSpec, HelpSpec};
 
 /// One skill as served: its entry, its `SKILL.md` as a resource, and that file's text.
 pub(super) struct Served {
@@ -23,49 +23,74 @@ pub(super) struct Served {
     pub(super) text: String,
 }
 
-/// The skills of `app`'s cheats, in label order; `help` is the served tools' help (a skill
-/// of a served tool's cheat points at it). Empty when skills are off.
+/// What a skill is made of: a cheat, or the overview.
+struct Source {
+    label: &'static str,
+    description: &'static str,
+    text: &'static str,
+    /// The served tool whose help it points at.
+    tool: Option<&'static str>,
+}
+
+/// The skills of `app`: its overview, then its cheats in label order; `help` is the served
+/// tools' help (a skill of a served tool's cheat points at it). Empty when skills are off.
 pub(super) fn served(app: &AppSpec, help: &[&'static HelpSpec]) -> Vec<Served> {
     let spec = app.docs;
     if !spec.skills {
         return Vec::new();
     }
-    let names = uris::skill_names(spec.cheats.iter().map(|cheat| cheat.label));
-    spec.cheats
+    let sources: Vec<Source> = spec
+        .overview
+        .iter()
+        .map(|overview| Source {
+            label: overview.label,
+            description: overview.description,
+            text: overview.text,
+            tool: None,
+        })
+        .chain(spec.cheats.iter().map(|cheat| {
+            Source {
+                label: cheat.label,
+                description: cheat.description,
+                text: cheat.text,
+                tool: cheat
+                    .tool
+                    .and_then(|tool| help.iter().find(|help| help.tool == tool))
+                    .map(|help| help.tool),
+            }
+        }))
+        .collect();
+    // fiskgen's overview names the cheats' skills by the same rule, in the same order.
+    let names = uris::skill_names(sources.iter().map(|source| source.label));
+    sources
         .iter()
         .zip(names)
-        .filter_map(|(cheat, name)| {
-            let name = name?;
-            let help = cheat
-                .tool
-                .and_then(|tool| help.iter().find(|help| help.tool == tool));
-            Some(skill(app.identity, cheat, name, help.map(|help| help.tool)))
-        })
+        .filter_map(|(source, name)| Some(skill(app.identity, source, name?)))
         .collect()
 }
 
-/// The skill of `cheat`, named `name`; `tool` is the served tool whose help it points at.
-fn skill(identity: &str, cheat: &CheatSpec, name: String, tool: Option<&str>) -> Served {
-    let description = description(cheat);
+/// The skill of `source`, named `name`.
+fn skill(identity: &str, source: &Source, name: String) -> Served {
+    let description = description(source);
     let uri = uris::skill_uri(identity, &name);
     // A JSON string is a YAML double-quoted scalar with the same value, so the frontmatter a
     // client parses from the file is exactly the entry's (SEP-2640 requires them identical).
     let quoted = serde_json::Value::String(description.clone()).to_string();
     let mut text = format!(
         "---\nname: {name}\ndescription: {quoted}\n---\n\n{}",
-        cheat.text
+        source.text
     );
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    if let Some(tool) = tool {
+    if let Some(tool) = source.tool {
         text.push_str(&format!(
             "\nThe tool `{tool}` runs this command; its full help is the resource `{}`.\n",
             uris::help_uri(identity, tool)
         ));
     }
     let resource = Resource::new(&uri, &name)
-        .with_title(format!("Skill: {}", cheat.label))
+        .with_title(format!("Skill: {}", source.label))
         .with_description(&description)
         .with_mime_type(MARKDOWN)
         .with_size(text.len() as u64);
@@ -82,12 +107,11 @@ fn skill(identity: &str, cheat: &CheatSpec, name: String, tool: Option<&str>) ->
     }
 }
 
-/// A cheat's description as a skill's: never empty, at most the Agent Skills limit of
-/// characters.
-fn description(cheat: &CheatSpec) -> String {
-    let text = cheat.description.trim();
+/// A description as a skill's: never empty, at most the Agent Skills limit of characters.
+fn description(source: &Source) -> String {
+    let text = source.description.trim();
     let text = if text.is_empty() {
-        format!("Cheat sheet \"{}\"", cheat.label)
+        format!("Cheat sheet \"{}\"", source.label)
     } else {
         text.to_string()
     };
@@ -96,12 +120,14 @@ fn description(cheat: &CheatSpec) -> String {
 
 /// Whether `app` serves at least one skill (decided at start, before the lists are made).
 pub(super) fn offers(app: &AppSpec) -> bool {
-    app.docs.skills
-        && app
-            .docs
-            .cheats
+    let docs = app.docs;
+    docs.skills
+        && docs
+            .overview
             .iter()
-            .any(|cheat| uris::skill_name(cheat.label).is_some())
+            .map(|overview| overview.label)
+            .chain(docs.cheats.iter().map(|cheat| cheat.label))
+            .any(|label| uris::skill_name(label).is_some())
 }
 
 /// Declares the Skills extension (an empty settings object: no `resources/directory/read`,

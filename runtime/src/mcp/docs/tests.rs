@@ -78,6 +78,7 @@ pub(super) static DOCS: DocsSpec = DocsSpec {
             },
         ],
     }],
+    overview: None,
 };
 
 pub(super) static APP: AppSpec = AppSpec {
@@ -104,7 +105,7 @@ pub(super) fn docs_of(app: &'static AppSpec) -> Docs {
     )
 }
 
-fn uris(docs: &Docs) -> Vec<String> {
+pub(super) fn uris(docs: &Docs) -> Vec<String> {
     let mut all = Vec::new();
     let mut cursor = None;
     loop {

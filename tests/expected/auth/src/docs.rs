@@ -47,4 +47,9 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
     prompts: true,
     skills: true,
     cheats: &[],
+    overview: Some(rt::OverviewSpec {
+        label: "tasks",
+        description: "Track tasks and notes in a local JSON file",
+        text: "# tasks\n\nTrack tasks and notes in a local JSON file\n\n## Commands\n\n- `tasks task ...`: Manage tasks\n- `tasks note ...`: Keep notes\n- `tasks store ...`: Manage the store file\n",
+    }),
 };

@@ -226,4 +226,5 @@ pub(crate) static DOCS: rt::DocsSpec = rt::DocsSpec {
             arguments: &[],
         },
     ],
+    overview: None,
 };

@@ -178,3 +178,57 @@ fn a_long_description_is_cut_to_the_limit_and_a_long_unknown_uri_is_echoed_cappe
         error.message
     );
 }
+
+/// The overview fiskgen made is the first skill, named after the application (a cheat whose
+/// name it takes gets `-2`), and is a skill only: no cheat-sheet resource, no prompt.
+#[test]
+fn the_overview_is_the_first_skill_and_only_a_skill() {
+    let spec: &'static DocsSpec = Box::leak(Box::new(DocsSpec {
+        cheats: &[CheatSpec {
+            label: "Nats",
+            description: "A cheat named like the application",
+            text: "nats",
+            tool: None,
+            arguments: &[],
+        }],
+        overview: Some(crate::spec::app::OverviewSpec {
+            label: "nats",
+            description: "NATS Utility",
+            text: "# nats\n\nNATS Utility\n",
+        }),
+        ..DOCS
+    }));
+    let docs = docs_of(app_with(spec));
+    let skills = docs.list_skills(None).expect("skills/list").skills;
+    let uris: Vec<&str> = skills.iter().map(|skill| skill.uri.as_str()).collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://nats-cli/nats/SKILL.md",
+            "skill://nats-cli/nats-2/SKILL.md"
+        ]
+    );
+    assert_eq!(skills[0].frontmatter.description, "NATS Utility");
+    let read = docs.read(uris[0]).expect("read");
+    let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+        panic!("not text");
+    };
+    assert_eq!(
+        text.as_str(),
+        "---\nname: nats\ndescription: \"NATS Utility\"\n---\n\n# nats\n\nNATS Utility\n"
+    );
+    let prompts = docs.list_prompts(None).expect("prompts/list").prompts;
+    assert_eq!(prompts.len(), 1);
+    let cheats_only: Vec<String> = crate::mcp::docs::tests::uris(&docs)
+        .into_iter()
+        .filter(|uri| !uri.starts_with("nats-cli://help/"))
+        .collect();
+    assert_eq!(
+        cheats_only,
+        [
+            "nats-cli://Nats",
+            "skill://nats-cli/nats/SKILL.md",
+            "skill://nats-cli/nats-2/SKILL.md"
+        ]
+    );
+}
