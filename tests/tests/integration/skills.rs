@@ -1,8 +1,8 @@
 //! Skills (SEP-2640) with rmcp's client, which checks the extension's declaration before it
-//! sends `skills/*`: the cheats of the real conformance and fixture apps listed across pages
-//! and got as skills, each `SKILL.md` read back and verified against its entry's digest and
-//! size as a host must, in both protocol eras; an unknown skill is -32602 naming the served
-//! ones.
+//! sends `skills/*`: the cheats of the real conformance and fixture apps, and the overview
+//! fiskgen made for the demo app, listed across pages and got as skills, each `SKILL.md` read
+//! back and verified against its entry's digest and size as a host must, in both protocol eras;
+//! an unknown skill is -32602 naming the served ones.
 
 use std::time::Duration;
 
@@ -156,6 +156,38 @@ fn rmcp_lists_gets_and_verifies_the_conformance_apps_cheats_as_skills_in_both_er
             "watched-resource",
         ],
     )
+}
+
+/// The demo app has no cheats but help and command groups: its one skill is the overview.
+#[test]
+fn rmcp_gets_the_overview_fiskgen_made_for_an_app_without_a_cheat_of_its_own() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let server = Server::spawn(&clients::demo_server()?, dir.path(), &[])?;
+    both_eras(&server, "tasks", &["tasks"])?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let text = runtime.block_on(async {
+        let service = connect(&server.url, true).await?;
+        let read = service
+            .peer()
+            .read_resource(ReadResourceRequestParams::new(
+                "skill://tasks/tasks/SKILL.md",
+            ))
+            .await?;
+        let _ = service.cancel().await;
+        match read.contents.into_iter().next() {
+            Some(ResourceContents::TextResourceContents { text, .. }) => Ok(text),
+            other => Err(anyhow!("not text: {other:?}")),
+        }
+    })?;
+    ensure!(
+        text.starts_with(
+            "---\nname: tasks\ndescription: \"Track tasks and notes in a local JSON file\"\n---\n"
+        ) && text.contains("## Commands\n\n- `tasks task ...`: Manage tasks\n"),
+        "the overview:\n{text}"
+    );
+    Ok(())
 }
 
 #[test]
