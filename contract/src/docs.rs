@@ -8,7 +8,9 @@
 //!
 //! - `<scheme>://help/<tool>`: a served tool's full help as Markdown (the resource template
 //!   `<scheme>://help/{tool}` names them all);
-//! - `<scheme>://<label>`: one of the application's cheat sheets.
+//! - `<scheme>://<label>`: one of the application's cheat sheets;
+//! - `skill://<scheme>/<skill>/SKILL.md`: a cheat served as a skill (the Skills extension,
+//!   SEP-2640), `<skill>` being [`skill_name`] of its label (made unique within the server).
 //!
 //! A cheat placeholder is `<name>`, where `name` starts with an ASCII letter and continues with
 //! letters, digits, `_` or `-` (`<stream>`, `<arg1>`). Each distinct placeholder becomes an
@@ -67,6 +69,89 @@ pub fn help_tool(identity: &str, uri: &str) -> Option<String> {
 /// ```
 pub fn cheat_uri(identity: &str, label: &str) -> String {
     format!("{}://{}", scheme(identity), encode(label))
+}
+
+/// The longest skill name the Agent Skills specification allows, in characters.
+pub const SKILL_NAME_MAX: usize = 64;
+
+/// The longest skill description the Agent Skills specification allows, in characters.
+pub const SKILL_DESCRIPTION_MAX: usize = 1024;
+
+/// A cheat label as a skill name under the Agent Skills naming rules (1 to 64 characters,
+/// lowercase ASCII letters, digits and single inner hyphens): lower-cased, every run of other
+/// characters one `-`, no `-` at either end, cut at 64 characters. `None` when nothing is left
+/// (a label of symbols only).
+///
+/// ```
+/// use fiskgen_contract::docs::skill_name;
+/// assert_eq!(skill_name("test_prompt_with_arguments").as_deref(), Some("test-prompt-with-arguments"));
+/// assert_eq!(skill_name("Stream  Info!").as_deref(), Some("stream-info"));
+/// assert_eq!(skill_name("--"), None);
+/// ```
+pub fn skill_name(label: &str) -> Option<String> {
+    let mut name = String::with_capacity(label.len().min(SKILL_NAME_MAX));
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() {
+            if name.len() == SKILL_NAME_MAX {
+                break;
+            }
+            name.push(c.to_ascii_lowercase());
+        } else if !name.is_empty() && !name.ends_with('-') {
+            if name.len() + 1 >= SKILL_NAME_MAX {
+                break;
+            }
+            name.push('-');
+        }
+    }
+    while name.ends_with('-') {
+        name.pop();
+    }
+    (!name.is_empty()).then_some(name)
+}
+
+/// The skill names of `labels`, in order: [`skill_name`] of each, a later label whose name is
+/// taken getting the first free `-2`, `-3`... (cut so that the whole stays within 64
+/// characters); `None` for a label that has no name.
+///
+/// ```
+/// use fiskgen_contract::docs::skill_names;
+/// let names = skill_names(["a_b", "a-b", "!", "c"]);
+/// assert_eq!(names, [Some("a-b".to_string()), Some("a-b-2".to_string()), None, Some("c".to_string())]);
+/// ```
+pub fn skill_names<'a>(labels: impl IntoIterator<Item = &'a str>) -> Vec<Option<String>> {
+    let mut taken: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for label in labels {
+        let Some(base) = skill_name(label) else {
+            out.push(None);
+            continue;
+        };
+        let mut name = base.clone();
+        let mut n = 2u32;
+        while taken.contains(&name) {
+            let suffix = format!("-{n}");
+            let mut stem = base.clone();
+            stem.truncate(SKILL_NAME_MAX - suffix.len());
+            while stem.ends_with('-') {
+                stem.pop();
+            }
+            name = format!("{stem}{suffix}");
+            n += 1;
+        }
+        taken.push(name.clone());
+        out.push(Some(name));
+    }
+    out
+}
+
+/// The URI of a skill's `SKILL.md`: the server's scheme as the authority (so that two servers'
+/// skills of the same name stay apart), then the skill's name.
+///
+/// ```
+/// assert_eq!(fiskgen_contract::docs::skill_uri("My_App", "stream"), "skill://my-app/stream/SKILL.md");
+/// ```
+pub fn skill_uri(identity: &str, name: &str) -> String {
+    format!("skill://{}/{name}/SKILL.md", scheme(identity))
 }
 
 /// Percent-encodes everything but RFC 3986's unreserved characters.
@@ -192,6 +277,29 @@ mod tests {
         assert_eq!(help_tool("app", "app://help/%zz"), None);
         assert_eq!(help_tool("app", "app://help/%C3"), None);
         assert_eq!(help_tool("app", "other://help/x"), None);
+    }
+
+    #[test]
+    fn skill_names_follow_the_agent_skills_rules_and_stay_unique() {
+        let long = "x".repeat(80);
+        let names = skill_names([long.as_str(), long.as_str(), "A__B", "a-b", "é"]);
+        let names: Vec<String> = names.into_iter().flatten().collect();
+        assert_eq!(names.len(), 4);
+        for name in &names {
+            assert!(name.len() <= SKILL_NAME_MAX, "{name}");
+            assert!(!name.starts_with('-') && !name.ends_with('-') && !name.contains("--"));
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{name}"
+            );
+        }
+        assert_eq!(names[1], format!("{}-2", "x".repeat(62)));
+        assert_eq!(names[2..], ["a-b", "a-b-2"]);
+        assert_eq!(
+            skill_name(&format!("{}_b", "a".repeat(63))),
+            Some("a".repeat(63))
+        );
     }
 
     #[test]

@@ -412,6 +412,8 @@ pub struct McpConfig {
     pub resources: bool,
     /// fiskgen: serve the cheats as prompts.
     pub prompts: bool,
+    /// fiskgen: serve the cheats as skills (the Skills extension, SEP-2640).
+    pub skills: bool,
     /// fiskgen, deprecated: items per page of `resources/list`, `resources/templates/list` and
     /// `prompts/list` only, over `page_size` (docs/config.md); `None` when unset.
     pub list_page_size: Option<usize>,
@@ -499,6 +501,7 @@ impl Default for McpConfig {
             tasks: Some(TaskConfig::default()),
             resources: true,
             prompts: true,
+            skills: true,
             list_page_size: None,
             structured_output: true,
             output_schema: false,

@@ -328,6 +328,9 @@ static MCP: Section<Draft> = Section::new(&[
     Field::value("prompts", |r, v, d| {
         d.mcp().prompts = r.bool(v).unwrap_or(true)
     }),
+    Field::value("skills", |r, v, d| {
+        d.mcp().skills = r.bool(v).unwrap_or(true)
+    }),
     // Deprecated (docs/config.md): `page_size` sets every list; this one, when set, still sets
     // the resource and prompt lists as it always did.
     Field::value("list_page_size", |r, v, d| {

@@ -139,6 +139,7 @@ fn the_full_example_reads_into_every_field() {
             tasks: Some(TaskConfig::default()),
             resources: true,
             prompts: true,
+            skills: true,
             list_page_size: None,
             structured_output: true,
             output_schema: false,
@@ -1125,12 +1126,17 @@ fn auth_names_exactly_one_token_source() {
 }
 
 #[test]
-fn resources_and_prompts_can_be_switched_off_and_the_page_size_is_bounded() {
+fn resources_prompts_and_skills_can_be_switched_off_and_the_page_size_is_bounded() {
     let config = ok(
-        "expose:\n  agent:\n    mcp:\n      resources: false\n      prompts: false\n      list_page_size: 7\n",
+        "expose:\n  agent:\n    mcp:\n      resources: false\n      prompts: false\n      skills: false\n      list_page_size: 7\n",
     );
     let mcp = mcp(&config);
-    assert!(!mcp.resources && !mcp.prompts);
+    assert!(!mcp.resources && !mcp.prompts && !mcp.skills);
+    assert!(
+        ok("expose: {agent: {mcp: {}}}\n")
+            .mcp
+            .is_some_and(|mcp| mcp.skills)
+    );
     assert_eq!(mcp.list_page_size, Some(7));
     // The deprecated key goes through the one page-size reader, with its bounds (1..=10000,
     // where it once was 1..=1000).

@@ -1,10 +1,10 @@
-//! What `fiskgen info` says about the resources and prompts a server will offer.
+//! What `fiskgen info` says about the resources, prompts and skills a server will offer.
 
 use std::fmt::Write as _;
 
 use crate::ir;
 
-/// The resources and prompts, as text that fits `width` columns.
+/// The resources, prompts and skills, as text that fits `width` columns.
 pub fn render_text(docs: &ir::Docs, width: usize) -> String {
     let mut out = String::new();
     if !docs.resources {
@@ -65,6 +65,30 @@ pub fn render_text(docs: &ir::Docs, width: usize) -> String {
             .collect();
         table(&mut out, &rows, width);
     }
+    if !docs.skills {
+        out.push_str("\nSkills: off (expose.agent.mcp.skills: false).\n");
+    } else if docs.cheats.is_empty() {
+        out.push_str("\nSkills: none (the application declares no cheats).\n");
+    } else {
+        out.push_str(
+            "\nSkills (one per cheat, its SKILL.md at skill://<server>/<name>/SKILL.md):\n",
+        );
+        let names =
+            fiskgen_contract::docs::skill_names(docs.cheats.iter().map(|c| c.label.as_str()));
+        let rows: Vec<(String, String)> = docs
+            .cheats
+            .iter()
+            .zip(names)
+            .map(|(cheat, name)| match name {
+                Some(name) => (name, cheat.description.clone()),
+                None => (
+                    format!("({})", cheat.label),
+                    "not served: no skill name can be made of the label".to_string(),
+                ),
+            })
+            .collect();
+        table(&mut out, &rows, width);
+    }
     out
 }
 
@@ -104,6 +128,10 @@ mod tests {
             text.contains("Prompts: off (expose.agent.mcp.prompts: false)."),
             "{text}"
         );
+        assert!(
+            text.contains("Skills: off (expose.agent.mcp.skills: false)."),
+            "{text}"
+        );
     }
 
     #[test]
@@ -111,9 +139,10 @@ mod tests {
         let docs = ir::Docs {
             resources: true,
             prompts: true,
+            skills: true,
             page_size: 50,
             cheats: vec![ir::Cheat {
-                label: "stream".into(),
+                label: "stream_info".into(),
                 uri: Some("nats://stream".into()),
                 description: "Work with streams".into(),
                 tool: None,
@@ -136,8 +165,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("  stream(format: json|yaml)  Work with streams"),
+            text.contains("  stream_info(format: json|yaml)  Work with streams"),
             "{text}"
         );
+        assert!(text.contains("  stream-info  Work with streams"), "{text}");
     }
 }

@@ -42,6 +42,7 @@ pub fn docs(config: &Config, model: Option<&model::Application>, tools: &[ir::To
     let mut docs = ir::Docs {
         resources: mcp.resources,
         prompts: mcp.prompts,
+        skills: mcp.skills,
         page_size: u32::try_from(mcp.list_page_size.unwrap_or(mcp.page_size)).unwrap_or(u32::MAX),
         ..ir::Docs::default()
     };
@@ -64,7 +65,7 @@ pub fn docs(config: &Config, model: Option<&model::Application>, tools: &[ir::To
         }
     }
     if let Some(model) = model
-        && (mcp.resources || mcp.prompts)
+        && (mcp.resources || mcp.prompts || mcp.skills)
     {
         docs.cheats = cheats(identity, model, tools, mcp.resources);
     }

@@ -15,8 +15,8 @@ pub(super) fn help_file(tool: &str) -> String {
 /// `src/docs.rs`; each tool's help Markdown is its own file, [`help_file`].
 pub(super) fn docs_rs(docs: &ir::Docs) -> TokenStream {
     let module_doc = inner_doc(
-        "The application's own help as MCP resources and prompts, rendered by fiskgen: each \
-         served tool's help as Markdown and the application's cheats (docs/resources.md in \
+        "The application's own help as MCP resources, prompts and skills, rendered by fiskgen: \
+         each served tool's help as Markdown and the application's cheats (docs/resources.md in \
          fiskgen's repository).",
     );
     let page_size = Literal::u32_unsuffixed(docs.page_size);
@@ -34,6 +34,7 @@ pub(super) fn docs_rs(docs: &ir::Docs) -> TokenStream {
     });
     let cheat_sheets = docs.resources;
     let prompts = docs.prompts;
+    let skills = docs.skills;
     let cheats = docs.cheats.iter().map(|cheat| {
         let (label, description, text) = (&cheat.label, &cheat.description, &cheat.text);
         let tool = match &cheat.tool {
@@ -61,7 +62,8 @@ pub(super) fn docs_rs(docs: &ir::Docs) -> TokenStream {
             }
         }
     });
-    let docs_doc = doc("What `resources/*`, `prompts/*` and `completion/complete` offer.");
+    let docs_doc =
+        doc("What `resources/*`, `prompts/*`, `skills/*` and `completion/complete` offer.");
     quote! {
         #module_doc
 
@@ -73,6 +75,7 @@ pub(super) fn docs_rs(docs: &ir::Docs) -> TokenStream {
             help: &[#(#help),*],
             cheat_sheets: #cheat_sheets,
             prompts: #prompts,
+            skills: #skills,
             cheats: &[#(#cheats),*],
         };
     }

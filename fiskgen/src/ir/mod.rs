@@ -357,6 +357,8 @@ pub struct Docs {
     pub resources: bool,
     /// `expose.agent.mcp.prompts`: the cheats are prompts.
     pub prompts: bool,
+    /// `expose.agent.mcp.skills`: the cheats are skills (SEP-2640).
+    pub skills: bool,
     /// Items per page of the resource and prompt lists.
     pub page_size: u32,
     /// The resource template of a tool's help, when there is help.

@@ -9,10 +9,11 @@ use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     CompleteRequestMethod, CompleteRequestParams, CompleteResult, ContentBlock, CustomResult,
-    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    ServerResult, SetLevelRequestMethod, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
+    GetSkillResult, GetTaskParams, GetTaskResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, ServerResult,
+    SetLevelRequestMethod, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
     UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
@@ -326,6 +327,26 @@ impl ServerHandler for Handler {
             .docs
             .get_prompt(&request.name, request.arguments.as_ref())
             .map(Into::into)
+    }
+
+    // Skills (SEP-2640): rmcp answers -32601 itself unless the extension is declared, and
+    // checks every entry before it is sent.
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        self.state.note_modern_client(&context);
+        self.state.docs.list_skills(cursor(request.as_ref()))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        self.state.docs.get_skill(&request.uri)
     }
 
     async fn complete(

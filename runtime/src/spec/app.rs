@@ -29,7 +29,7 @@ pub struct AppSpec {
     pub settings: Settings,
 }
 
-/// The resources and prompts made from the application's own help (`docs/resources.md`),
+/// The resources, prompts and skills made from the application's own help (`docs/resources.md`),
 /// rendered at build time. URIs follow `fiskgen_contract::docs`.
 ///
 /// ```
@@ -45,6 +45,7 @@ pub struct AppSpec {
 ///     }],
 ///     cheat_sheets: true,
 ///     prompts: true,
+///     skills: true,
 ///     cheats: &[CheatSpec {
 ///         label: "stream",
 ///         description: "Work with streams",
@@ -65,6 +66,8 @@ pub struct DocsSpec {
     pub cheat_sheets: bool,
     /// Whether the cheats are prompts.
     pub prompts: bool,
+    /// Whether the cheats are skills (the Skills extension, SEP-2640).
+    pub skills: bool,
     /// The application's cheats, by label.
     pub cheats: &'static [CheatSpec],
 }
@@ -76,6 +79,7 @@ impl DocsSpec {
         help: &[],
         cheat_sheets: false,
         prompts: false,
+        skills: false,
         cheats: &[],
     };
 }

@@ -3,8 +3,9 @@
 
     docs.py --url URL --mode legacy|2026-07-28
 
-Lists every resource across pages (each served tool's help, then the cheat sheets), reads a
-tool's help and a cheat sheet, reads a URI built from the resource template, reads an unknown
+Lists every resource across pages (each served tool's help, then the cheat sheets, then each
+skill's SKILL.md, which a client without the Skills extension reads as an ordinary resource),
+reads a tool's help, a cheat sheet and a skill's SKILL.md, reads a URI built from the resource template, reads an unknown
 URI (not found, with data.uri), lists the prompts across pages and gets two (placeholders
 filled, a tool's help embedded), completes the template's `tool` variable and a prompt
 argument, and checks the errors for an unknown completion argument, an unknown prompt and
@@ -58,6 +59,8 @@ CHEATS = [
     "test_simple_prompt",
     "watched-resource",
 ]
+# The skill of each cheat: its label made a skill name (SEP-2640).
+SKILLS = [label.replace("_", "-") for label in CHEATS]
 PAGE_SIZE = 4
 TEMPLATE = "test://help/{tool}"
 
@@ -102,7 +105,11 @@ async def main(args: argparse.Namespace) -> None:
     async with mcp.Client(args.url, mode=args.mode, read_timeout_seconds=30) as client:
         resources, count = await pages(client.list_resources, "resources")
         uris = [str(resource.uri) for resource in resources]
-        expected = [f"test://help/{tool}" for tool in TOOLS] + [f"test://{label}" for label in CHEATS]
+        expected = (
+            [f"test://help/{tool}" for tool in TOOLS]
+            + [f"test://{label}" for label in CHEATS]
+            + [f"skill://test/{name}/SKILL.md" for name in SKILLS]
+        )
         check(uris == expected, f"resources {uris}, expected {expected}")
         check(count > 1, f"resources/list took {count} page(s)")
         print(f"resources: {len(uris)} in {count} pages")
@@ -123,6 +130,14 @@ async def main(args: argparse.Namespace) -> None:
 
         sheet = text_contents(await client.read_resource("test://static-text"), "test://static-text")
         check("content of the static text resource" in sheet, f"static-text: {sheet!r}")
+
+        skill_uri = "skill://test/static-text/SKILL.md"
+        skill = text_contents(await client.read_resource(skill_uri), skill_uri)
+        check(skill.startswith("---\nname: static-text\ndescription: "), f"{skill_uri}: {skill!r}")
+        check("content of the static text resource" in skill, f"{skill_uri}: {skill!r}")
+        listed = next(resource for resource in resources if str(resource.uri) == skill_uri)
+        check(listed.name == "static-text" and listed.size == len(skill.encode()), f"{skill_uri}: {listed!r}")
+        print(f"read {skill_uri}: the cheat under its frontmatter")
 
         templates = (await client.list_resource_templates(cache_mode="refresh")).resource_templates
         check([t.uri_template for t in templates] == [TEMPLATE], f"templates {templates!r}")

@@ -1,7 +1,8 @@
 //! The conformance fixture app (`tests/apps/conformance`) behind its generated server `test-mcp`
 //! (the golden crate `tests/expected/conformance`): the MCP conformance suite in both
-//! requirement sets against the reviewed baseline, and the resources, prompts and completions
-//! made from the app's help, with the Python SDK and the Inspector CLI.
+//! requirement sets and its tasks and skills extension scenarios against the reviewed baseline,
+//! and the resources, prompts and completions made from the app's help, with the Python SDK and
+//! the Inspector CLI.
 //!
 //! The tests share one server (started by the first test that needs it, stopped when the last
 //! one holding it ends). Every process and every wait is bounded.
@@ -53,7 +54,8 @@ fn docs_with_python(mode: &str) -> Result<()> {
         "docs.py",
         &strings(&["--url", &shared.server.url, "--mode", mode]),
     )?
-    .has_line("resources: 28 in 7 pages")?
+    .has_line("resources: 35 in 9 pages")?
+    .has_line("read skill://test/static-text/SKILL.md: the cheat under its frontmatter")?
     .has_line("prompts: 7 in 2 pages")?
     .has_line("completions: template variable and prompt argument")?;
     Ok(())
@@ -157,6 +159,11 @@ fn inspector_cli_lists_resources_and_prompts() -> Result<()> {
             .iter()
             .map(|tool| format!("test://help/{tool}"))
             .chain(CHEATS.iter().map(|label| format!("test://{label}")))
+            .chain(
+                CHEATS
+                    .iter()
+                    .map(|label| format!("skill://test/{}/SKILL.md", label.replace('_', "-"))),
+            )
             .collect();
         ensure!(uris == expected, "{era}: resources {uris:?}");
         let listed = inspector(home.path(), &shared.server.url, era, "prompts/list")?;
@@ -268,6 +275,69 @@ fn conformance_tasks_extension() -> Result<()> {
                 "{scenario} did not pass entirely:\n{}",
                 run.report()
             );
+        }
+    }
+    Ok(())
+}
+
+/// The Skills extension's scenarios (SEP-2640), which neither requirement set scores: every one
+/// the suite lists, each in both eras (2026-07-28, the suite's default for an extension, and
+/// 2025-11-25, forced), against the same baseline. The app's cheats are skills, so each must
+/// pass entirely, and the enumeration and manifest checks must have run rather than skipped
+/// (`sep-2640-skills-directory` skips: a skill is one file, so `directoryRead` is not declared;
+/// an undeclared extension would skip every check and still "pass").
+#[test]
+fn conformance_skills_extension_in_both_eras() -> Result<()> {
+    let scenarios: Vec<String> = listed_scenarios("extension")?
+        .into_iter()
+        .filter(|name| name.starts_with("sep-2640-"))
+        .collect();
+    for expected in ["sep-2640-skills-enumeration", "sep-2640-skills-manifest"] {
+        ensure!(
+            scenarios.iter().any(|s| s == expected),
+            "the suite lists no {expected}: {scenarios:?}"
+        );
+    }
+    for scenario in &scenarios {
+        for era in [&[][..], &["--spec-version", "2025-11-25", "--force"][..]] {
+            let mut selection = vec!["--scenario", scenario.as_str()];
+            selection.extend_from_slice(era);
+            let run = conformance_run(&selection)?;
+            let what = format!("{} ({})", scenario, era.get(1).unwrap_or(&"2026-07-28"));
+            ensure!(
+                run.stdout.contains(", 0 failed, 0 warnings")
+                    && !run.stdout.contains("Expected failures (in baseline)"),
+                "{what} did not pass entirely:\n{}",
+                run.report()
+            );
+            // Skipped checks count neither way: these must have run and succeeded.
+            let ran: &[&str] = match scenario.as_str() {
+                "sep-2640-skills-enumeration" => &[
+                    "sep-2640-skills-list-implemented",
+                    "sep-2640-skills-get-implemented",
+                    "sep-2640-skills-get-unknown-uri-invalid-params",
+                    "sep-2640-entry-frontmatter-identical",
+                    "sep-2640-name-naming-rules",
+                ],
+                "sep-2640-skills-manifest" => &[
+                    "sep-2640-final-segment-equals-name",
+                    "sep-2640-skillmd-metadata-description",
+                ],
+                _ => &[],
+            };
+            for check in ran {
+                ensure!(
+                    run.stdout.lines().any(|line| {
+                        // `[<check id>` padded with spaces to the longest id, then `]`.
+                        line.split_once(&format!("[{check}"))
+                            .is_some_and(|(_, rest)| {
+                                rest.trim_start().starts_with(']') && rest.contains("SUCCESS")
+                            })
+                    }),
+                    "{what}: check {check} did not run and succeed:\n{}",
+                    run.report()
+                );
+            }
         }
     }
     Ok(())

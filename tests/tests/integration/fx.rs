@@ -120,8 +120,9 @@ fn reads_resources_prompts_and_completions(test: &'static str, http: bool) -> Re
     let mut fx = Fx::start(test, &[&entry], &[])?;
     fx.ready(&name, tools)?;
 
-    // Across pages (the server's page size is 4): a help page per tool, a sheet per cheat.
-    let resources = format!("MCP resources from {name} ({})", tools + CHEATS.len());
+    // Across pages (the server's page size is 4): a help page per tool, a sheet and a skill's
+    // SKILL.md per cheat (fx knows no skills: they are ordinary resources to it).
+    let resources = format!("MCP resources from {name} ({})", tools + 2 * CHEATS.len());
     let listed = fx.expect(
         &format!("/mcp resource list {name}"),
         &[&resources, "test://static-text", "test://watched-resource"],
@@ -130,6 +131,7 @@ fn reads_resources_prompts_and_completions(test: &'static str, http: bool) -> Re
         "test://help/greet",
         "test://help/slow_compute",
         "test://conformance",
+        "skill://test/static-text/SKILL.md",
     ] {
         fx.ensure(listed.contains(uri), || {
             format!("{uri} is not listed:\n{listed}")

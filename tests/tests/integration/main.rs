@@ -64,6 +64,9 @@ mod select;
 /// replica's task fails within the bound, the bound holds across replicas.
 mod shared_tasks;
 mod shared_tasks_nats;
+/// Skills (SEP-2640): the cheats of real apps listed, got and verified with rmcp's client, in
+/// both eras.
+mod skills;
 /// The fault soak's smoke mode: every call ends right, nothing is left behind.
 mod soak;
 /// The stdio server's stdout: answers whole and in order when the client reads late, and

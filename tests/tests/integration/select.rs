@@ -461,12 +461,17 @@ fn cheats_of_commands_that_are_not_served_are_left_out() {
 }
 
 #[test]
-fn resources_and_prompts_switch_off_separately() {
+fn resources_prompts_and_skills_switch_off_separately() {
     let server = serve("expose: {agent: {mcp: {resources: false}}}\n");
     assert!(server.docs.help.is_empty() && server.docs.template.is_none());
     assert!(server.docs.cheats.iter().all(|c| c.uri.is_none()));
     assert_eq!(server.docs.cheats.len(), 6);
+    // The cheats stay for the skills.
     let server = serve("expose: {agent: {mcp: {resources: false, prompts: false}}}\n");
+    assert!(server.docs.skills && !server.docs.prompts && server.docs.help.is_empty());
+    assert_eq!(server.docs.cheats.len(), 6);
+    let server =
+        serve("expose: {agent: {mcp: {resources: false, prompts: false, skills: false}}}\n");
     assert!(server.docs.cheats.is_empty() && server.docs.help.is_empty());
 }
 

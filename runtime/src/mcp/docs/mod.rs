@@ -1,6 +1,7 @@
-//! The resources, prompts and completions a server makes from its application's own help
-//! (docs/resources.md): each served tool's help and the application's cheat sheets as Markdown
-//! resources, a resource template for a tool's help by name, one prompt per cheat, and
+//! The resources, prompts, skills and completions a server makes from its application's own
+//! help (docs/resources.md): each served tool's help and the application's cheat sheets as
+//! Markdown resources, a resource template for a tool's help by name, one prompt per cheat, one
+//! skill per cheat (the Skills extension, SEP-2640, its `SKILL.md` a resource too), and
 //! completions for the template's variable and the prompts' arguments.
 //!
 //! Everything is rendered at build time (see [`crate::spec::app::DocsSpec`]); the server
@@ -9,13 +10,14 @@
 //! lists are prepared once, on the first request that reads them, and every request is
 //! answered from them.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use fiskgen_contract::docs as uris;
 use rmcp::ErrorData;
 use rmcp::model::{
-    JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, ServerCapabilities,
+    JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, ServerCapabilities, Skill,
 };
 
 use crate::mcp::tools::Catalog;
@@ -26,6 +28,7 @@ mod complete;
 mod cursor;
 mod prompts;
 mod resources;
+mod skills;
 
 /// The MIME type of every resource.
 const MARKDOWN: &str = "text/markdown";
@@ -47,16 +50,21 @@ pub(crate) struct Docs {
 /// The prepared lists and what they point at.
 #[derive(Debug)]
 struct Lists {
-    /// Help resources (serving order), then cheat sheets (label order).
+    /// Help resources (serving order), then cheat sheets, then skills' `SKILL.md` (label
+    /// order).
     resources: Paged<Resource>,
     /// The text behind every listed URI.
-    contents: HashMap<String, &'static str>,
+    contents: HashMap<String, Cow<'static, str>>,
     /// The help template, when there is help.
     templates: Paged<ResourceTemplate>,
     /// One prompt per cheat, in label order.
     prompts: Paged<Prompt>,
     /// The cheats served as prompts, by label.
     cheats: HashMap<&'static str, &'static CheatSpec>,
+    /// One skill per cheat, in label order.
+    skills: Paged<Skill>,
+    /// The skills by the URI of their `SKILL.md`: indexes into `skills`.
+    skill_at: HashMap<String, usize>,
 }
 
 impl Docs {
@@ -96,10 +104,15 @@ impl Docs {
         !self.help.is_empty() || self.offers_prompts()
     }
 
-    /// Whether there are resources to subscribe to: help, or cheat sheets.
+    /// Whether there are resources to subscribe to: help, cheat sheets, or skills' files.
     pub(crate) fn has_resources(&self) -> bool {
         let docs = self.app.docs;
-        !self.help.is_empty() || (docs.cheat_sheets && !docs.cheats.is_empty())
+        !self.help.is_empty() || (docs.cheat_sheets && !docs.cheats.is_empty()) || self.skills()
+    }
+
+    /// Whether the cheats are served as skills (declares the Skills extension).
+    pub(crate) fn skills(&self) -> bool {
+        skills::offers(self.app)
     }
 
     /// The help of a served tool.
@@ -124,7 +137,7 @@ impl Lists {
                     .with_mime_type(MARKDOWN)
                     .with_size(entry.markdown.len() as u64),
             );
-            contents.insert(uri, entry.markdown);
+            contents.insert(uri, Cow::Borrowed(entry.markdown));
         }
         if spec.cheat_sheets {
             for cheat in spec.cheats {
@@ -136,7 +149,7 @@ impl Lists {
                         .with_mime_type(MARKDOWN)
                         .with_size(cheat.text.len() as u64),
                 );
-                contents.insert(uri, cheat.text);
+                contents.insert(uri, Cow::Borrowed(cheat.text));
             }
         }
         let templates = if help.is_empty() {
@@ -163,6 +176,13 @@ impl Lists {
         } else {
             (Vec::new(), HashMap::new())
         };
+        let mut skills = Vec::new();
+        for served in skills::served(app, help) {
+            resources.push(served.resource);
+            contents.insert(served.skill.uri.clone(), Cow::Owned(served.text));
+            skills.push(served.skill);
+        }
+        let skill_at = skills::index(&skills);
         let page_size = usize::try_from(spec.page_size).unwrap_or(usize::MAX);
         Self {
             resources: Paged::new(
@@ -188,13 +208,27 @@ impl Lists {
                 page_size,
             ),
             cheats,
+            skills: Paged::new(
+                "skills/list",
+                "skills",
+                skills,
+                |skill| skill.uri.as_str(),
+                page_size,
+            ),
+            skill_at,
         }
     }
 }
 
 /// Adds what `docs` needs to the capabilities: `completions` when anything can be completed,
-/// `resources.subscribe` when there are resources (legacy clients; nothing ever changes).
+/// `resources.subscribe` when there are resources (legacy clients; nothing ever changes), the
+/// Skills extension when there are skills (in `initialize` and `server/discover` alike, the
+/// same for every client: SEP-2640 defines no client declaration, and a client that does not
+/// know the extension sees the `skill://` files as ordinary resources).
 pub(crate) fn declare(docs: &Docs, capabilities: &mut ServerCapabilities) {
+    if docs.skills() {
+        skills::declare(capabilities);
+    }
     if docs.completes() {
         capabilities.completions = Some(JsonObject::new());
     }

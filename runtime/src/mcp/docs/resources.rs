@@ -37,7 +37,7 @@ impl Docs {
     pub(crate) fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
         if let Some(text) = self.lists().contents.get(uri) {
             return Ok(ReadResourceResult::new(vec![
-                ResourceContents::text(*text, uri).with_mime_type(MARKDOWN),
+                ResourceContents::text(text.as_ref(), uri).with_mime_type(MARKDOWN),
             ]));
         }
         Err(self.not_found(uri))

@@ -35,7 +35,7 @@ const fn tool(name: &'static str) -> ToolSpec {
 static INFO: ToolSpec = tool("stream_info");
 static LS: ToolSpec = tool("stream_ls");
 
-static DOCS: DocsSpec = DocsSpec {
+pub(super) static DOCS: DocsSpec = DocsSpec {
     page_size: 2,
     help: &[
         HelpSpec {
@@ -59,6 +59,7 @@ static DOCS: DocsSpec = DocsSpec {
     ],
     cheat_sheets: true,
     prompts: true,
+    skills: true,
     cheats: &[CheatSpec {
         label: "stream",
         description: "Work with streams",
@@ -79,7 +80,7 @@ static DOCS: DocsSpec = DocsSpec {
     }],
 };
 
-static APP: AppSpec = AppSpec {
+pub(super) static APP: AppSpec = AppSpec {
     identity: "Nats_Cli",
     fiskgen_version: "0",
     tools: &[&INFO, &LS],
@@ -96,7 +97,7 @@ static APP: AppSpec = AppSpec {
 };
 
 /// What `app` offers, served from its own catalog as a server serves it.
-fn docs_of(app: &'static AppSpec) -> Docs {
+pub(super) fn docs_of(app: &'static AppSpec) -> Docs {
     Docs::new(
         app,
         &Catalog::new(app, &[]).expect("the test app's catalog"),
@@ -125,7 +126,8 @@ fn only_served_tools_have_help_and_every_listed_uri_reads_back() {
         [
             "nats-cli://help/stream_info",
             "nats-cli://help/stream_ls",
-            "nats-cli://stream"
+            "nats-cli://stream",
+            "skill://nats-cli/stream/SKILL.md"
         ]
     );
     for uri in &listed {
@@ -290,41 +292,51 @@ fn the_capabilities_declared_at_start_match_the_lists_made_later() {
     let cheats: [&'static [CheatSpec]; 2] = [DOCS.cheats, &[]];
     for tools in served {
         for cheats in cheats {
-            for cheat_sheets in [true, false] {
-                for prompts in [true, false] {
-                    let docs: &'static DocsSpec = Box::leak(Box::new(DocsSpec {
-                        cheat_sheets,
-                        prompts,
-                        cheats,
-                        ..DOCS
-                    }));
-                    let app: &'static AppSpec = Box::leak(Box::new(AppSpec {
-                        tools,
-                        docs,
-                        application: None,
-                        settings: APP.settings.clone(),
-                        ..APP
-                    }));
-                    let case = format!(
-                        "{} tools, {} cheats, cheat_sheets {cheat_sheets}, prompts {prompts}",
-                        tools.len(),
-                        cheats.len()
-                    );
-                    let declared = docs_of(app);
-                    let (has_resources, completes) =
-                        (declared.has_resources(), declared.completes());
-                    let lists = declared.lists();
-                    assert_eq!(
-                        has_resources,
-                        !lists.resources.items().is_empty(),
-                        "resources: {case}"
-                    );
-                    assert_eq!(
-                        completes,
-                        !lists.templates.items().is_empty() || !lists.prompts.items().is_empty(),
-                        "completions: {case}"
-                    );
-                }
+            for (cheat_sheets, prompts, skills) in
+                (0..8).map(|n| (n & 1 != 0, n & 2 != 0, n & 4 != 0))
+            {
+                let docs: &'static DocsSpec = Box::leak(Box::new(DocsSpec {
+                    cheat_sheets,
+                    prompts,
+                    skills,
+                    cheats,
+                    ..DOCS
+                }));
+                let app: &'static AppSpec = Box::leak(Box::new(AppSpec {
+                    tools,
+                    docs,
+                    application: None,
+                    settings: APP.settings.clone(),
+                    ..APP
+                }));
+                let case = format!(
+                    "{} tools, {} cheats, cheat_sheets {cheat_sheets}, prompts {prompts}, \
+                         skills {skills}",
+                    tools.len(),
+                    cheats.len()
+                );
+                let declared = docs_of(app);
+                let (has_resources, completes, has_skills) = (
+                    declared.has_resources(),
+                    declared.completes(),
+                    declared.skills(),
+                );
+                let lists = declared.lists();
+                assert_eq!(
+                    has_skills,
+                    !lists.skills.items().is_empty(),
+                    "skills: {case}"
+                );
+                assert_eq!(
+                    has_resources,
+                    !lists.resources.items().is_empty(),
+                    "resources: {case}"
+                );
+                assert_eq!(
+                    completes,
+                    !lists.templates.items().is_empty() || !lists.prompts.items().is_empty(),
+                    "completions: {case}"
+                );
             }
         }
     }
