@@ -116,6 +116,10 @@ pub struct Rules {
     /// The config's `global_flags` allowlist. Every served tool takes the application flags it
     /// names (unless hidden or fisk's own) and every required one.
     pub global_flags: Vec<String>,
+    /// `tool_prefix`: put before a served command's own name (`""`: none).
+    pub tool_prefix: String,
+    /// `tool_names`: own name -> the name served instead (the prefix is not added to it).
+    pub tool_names: BTreeMap<String, String>,
 }
 
 impl Rules {
@@ -130,19 +134,26 @@ impl Rules {
         (listed || set("required")) && !is_framework_flag(name)
     }
 
-    /// The tool a visible leaf command is served as, or `None` when it is tagged `ai:deny`, its
-    /// name is not a valid MCP tool name, or a filter stage drops it.
+    /// The tool a visible leaf command is served as, by its served name (its `tool_names`
+    /// entry, else the prefix and its own name), or `None` when it is tagged `ai:deny`, it has
+    /// neither a valid own name nor a rename, or a filter stage drops it (filters match the own
+    /// name).
     pub fn tool_for(&self, path: &[&str], tags: &[String]) -> Option<String> {
         if tags.iter().any(|tag| tag == DENY_TAG) {
             return None;
         }
-        let name = tool_name(path);
-        let served = is_valid_tool_name(&name)
+        let own = tool_name(path);
+        let renamed = self.tool_names.get(&own);
+        let served = (renamed.is_some() || is_valid_tool_name(&own))
             && self
                 .stages
                 .iter()
-                .all(|stage| stage.keeps(&name, Some(tags)));
-        served.then_some(name)
+                .all(|stage| stage.keeps(&own, Some(tags)));
+        served.then(|| {
+            renamed
+                .cloned()
+                .unwrap_or_else(|| format!("{}{own}", self.tool_prefix))
+        })
     }
 }
 
@@ -515,9 +526,29 @@ mod tests {
 
     fn rules() -> Rules {
         Rules {
-            stages: Vec::new(),
             global_flags: vec!["db".into()],
+            ..Rules::default()
         }
+    }
+
+    #[test]
+    fn a_served_command_is_known_by_its_served_name_and_filtered_by_its_own() {
+        let named = Rules {
+            tool_prefix: "t_".into(),
+            tool_names: BTreeMap::from([("task_list".to_string(), "ls".to_string())]),
+            stages: vec![Stage {
+                label: "include".into(),
+                include: true,
+                filter: Filter {
+                    tools: vec![Regex::new("^task_").expect("regex")],
+                    tags: Vec::new(),
+                },
+            }],
+            ..rules()
+        };
+        let surface = Surface::of(&document(), &named);
+        let tools: Vec<&str> = surface.tools().into_keys().collect();
+        assert_eq!(tools, ["ls", "t_task_add"]);
     }
 
     fn edit(document: &mut Value, pointer: &str, value: Value) {

@@ -89,7 +89,7 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .map(|mcp| mcp.param_headers.clone())
             .unwrap_or_default();
         let names: Vec<&str> = served.iter().map(|c| c.tool.name.as_str()).collect();
-        selection.check_param_headers(&param_headers, &names);
+        selection.check_param_headers(&param_headers, &names, config.mcp.as_ref());
         if let Some(mcp) = &config.mcp {
             selection.check_task_required(&config.source, mcp, &names);
         }
@@ -98,7 +98,7 @@ pub fn select(config: &Config, app: Option<App<'_>>) -> Result<ir::Server, Selec
             .as_ref()
             .map(|mcp| mcp.ask.clone())
             .unwrap_or_default();
-        selection.check_ask(&ask, &names);
+        selection.check_ask(&ask, &names, config.mcp.as_ref());
         selection.tools = selection.lower(served, &param_headers, &ask);
         application = Some(ir::Application {
             configured_path: config.served_application_path().unwrap_or_default(),

@@ -74,9 +74,16 @@ pub fn filter_stages(config: &Config) -> Vec<Stage> {
 /// stages and its `global_flags` allowlist (the exposed flags are those of the allowlist and the
 /// required ones, found in each document as selection does here).
 pub fn serving_rules(config: &Config) -> Rules {
+    let mcp = config.mcp.as_ref();
     Rules {
         stages: filter_stages(config),
         global_flags: config.global_flags.clone(),
+        tool_prefix: mcp.map(|mcp| mcp.tool_prefix.clone()).unwrap_or_default(),
+        tool_names: mcp
+            .iter()
+            .flat_map(|mcp| &mcp.tool_names)
+            .map(|(from, to)| (from.text.clone(), to.clone()))
+            .collect(),
     }
 }
 

@@ -182,10 +182,7 @@ const fn app(confirm: ConfirmMode, auth: Option<AuthSpec>, stateless: bool) -> A
             version: Some("1.2.3"),
             fingerprint: "0000000000000000000000000000000000000000000000000000000000000000",
             output_digest: None,
-            serving: ServingSpec {
-                stages: &[],
-                global_flags: &[],
-            },
+            serving: ServingSpec::ALL,
             commands: "[]",
         }),
         instructions: Some("A fake application for tests."),

@@ -272,12 +272,19 @@ fn serving(rules: &Rules) -> TokenStream {
             }
         });
     let global_flags = &rules.global_flags;
+    let tool_prefix = &rules.tool_prefix;
+    let tool_names = rules
+        .tool_names
+        .iter()
+        .map(|(own, served)| quote! { (#own, #served) });
     let serving_doc = doc("Which commands are served: what a check applies to a new document.");
     quote! {
         #serving_doc
         const SERVING: rt::ServingSpec = rt::ServingSpec {
             stages: &[#(#stages),*],
             global_flags: &[#(#global_flags),*],
+            tool_prefix: #tool_prefix,
+            tool_names: &[#(#tool_names),*],
         };
     }
 }

@@ -8,18 +8,42 @@ use super::Selection;
 use crate::config::{McpConfig, Question};
 use crate::suggest::nearest;
 
+/// What to say after "not a served command" about `name`: that it is the served name of a
+/// command (the config names tools by their own names, `tool_names` and `tool_prefix` give the
+/// served ones), else the nearest served command's own name.
+fn suggestion(name: &str, served: &[&str], mcp: Option<&McpConfig>) -> String {
+    let renamed = mcp.and_then(|mcp| {
+        let by_rename = mcp.tool_names.iter().find(|(_, to)| to == name);
+        let by_prefix = (!mcp.tool_prefix.is_empty())
+            .then(|| name.strip_prefix(mcp.tool_prefix.as_str()))
+            .flatten()
+            .filter(|own| served.contains(own));
+        by_rename
+            .map(|(from, _)| from.text.clone())
+            .or_else(|| by_prefix.map(str::to_string))
+    });
+    match renamed {
+        Some(own) => format!(
+            "; {name:?} is the name {own:?} is served as, and the config names tools by their \
+             own names: write {own:?}"
+        ),
+        None => nearest(name, served.iter().copied())
+            .map(|near| format!("; did you mean {near:?}?"))
+            .unwrap_or_default(),
+    }
+}
+
 impl Selection {
     /// Every tool `param_headers` names is a served command (one of `served`).
     pub(super) fn check_param_headers(
         &mut self,
         param_headers: &BTreeMap<String, BTreeMap<String, String>>,
         served: &[&str],
+        mcp: Option<&McpConfig>,
     ) {
         for tool in param_headers.keys() {
             if !served.contains(&tool.as_str()) {
-                let hint = nearest(tool, served.iter().copied())
-                    .map(|near| format!("; did you mean {near:?}?"))
-                    .unwrap_or_default();
+                let hint = suggestion(tool, served, mcp);
                 self.problems.push(format!(
                     "expose.agent.mcp.param_headers names tool {tool:?}, which is not a served \
                      command{hint}"
@@ -29,12 +53,15 @@ impl Selection {
     }
 
     /// Every tool `ask` names is a served command (one of `served`).
-    pub(super) fn check_ask(&mut self, ask: &BTreeMap<String, Vec<Question>>, served: &[&str]) {
+    pub(super) fn check_ask(
+        &mut self,
+        ask: &BTreeMap<String, Vec<Question>>,
+        served: &[&str],
+        mcp: Option<&McpConfig>,
+    ) {
         for tool in ask.keys() {
             if !served.contains(&tool.as_str()) {
-                let hint = nearest(tool, served.iter().copied())
-                    .map(|near| format!("; did you mean {near:?}?"))
-                    .unwrap_or_default();
+                let hint = suggestion(tool, served, mcp);
                 self.problems.push(format!(
                     "expose.agent.mcp.ask names tool {tool:?}, which is not a served command \
                      (only a command's parameters can be asked){hint}"
@@ -48,9 +75,7 @@ impl Selection {
     pub(super) fn check_task_required(&mut self, source: &Path, mcp: &McpConfig, served: &[&str]) {
         for name in &mcp.task_required {
             if !served.contains(&name.text.as_str()) {
-                let hint = nearest(&name.text, served.iter().copied())
-                    .map(|near| format!("; did you mean {near:?}?"))
-                    .unwrap_or_default();
+                let hint = suggestion(&name.text, served, Some(mcp));
                 self.problems.push(format!(
                     "{}:{}:{}: expose.agent.mcp.tasks.required names tool {:?}, which is not a \
                      served command (built-in tools always answer on their request){hint}",

@@ -271,6 +271,28 @@ mod tests {
     }
 
     #[test]
+    fn a_key_that_names_a_tool_by_its_served_name_is_told_to_use_the_own_name() {
+        let problems = refused(
+            "\n      tool_prefix: nats_\n      tool_names: {stream_info: info}\n      tasks: \
+             {required: [info, nats_kv_get]}",
+            "",
+        );
+        assert_eq!(
+            problems,
+            [
+                "app.yaml:6:26: expose.agent.mcp.tasks.required names tool \"info\", which is \
+                 not a served command (built-in tools always answer on their request); \"info\" \
+                 is the name \"stream_info\" is served as, and the config names tools by their \
+                 own names: write \"stream_info\"",
+                "app.yaml:6:32: expose.agent.mcp.tasks.required names tool \"nats_kv_get\", \
+                 which is not a served command (built-in tools always answer on their request); \
+                 \"nats_kv_get\" is the name \"kv_get\" is served as, and the config names \
+                 tools by their own names: write \"kv_get\"",
+            ]
+        );
+    }
+
+    #[test]
     fn two_tools_under_one_name_fail_and_say_how_each_got_it() {
         let problems = refused("{tool_names: {stream_info: pub}}", "");
         assert_eq!(

@@ -173,6 +173,21 @@ pub struct ServingSpec {
     pub stages: &'static [FilterSpec],
     /// The application flags exposed on every tool, by name.
     pub global_flags: &'static [&'static str],
+    /// `tool_prefix`: put before a served command's own name (`""`: none).
+    pub tool_prefix: &'static str,
+    /// `tool_names`: (own name, served name) pairs.
+    pub tool_names: &'static [(&'static str, &'static str)],
+}
+
+impl ServingSpec {
+    /// Every command served, unfiltered, under its own name: generated crates name what the
+    /// config sets and take the rest from here (`..rt::ServingSpec::ALL`).
+    pub const ALL: ServingSpec = ServingSpec {
+        stages: &[],
+        global_flags: &[],
+        tool_prefix: "",
+        tool_names: &[],
+    };
 }
 
 /// One include or exclude stage.

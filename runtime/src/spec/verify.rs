@@ -139,6 +139,10 @@ fn rules(application: &ApplicationSpec) -> Result<Rules, VerifyError> {
     Ok(Rules {
         stages,
         global_flags: serving.global_flags.iter().map(|f| f.to_string()).collect(),
+        tool_prefix: serving.tool_prefix.to_string(),
+        tool_names: (serving.tool_names.iter())
+            .map(|(own, served)| (own.to_string(), served.to_string()))
+            .collect(),
     })
 }
 
@@ -362,10 +366,7 @@ mod tests {
             version: None,
             fingerprint: "",
             output_digest,
-            serving: ServingSpec {
-                stages: &[],
-                global_flags: &[],
-            },
+            serving: ServingSpec::ALL,
             commands: "[]",
         }
     }

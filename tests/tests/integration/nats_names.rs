@@ -2,7 +2,7 @@
 //! SDK: a server that `fiskgen build` makes from `tests/fixtures/nats-names.yaml` (a prefix, two
 //! renames, one of them over 64 characters with `allow_long_names`) lists and runs its tools
 //! under the names the config gives them, on `/mcp`, on a group endpoint and through catalog
-//! mode, and its `--tools` filter and `tools` listing use the same names.
+//! mode, and its `--tools` filter, `tools` listing and `verify` use the same names.
 
 use std::ffi::OsStr;
 use std::process::Command;
@@ -56,6 +56,22 @@ fn renamed_and_prefixed_tools_are_listed_and_called_by_their_served_names() -> R
     ensure!(
         names == ["info"],
         "--tools ^info$ keeps {names:?}: it matches served names"
+    );
+
+    // The served names are part of what a check compares: the server's own natscli is no drift.
+    let verified = run_bounded(
+        Command::new(&binary)
+            .arg("--application-path")
+            .arg(&cli)
+            .arg("verify"),
+        Duration::from_secs(60),
+        "nats-mcp verify",
+    )?
+    .success()?;
+    ensure!(
+        !verified.stdout.contains("(new tool)") && !verified.stdout.contains("no longer served"),
+        "verify reports renamed tools as drift:\n{}",
+        verified.report()
     );
 
     let nats_server = start_nats_server()?;

@@ -56,6 +56,8 @@ const SERVING: rt::ServingSpec = rt::ServingSpec {
         },
     ],
     global_flags: &[],
+    tool_prefix: "",
+    tool_names: &[],
 };
 
 /// What the operator should know about the served set, printed at start.

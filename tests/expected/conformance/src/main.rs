@@ -53,6 +53,8 @@ static APP: rt::AppSpec = rt::AppSpec {
 const SERVING: rt::ServingSpec = rt::ServingSpec {
     stages: &[],
     global_flags: &[],
+    tool_prefix: "",
+    tool_names: &[],
 };
 
 fn main() -> ExitCode {

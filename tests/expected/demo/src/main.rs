@@ -43,6 +43,8 @@ static APP: rt::AppSpec = rt::AppSpec {
 const SERVING: rt::ServingSpec = rt::ServingSpec {
     stages: &[],
     global_flags: &["store"],
+    tool_prefix: "",
+    tool_names: &[],
 };
 
 /// What the operator should know about the served set, printed at start.
