@@ -71,8 +71,8 @@ pub fn render_text(docs: &ir::Docs, width: usize) -> String {
         out.push_str("\nSkills: none (the application declares no cheats).\n");
     } else {
         out.push_str(
-            "\nSkills (the overview, then one per cheat; SKILL.md at \
-             skill://<server>/<name>/SKILL.md):\n",
+            "\nSkills (the overview, then one per cheat),\n\
+             each at skill://<server>/<name>/SKILL.md:\n",
         );
         // (label, description) of each, in the order the server names them.
         let sources: Vec<(&str, &str)> = docs

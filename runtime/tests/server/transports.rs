@@ -28,7 +28,8 @@ async fn check_list_and_call(client: &Client) {
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     assert_eq!(names, TOOL_NAMES);
     let stream_info = &tools[6];
-    assert_eq!(stream_info.title.as_deref(), Some("stream info"));
+    // The title is listed once, in the annotations.
+    assert_eq!(stream_info.title, None);
     let annotations = stream_info.annotations.as_ref().expect("annotations");
     assert_eq!(annotations.title.as_deref(), Some("stream info"));
     // Untagged commands send no hints at all.
@@ -42,15 +43,9 @@ async fn check_list_and_call(client: &Client) {
     assert_eq!(env.read_only_hint, Some(true));
     assert_eq!(env.idempotent_hint, Some(true));
     assert_eq!(env.open_world_hint, None);
+    // Lean by default: results carry structuredContent, entries no outputSchema.
     for tool in &tools {
-        let schema = tool
-            .output_schema
-            .as_ref()
-            .expect("every command tool has an outputSchema");
-        assert_eq!(
-            schema["required"],
-            json!(["command", "exit_code", "output", "truncated"])
-        );
+        assert!(tool.output_schema.is_none(), "{}", tool.name);
     }
     let exit = &tools[1];
     assert_eq!(exit.input_schema["required"], json!(["code"]));
