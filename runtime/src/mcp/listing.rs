@@ -3,18 +3,18 @@
 //! fiskgen computes every entry at build time ([`ListingSpec`], from
 //! `fiskgen_contract::listing`). A server narrowed at start (`--read-only`, `--tools`, ...)
 //! joins the kept tools' entries once, with the same contract function. The handler answers
-//! every `tools/list` from these pages through rmcp's types ([`Listing::result`]); the members
-//! of an entry that rmcp's `Tool` does not carry (`execution`, for a tool that runs only as a
-//! task) are kept beside the page and put back into the answer by [`Listing::complete`], on
-//! every transport.
+//! every `tools/list` through rmcp's types ([`Listing::result`]) with the page it chose in the
+//! answer's `_meta` and no tools; the transports write the answer with that page's entries, as
+//! computed, in place of the empty list ([`Listing::expand`]). rmcp's `Tool` cannot carry
+//! bytes computed in advance (nor `execution`), and reading the pages into it would cost every
+//! server a parse at start and a serialization per list.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
 
 use fiskgen_contract::cursor::Cursors;
 use fiskgen_contract::listing::{self as contract, Entry};
 use rmcp::ErrorData;
-use rmcp::model::{CacheScope, ListToolsResult, Tool};
+use rmcp::model::{CacheScope, ListToolsResult, MetaObject, Tool};
 use serde_json::{Map, Value};
 
 use crate::mcp::error::CatalogError;
@@ -33,27 +33,18 @@ pub(crate) struct Listing {
     pages: Vec<Page>,
     /// The pages' cursors (the codec of every list).
     cursors: Cursors,
-    /// Whether an entry may hold a member rmcp's `Tool` does not carry (only a task-required
-    /// tool's `execution` does), so that an answer needs [`Listing::complete`]: known at start,
-    /// before any page is read (a transport asks before the handler has answered).
-    pub(crate) has_extras: bool,
 }
+
+/// The `_meta` member of a `tools/list` answer, as the handler leaves it, that names the page
+/// whose entries the transport writes in place of the answer's empty `tools`. It never reaches
+/// a client.
+pub(crate) const PAGE_KEY: &str = "fiskgen/page";
 
 #[derive(Debug)]
 struct Page {
     /// The page's entries are `body[start..end]`.
     start: usize,
     end: usize,
-    /// The page read the first time it is asked for.
-    parsed: OnceLock<Result<Parsed, String>>,
-}
-
-/// A page through rmcp's types, with what they leave out.
-#[derive(Debug)]
-struct Parsed {
-    tools: Vec<Tool>,
-    /// Per tool name, the entry's members rmcp's `Tool` does not carry.
-    extras: Vec<(String, Map<String, Value>)>,
 }
 
 impl Listing {
@@ -65,7 +56,7 @@ impl Listing {
         let built_required = app.settings.tasks.map_or(&[][..], |tasks| tasks.required);
         match app.listing {
             Some(spec) if spec.tools == app.tools.len() && task_required == built_required => {
-                Self::compiled(spec, !task_required.is_empty())
+                Self::compiled(spec)
             }
             Some(spec) => Ok(Self::joined(
                 app,
@@ -82,7 +73,7 @@ impl Listing {
         }
     }
 
-    fn compiled(spec: &'static ListingSpec, has_extras: bool) -> Result<Listing, CatalogError> {
+    fn compiled(spec: &'static ListingSpec) -> Result<Listing, CatalogError> {
         let body = spec.body;
         let cursors = Cursors::tagged(contract::WHAT, spec.cursor_tag, spec.tools, spec.page_size);
         if spec.pages.is_empty() {
@@ -104,7 +95,10 @@ impl Listing {
             if !fits {
                 return Err(CatalogError::PageOutside { page: index + 1 });
             }
-            pages.push(Page::new(page.start, page.end));
+            pages.push(Page {
+                start: page.start,
+                end: page.end,
+            });
         }
         Ok(Listing {
             structured_output: spec.structured_output,
@@ -112,7 +106,6 @@ impl Listing {
             body: Cow::Borrowed(body),
             pages,
             cursors,
-            has_extras,
         })
     }
 
@@ -159,18 +152,28 @@ impl Listing {
                 .to_json()
             })
             .collect();
-        let listing = contract::Listing::join(&entries, page_size);
+        Self::of(
+            contract::Listing::join(&entries, page_size),
+            structured_output,
+            output_schema,
+        )
+    }
+
+    /// Serves `listing`, joined at start.
+    fn of(listing: contract::Listing, structured_output: bool, output_schema: bool) -> Listing {
         Listing {
             structured_output,
             output_schema,
             pages: listing
                 .pages
                 .iter()
-                .map(|page| Page::new(page.start, page.end))
+                .map(|page| Page {
+                    start: page.start,
+                    end: page.end,
+                })
                 .collect(),
             body: Cow::Owned(listing.body),
             cursors: listing.cursors,
-            has_extras: !task_required.is_empty(),
         }
     }
 
@@ -179,19 +182,23 @@ impl Listing {
         self.cursors.page(cursor).map_err(invalid_cursor)
     }
 
-    /// Page `index` through rmcp's types. The hints of the 2026-07-28 era (`modern`) are set
-    /// here; rmcp drops nothing for legacy clients, so they are left out for them.
-    pub(crate) fn result(&self, index: usize, modern: bool) -> Result<ListToolsResult, ErrorData> {
+    /// The answer with page `index`, through rmcp's types: no tools, and the page named in
+    /// its `_meta` ([`PAGE_KEY`]) for the transport to write ([`Listing::expand`]). The hints
+    /// of the 2026-07-28 era (`modern`) are set here; rmcp drops nothing for legacy clients,
+    /// so they are left out for them.
+    pub(crate) fn result(&self, index: usize, modern: bool) -> ListToolsResult {
         let index = index.min(self.pages.len() - 1);
-        let parsed = self.parsed(index)?;
-        let mut result = ListToolsResult::with_all_items(parsed.tools.clone());
+        let mut meta = MetaObject::default();
+        meta.0.insert(PAGE_KEY.to_string(), Value::from(index));
+        let mut result = ListToolsResult::with_all_items(Vec::new());
+        result.meta = Some(meta);
         result.next_cursor = self.cursors.next(index);
         if modern {
             result = result
                 .with_ttl_ms(contract::TTL_MS)
                 .with_cache_scope(CacheScope::Public);
         }
-        Ok(result)
+        result
     }
 
     /// `tools` as a whole list (catalog mode's fixed tools), with the hints of the 2026-07-28
@@ -207,75 +214,45 @@ impl Listing {
         }
     }
 
-    /// Puts back into the `tools` of a `tools/list` result (as JSON) the members of each
-    /// entry that rmcp's `Tool` left out, from the pages read so far (the handler has read the
-    /// page it answered with).
-    pub(crate) fn complete(&self, result: &mut Value) {
-        let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
-            return;
-        };
-        let extras = self
-            .pages
-            .iter()
-            .filter_map(|page| page.parsed.get()?.as_ref().ok())
-            .flat_map(|parsed| &parsed.extras);
-        for (name, members) in extras {
-            let entry = tools
-                .iter_mut()
-                .find(|tool| tool.get("name").and_then(Value::as_str) == Some(name))
-                .and_then(Value::as_object_mut);
-            if let Some(entry) = entry {
-                entry.extend(members.iter().map(|(k, v)| (k.clone(), v.clone())));
-            }
+    /// `message`, one JSON-RPC message as rmcp wrote it, with the page's entries in place of
+    /// the empty `tools` if it is an answer of [`Listing::result`]; `None` for any other
+    /// message (which the transport sends as it is). Only a message that holds [`PAGE_KEY`]
+    /// is read at all.
+    pub(crate) fn expand(&self, message: &str) -> Option<String> {
+        if !message.contains(PAGE_KEY) {
+            return None;
         }
-    }
-
-    fn parsed(&self, index: usize) -> Result<&Parsed, ErrorData> {
-        let page = &self.pages[index];
-        page.parsed
-            .get_or_init(|| Parsed::of(&self.body[page.start..page.end]))
-            .as_ref()
-            .map_err(|error| {
-                ErrorData::internal_error(
-                    format!("the tools/list page is not valid: {error}"),
-                    None,
-                )
-            })
-    }
-}
-
-impl Page {
-    fn new(start: usize, end: usize) -> Page {
-        Page {
-            start,
-            end,
-            parsed: OnceLock::new(),
+        let mut message: Map<String, Value> = serde_json::from_str(message).ok()?;
+        let result = message.get_mut("result")?.as_object_mut()?;
+        if !result.get("tools")?.as_array()?.is_empty() {
+            return None;
         }
-    }
-}
-
-impl Parsed {
-    /// Reads the entries `text` (without the array's brackets).
-    fn of(text: &str) -> Result<Parsed, String> {
-        let entries: Vec<Map<String, Value>> =
-            serde_json::from_str(&format!("[{text}]")).map_err(|error| error.to_string())?;
-        let mut parsed = Parsed {
-            tools: Vec::with_capacity(entries.len()),
-            extras: Vec::new(),
-        };
-        for mut entry in entries {
-            let tool: Tool = serde_json::from_value(Value::Object(entry.clone()))
-                .map_err(|error| error.to_string())?;
-            let carried = serde_json::to_value(&tool).map_err(|error| error.to_string())?;
-            if let Value::Object(carried) = carried {
-                entry.retain(|key, _| !carried.contains_key(key));
-            }
-            if !entry.is_empty() {
-                parsed.extras.push((tool.name.to_string(), entry));
-            }
-            parsed.tools.push(tool);
+        let meta = result.get_mut("_meta")?.as_object_mut()?;
+        let index = usize::try_from(meta.get(PAGE_KEY)?.as_u64()?).ok()?;
+        let page = self.pages.get(index)?;
+        meta.remove(PAGE_KEY);
+        if meta.is_empty() {
+            result.remove("_meta");
         }
-        Ok(parsed)
+        result.remove("tools");
+        let id = serde_json::to_string(message.get("id")?).ok()?;
+        let rest = serde_json::to_string(message.get("result")?).ok()?;
+        let entries = &self.body[page.start..page.end];
+        let mut out = String::with_capacity(entries.len() + id.len() + rest.len() + 48);
+        out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+        out.push_str(&id);
+        out.push_str(",\"result\":{\"tools\":[");
+        out.push_str(entries);
+        out.push(']');
+        // `rest` is the result's other members as an object: `{}`, or `{"nextCursor":...}`.
+        if rest.len() > 2 {
+            out.push(',');
+            out.push_str(&rest[1..]);
+        } else {
+            out.push('}');
+        }
+        out.push('}');
+        Some(out)
     }
 }
 
@@ -287,22 +264,73 @@ pub(crate) fn invalid_cursor(error: fiskgen_contract::cursor::InvalidCursor) -> 
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use rmcp::model::{ServerJsonRpcMessage, ServerResult};
+    use serde_json::{Value, json};
 
-    use super::Parsed;
+    use super::{Listing, contract};
+
+    /// Three entries, two to a page.
+    fn listing() -> Listing {
+        let entries = [
+            r#"{"name":"a","inputSchema":{"type":"object"}}"#,
+            r#"{"name":"b","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}"#,
+            r#"{"name":"c","inputSchema":{"type":"object"}}"#,
+        ];
+        Listing::of(contract::Listing::join(&entries, 2), true, false)
+    }
+
+    /// The answer with page `index` as rmcp writes it, then as the client gets it.
+    fn answered(listing: &Listing, index: usize, modern: bool) -> Value {
+        let result = ServerResult::ListToolsResult(listing.result(index, modern));
+        let message =
+            ServerJsonRpcMessage::response(result, rmcp::model::NumberOrString::Number(7));
+        let written = serde_json::to_string(&message).expect("serializes");
+        let expanded = listing.expand(&written).expect("a list's answer expands");
+        serde_json::from_str(&expanded).expect("the expanded answer is JSON")
+    }
 
     #[test]
-    fn an_entry_keeps_the_members_rmcps_tool_drops() -> Result<(), String> {
-        let parsed = Parsed::of(
-            r#"{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}"#,
-        )?;
-        assert_eq!(parsed.tools.len(), 2);
-        assert_eq!(parsed.extras.len(), 1);
-        assert_eq!(parsed.extras[0].0, "b");
-        assert_eq!(
-            serde_json::Value::Object(parsed.extras[0].1.clone()),
-            json!({"execution": {"taskSupport": "required"}})
-        );
-        Ok(())
+    fn an_answer_carries_its_pages_entries_as_computed_with_every_member() {
+        let listing = listing();
+        let first = answered(&listing, 0, false);
+        assert_eq!(first["jsonrpc"], "2.0");
+        assert_eq!(first["id"], 7);
+        let tools = first["result"]["tools"].as_array().expect("tools");
+        let names: Vec<&str> = tools
+            .iter()
+            .filter_map(|tool| tool["name"].as_str())
+            .collect();
+        assert_eq!(names, ["a", "b"]);
+        // A member rmcp's `Tool` has no field for is kept.
+        assert_eq!(tools[1]["execution"], json!({"taskSupport": "required"}));
+        // The page's name never reaches the client; the cursor does.
+        assert!(first["result"].get("_meta").is_none(), "{first}");
+        let cursor = first["result"]["nextCursor"]
+            .as_str()
+            .expect("a next cursor");
+        assert_eq!(listing.page(Some(cursor)).expect("our cursor"), 1);
+
+        let last = answered(&listing, 1, true);
+        let tools = last["result"]["tools"].as_array().expect("tools");
+        assert_eq!(tools.len(), 1);
+        assert_eq!(tools[0]["name"], "c");
+        assert!(last["result"].get("nextCursor").is_none(), "{last}");
+        // The 2026-07-28 era's members stay.
+        assert!(last["result"]["ttlMs"].is_u64(), "{last}");
+        assert_eq!(last["result"]["cacheScope"], "public");
+    }
+
+    #[test]
+    fn only_a_lists_answer_is_expanded() {
+        let listing = listing();
+        for message in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"fiskgen/page"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"fiskgen/page":0},"tools":[{"name":"x"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"fiskgen/page":9},"tools":[]}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#,
+            "not json fiskgen/page",
+        ] {
+            assert_eq!(listing.expand(message), None, "{message}");
+        }
     }
 }

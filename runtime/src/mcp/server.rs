@@ -8,13 +8,12 @@ use std::sync::Arc;
 use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-    CompleteRequestMethod, CompleteRequestParams, CompleteResult, ContentBlock, CustomResult,
-    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
-    GetSkillResult, GetTaskParams, GetTaskResult, ListPromptsResult, ListResourceTemplatesResult,
+    CompleteRequestMethod, CompleteRequestParams, CompleteResult, ContentBlock, DiscoverResult,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+    GetTaskParams, GetTaskResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, ServerResult,
-    SetLevelRequestMethod, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
-    UpdateTaskParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestMethod,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -76,33 +75,13 @@ impl Handler {
             .with_finder(self.finder.clone())
     }
 
-    /// Whether a `tools/list` answer may need [`Handler::completed`]'s members put back.
-    pub(crate) fn list_has_extras(&self) -> bool {
-        self.finder.is_none() && self.catalog.listing.has_extras
-    }
-
-    /// The `tools/list` answer's members that rmcp's `Tool` left out, put back.
-    pub(crate) fn complete_list(&self, result: &mut serde_json::Value) {
-        if self.finder.is_none() {
-            self.catalog.listing.complete(result);
-        }
-    }
-
-    /// `result` as sent: a `tools/list` answer with the members of its entries that rmcp's
-    /// `Tool` does not carry put back ([`crate::mcp::listing::Listing::complete`]); any other
-    /// answer as it is.
-    pub(crate) fn completed(&self, result: ServerResult) -> ServerResult {
-        match result {
-            ServerResult::ListToolsResult(list) if self.list_has_extras() => {
-                match serde_json::to_value(&list) {
-                    Ok(mut value) => {
-                        self.complete_list(&mut value);
-                        ServerResult::CustomResult(CustomResult(value))
-                    }
-                    Err(_) => ServerResult::ListToolsResult(list),
-                }
-            }
-            other => other,
+    /// `message` (one JSON-RPC message as rmcp wrote it) as the client gets it: a
+    /// `tools/list` answer with its page's entries written in
+    /// ([`crate::mcp::listing::Listing::expand`]); `None` for any other message.
+    pub(crate) fn expand_list(&self, message: &str) -> Option<String> {
+        match self.finder {
+            Some(_) => None,
+            None => self.catalog.listing.expand(message),
         }
     }
 }
@@ -128,8 +107,8 @@ impl ServerHandler for Handler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        // Every `tools/list`, on every transport; the transports put back the members of
-        // an entry that rmcp's `Tool` does not carry (Handler::completed, Listing::complete).
+        // Every `tools/list`, on every transport; the transports write the chosen page's
+        // entries into the answer (Handler::expand_list).
         self.state.note_modern_client(&context);
         let listing = &self.catalog.listing;
         let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
@@ -150,7 +129,7 @@ impl ServerHandler for Handler {
             }
             None => {
                 let page = listing.page(cursor)?;
-                listing.result(page, confirm::is_modern(&context))
+                Ok(listing.result(page, confirm::is_modern(&context)))
             }
         };
         self.state.first_answer.mark();

@@ -7,8 +7,7 @@
 //! idle) unless the server is stateless; 2026-07-28 requests are always served statelessly,
 //! and rmcp cancels their handler when the response stream is dropped. Every POST body is
 //! checked to be a JSON-RPC message first ([`crate::transport::intake`]), and a `tools/list`
-//! answer gets back the members of its entries that rmcp's `Tool` does not carry
-//! ([`complete_lists`]).
+//! answer gets its page's entries written in ([`expand_lists`]).
 
 use std::io;
 use std::sync::Arc;
@@ -100,10 +99,10 @@ pub(crate) fn app(
         let sessions = Arc::new(NeverSessionManager::default());
         let mut router = Router::new();
         for (group, handler) in endpoints {
-            let complete = axum::middleware::from_fn_with_state(handler.clone(), complete_lists);
+            let expand = axum::middleware::from_fn_with_state(handler.clone(), expand_lists);
             router = router.merge(
                 mcp_routes(group.as_deref(), handler, sessions.clone(), config.clone())
-                    .layer(complete),
+                    .layer(expand),
             );
         }
         router.layer(axum::middleware::from_fn(intake::stateless))
@@ -114,11 +113,11 @@ pub(crate) fn app(
         sessions::give_back_memory(capped.clone(), shutdown.child_token());
         let mut router = Router::new();
         for (group, handler) in endpoints {
-            let complete = axum::middleware::from_fn_with_state(handler.clone(), complete_lists);
+            let expand = axum::middleware::from_fn_with_state(handler.clone(), expand_lists);
             let bound = sessions::Endpoint::new(capped.clone(), group.as_deref());
             router = router.merge(
                 mcp_routes(group.as_deref(), handler, capped.clone(), config.clone())
-                    .layer(complete)
+                    .layer(expand)
                     .layer(axum::middleware::from_fn_with_state(bound, sessions::own)),
             );
         }
@@ -183,18 +182,18 @@ where
 }
 
 /// axum middleware: the answer to a `tools/list` (marked by the body check,
-/// [`intake::ListsTools`]) with the members of its entries that rmcp's `Tool` does not carry
-/// put back ([`crate::mcp::listing::Listing::complete`]). rmcp has judged the request and
-/// answered it, as JSON or as an event stream that ends with the answer; only the answer's
-/// entries change, and only on a server whose entries hold such members.
-async fn complete_lists(State(handler): State<Handler>, request: Request, next: Next) -> Response {
+/// [`intake::ListsTools`]) with its page's entries written in ([`Handler::expand_list`]). rmcp
+/// has judged the request and answered it, as JSON or as an event stream that ends with the
+/// answer (a few hundred bytes: the entries are not in it yet); only the answer's message
+/// changes.
+async fn expand_lists(State(handler): State<Handler>, request: Request, next: Next) -> Response {
     let lists = request.extensions().get::<intake::ListsTools>().is_some();
     let response = next.run(request).await;
-    if !lists || response.status() != StatusCode::OK || !handler.list_has_extras() {
+    if !lists || response.status() != StatusCode::OK {
         return response;
     }
     let (mut parts, body) = response.into_parts();
-    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+    let bytes = match axum::body::to_bytes(body, intake::MAX_BODY_BYTES).await {
         Ok(bytes) => bytes,
         Err(error) => {
             tracing::warn!(%error, "reading the tools/list answer failed");
@@ -204,21 +203,16 @@ async fn complete_lists(State(handler): State<Handler>, request: Request, next: 
     let Ok(text) = std::str::from_utf8(&bytes) else {
         return Response::from_parts(parts, Body::from(bytes));
     };
-    let completed = |json: &str| -> Option<String> {
-        let mut message: serde_json::Value = serde_json::from_str(json).ok()?;
-        handler.complete_list(message.get_mut("result")?);
-        serde_json::to_string(&message).ok()
-    };
     let event_stream = parts
         .headers
         .get(header::CONTENT_TYPE)
         .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
     let out = if event_stream {
-        let mut out = String::with_capacity(text.len() + 64);
+        let mut out = String::new();
         for line in text.split_inclusive('\n') {
             match line
                 .strip_prefix("data:")
-                .and_then(|data| completed(data.trim()))
+                .and_then(|data| handler.expand_list(data.trim()))
             {
                 Some(json) => {
                     out.push_str("data: ");
@@ -230,7 +224,10 @@ async fn complete_lists(State(handler): State<Handler>, request: Request, next: 
         }
         out
     } else {
-        completed(text).unwrap_or_else(|| text.to_string())
+        match handler.expand_list(text) {
+            Some(json) => json,
+            None => return Response::from_parts(parts, Body::from(bytes)),
+        }
     };
     parts.headers.remove(header::CONTENT_LENGTH);
     Response::from_parts(parts, Body::from(out))

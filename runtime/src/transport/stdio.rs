@@ -2,11 +2,13 @@
 //! stdin/stdout, nothing else on stdout (logs and the banner go to stderr; commands never
 //! inherit stdout), and the server ends when stdin closes.
 
-use std::borrow::Cow;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
 
-use rmcp::model::{ClientNotification, ClientRequest, ProtocolVersion, ServerConfig, ServerResult};
-use rmcp::service::{NotificationContext, QuitReason, RequestContext};
-use rmcp::{ErrorData, RoleServer, Service, ServiceExt};
+use rmcp::ServiceExt;
+use rmcp::service::QuitReason;
+use tokio::io::AsyncWrite;
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::server::Handler;
@@ -27,7 +29,9 @@ pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Resu
     // Non-blocking when stdin/stdout are pipes (as clients start servers), so shutdown is not
     // held up by a read parked on the blocking pool.
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
-    match Stdio(handler)
+    let lists = handler.clone();
+    let stdout = Expanding::new(stdout, move |line: &str| lists.expand_list(line));
+    match handler
         .serve_with_ct((stdin, stdout), shutdown.child_token())
         .await
     {
@@ -50,33 +54,116 @@ pub(crate) async fn serve(handler: Handler, shutdown: CancellationToken) -> Resu
     }
 }
 
-/// The handler as rmcp's service over stdio, each answer as the handler completes it
-/// ([`Handler::completed`]).
-struct Stdio(Handler);
+/// stdout as rmcp writes it, one message per line, with each `tools/list` answer's page
+/// written in ([`Handler::expand_list`]); every other line passes as it is.
+struct Expanding<W, E> {
+    inner: W,
+    /// The line as sent, if it is not the line as written.
+    expand: E,
+    /// The bytes of a line not ended yet.
+    line: Vec<u8>,
+    /// Bytes for `inner`, of which the first `written` are written.
+    out: Vec<u8>,
+    written: usize,
+}
 
-impl Service<RoleServer> for Stdio {
-    async fn handle_request(
-        &self,
-        request: ClientRequest,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ServerResult, ErrorData> {
-        let result = Service::handle_request(&self.0, request, context).await?;
-        Ok(self.0.completed(result))
+impl<W: AsyncWrite + Unpin, E: Fn(&str) -> Option<String> + Unpin> Expanding<W, E> {
+    fn new(inner: W, expand: E) -> Self {
+        Self {
+            inner,
+            expand,
+            line: Vec::new(),
+            out: Vec::new(),
+            written: 0,
+        }
     }
 
-    async fn handle_notification(
-        &self,
-        notification: ClientNotification,
-        context: NotificationContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        Service::handle_notification(&self.0, notification, context).await
+    /// Takes `bytes`, moving each line they end to `out` (expanded where it is a list's answer).
+    fn take(&mut self, mut bytes: &[u8]) {
+        while let Some(end) = bytes.iter().position(|&byte| byte == b'\n') {
+            self.line.extend_from_slice(&bytes[..end]);
+            bytes = &bytes[end + 1..];
+            let expanded = std::str::from_utf8(&self.line)
+                .ok()
+                .and_then(|line| (self.expand)(line));
+            match expanded {
+                Some(message) => self.out.extend_from_slice(message.as_bytes()),
+                None => self.out.extend_from_slice(&self.line),
+            }
+            self.out.push(b'\n');
+            self.line.clear();
+        }
+        self.line.extend_from_slice(bytes);
     }
 
-    fn get_info(&self) -> ServerConfig {
-        Service::get_info(&self.0)
+    /// Writes `out` to `inner`.
+    fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.written < self.out.len() {
+            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &self.out[self.written..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.written += n;
+        }
+        self.out.clear();
+        self.written = 0;
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<W: AsyncWrite + Unpin, E: Fn(&str) -> Option<String> + Unpin> AsyncWrite for Expanding<W, E> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bytes: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        // What was taken before is written first: a slow reader holds rmcp back.
+        ready!(this.poll_drain(cx))?;
+        this.take(bytes);
+        if let Poll::Ready(Err(error)) = this.poll_drain(cx) {
+            return Poll::Ready(Err(error));
+        }
+        Poll::Ready(Ok(bytes.len()))
     }
 
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Service::supported_protocol_versions(&self.0)
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.poll_drain(cx))?;
+        Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let rest = std::mem::take(&mut this.line);
+        this.out.extend_from_slice(&rest);
+        ready!(this.poll_drain(cx))?;
+        Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncWriteExt;
+
+    use super::Expanding;
+
+    #[tokio::test]
+    async fn each_line_is_written_whole_and_only_the_lists_answer_changes() {
+        let mut out = Vec::new();
+        let mut writer = Expanding::new(&mut out, |line: &str| {
+            (line == "LIST").then(|| "the whole list".to_string())
+        });
+        // Lines split across writes, and two lines in one.
+        for part in ["{\"a\"", ":1}\nLI", "ST\n{\"b\":2}\nLIST", "\n"] {
+            writer.write_all(part.as_bytes()).await.expect("write");
+        }
+        writer.flush().await.expect("flush");
+        writer.write_all(b"unended").await.expect("write");
+        writer.shutdown().await.expect("shutdown");
+        assert_eq!(
+            String::from_utf8(out).expect("text"),
+            "{\"a\":1}\nthe whole list\n{\"b\":2}\nthe whole list\nunended"
+        );
     }
 }
