@@ -59,7 +59,12 @@ pub fn groups_named(refusal: &str) -> Vec<String> {
         .split_once("its groups are: ")
         .map(|(_, names)| names.lines().next().unwrap_or_default())
         .filter(|names| *names != "(none)")
-        .map(|names| names.split(", ").map(|name| name.trim().to_string()).collect())
+        .map(|names| {
+            names
+                .split(", ")
+                .map(|name| name.trim().to_string())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -130,18 +135,30 @@ async fn row(label: String, client: &Client) -> Result<Row> {
 async fn ours(setup: &Setup, extra: &[&str], label: &str, groups: &[String]) -> Result<Vec<Row>> {
     let port = free_port()?;
     let mut command = server_command(setup, Server::Ours(Transport::Modern), Some(port))?;
-    command.args(extra).stdin(Stdio::null()).stdout(Stdio::null());
+    command
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
     let began = Instant::now();
     let mut child = command.spawn().context("starting our server")?;
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    wait_until_listening(&mut child, address, began, Server::Ours(Transport::Modern), setup)
-        .await?;
+    wait_until_listening(
+        &mut child,
+        address,
+        began,
+        Server::Ours(Transport::Modern),
+        setup,
+    )
+    .await?;
     let mut rows = Vec::new();
     let whole = format!("http://127.0.0.1:{port}/mcp");
     for (path, name) in std::iter::once((whole.clone(), format!("fiskgen {label} /mcp"))).chain(
-        groups
-            .iter()
-            .map(|group| (format!("{whole}/{group}"), format!("fiskgen {label} /mcp/{group}"))),
+        groups.iter().map(|group| {
+            (
+                format!("{whole}/{group}"),
+                format!("fiskgen {label} /mcp/{group}"),
+            )
+        }),
     ) {
         let client = Client::http(&path, Transport::Modern).await?;
         let measured = row(name, &client).await;
@@ -215,7 +232,9 @@ mod tests {
     #[test]
     fn the_groups_come_from_the_servers_refusal_of_an_unknown_one() {
         assert_eq!(
-            groups_named("--group \"-\": this server has no such group; its groups are: stream, kv\n"),
+            groups_named(
+                "--group \"-\": this server has no such group; its groups are: stream, kv\n"
+            ),
             ["stream", "kv"]
         );
         assert!(groups_named("its groups are: (none)\n").is_empty());
