@@ -191,7 +191,7 @@ pub(crate) async fn measure(options: &Options, setup: &Setup) -> Result<String> 
     Ok(table(&rows))
 }
 
-/// Runs [`measure`] on `server` (built from bench/nats-all.yaml) with `app`, in `workdir`.
+/// Measures (as `measure`) `server` (built from bench/nats-all.yaml) with `app`, in `workdir`.
 pub fn run(options: &Options, server: &Path, app: &Path, workdir: &Path) -> Result<String> {
     std::fs::create_dir_all(workdir).with_context(|| format!("creating {}", workdir.display()))?;
     let setup = Setup {
