@@ -200,6 +200,7 @@ impl Tool {
         let has = |hint: Hint| self.hints.contains(&HintName(hint));
         ToolInfo {
             name: self.name.clone(),
+            own_name: self.command_name().filter(|own| *own != self.name),
             title: self.title.clone(),
             description: self.description.clone(),
             tags: self.tags.clone(),
