@@ -16,6 +16,7 @@ pub mod peer;
 mod raw;
 mod report;
 mod servers;
+pub mod sizes;
 pub mod soak;
 mod stats;
 

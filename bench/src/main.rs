@@ -23,6 +23,11 @@ struct Cli {
     /// A few iterations against the debug golden demo server, no builds (the test suite's mode).
     #[arg(long)]
     smoke: bool,
+    /// Only the sizes of natscli's `tools/list` (whole, each group, catalog mode) beside the
+    /// peer's, in bytes and tokens, as docs/catalogs.md's table (needs --nats-server, the peer,
+    /// and `npm ci` in bench/tokens).
+    #[arg(long, conflicts_with_all = ["smoke", "full"], requires = "nats_server")]
+    sizes: bool,
     /// Where to write benchmarks.md and benchmarks.svg (default: docs/ for --full, nothing for
     /// --smoke).
     #[arg(long, value_name = "DIR")]
@@ -102,6 +107,24 @@ fn previous_design(text: &str) -> Result<(String, PathBuf), String> {
     Ok((label.to_string(), PathBuf::from(path)))
 }
 
+/// `--sizes`: the table of docs/catalogs.md on stdout.
+fn sizes(options: &Options, root: &std::path::Path) -> ExitCode {
+    let measured = fiskgen_tests::apps::path(fiskgen_tests::apps::App::Nats).and_then(|app| {
+        let server = options.nats_server.as_deref().unwrap_or(&app);
+        fiskgen_bench::sizes::run(options, server, &app, &root.join("target/bench/sizes/work"))
+    });
+    match measured {
+        Ok(table) => {
+            println!("Tokens: {}.\n\n{table}", fiskgen_bench::sizes::TOKENIZER);
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("fiskgen-bench: error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mode = if cli.smoke { Mode::Smoke } else { Mode::Full };
@@ -147,6 +170,9 @@ fn main() -> ExitCode {
     options.previous_fiskgen = cli.previous_fiskgen;
     options.notes = cli.note;
     let _ = cli.full;
+    if cli.sizes {
+        return sizes(&options, &root);
+    }
     match fiskgen_bench::run(&options) {
         Ok(report) => {
             print!("{}", report.markdown());

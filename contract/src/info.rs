@@ -20,6 +20,10 @@ pub const ADDITIVE_HINT: &str = "additive";
 pub struct ToolInfo {
     /// The MCP tool name.
     pub name: String,
+    /// A command's own name, the one the config's keys use, when it is served under another
+    /// (`tool_prefix`, `tool_names`); absent otherwise ([`own_name`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_name: Option<String>,
     /// The human title.
     pub title: String,
     /// The description sent to clients.
@@ -99,6 +103,17 @@ pub fn render(tools: &[ToolInfo]) -> Result<String, serde_json::Error> {
     Ok(text)
 }
 
+/// The own name of a tool served as `name` (its command path joined with `_`,
+/// [`crate::surface::tool_name`]) when it differs from `name`; `None` for a built-in.
+pub fn own_name(name: &str, kind: &Kind) -> Option<String> {
+    match kind {
+        Kind::Command { command } => {
+            Some(crate::surface::tool_name(command)).filter(|own| own != name)
+        }
+        Kind::Builtin { .. } => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +121,7 @@ mod tests {
     fn tool(kind: Kind) -> ToolInfo {
         ToolInfo {
             name: "stream_info".into(),
+            own_name: None,
             title: "stream info".into(),
             description: "Shows a stream".into(),
             tags: vec!["ai:read-only".into()],

@@ -90,7 +90,7 @@ pub fn generate(
     settings: &emit::Settings,
 ) -> Result<Generated, Error> {
     let plan = crate::plan(config, source)?;
-    let generated = emit::generate(&plan, settings)?;
+    let generated = emit::generate(&plan.server, plan.introspection.as_ref(), settings)?;
     let report = write::write_crate(dir, &generated)
         .map_err(io_error(format!("writing the crate to {}", dir.display())))?;
     Ok(Generated {
@@ -162,7 +162,11 @@ pub fn build(options: &BuildOptions) -> Result<Built, Error> {
         }
         .into());
     }
-    let mut generated = emit::generate(&plan, &emit::Settings::default())?;
+    let mut generated = emit::generate(
+        &plan.server,
+        plan.introspection.as_ref(),
+        &emit::Settings::default(),
+    )?;
     let binary = output_path(options.output.as_deref(), &generated.package);
     // Fail before minutes of compiling, not after, when the binary cannot be written.
     prepare_output(&binary)?;

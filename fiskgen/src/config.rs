@@ -20,9 +20,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use auth::{
-    AuthConfig, HeaderAuthConfig, JWT_ALGORITHMS, JwksConfig, OAuthConfig, SecretSource,
+pub use crate::ir::{
+    AuthConfig, CatalogMode, ConfirmMode, EmbeddingsConfig, HeaderAuthConfig, Hint, JwksConfig,
+    KnowledgeConfig, OAuthConfig, SecretSource, TelemetryConfig,
 };
+pub use auth::JWT_ALGORITHMS;
 
 mod ask;
 mod auth;
@@ -224,140 +226,6 @@ pub struct BuiltinToolConfig {
     pub roots: Vec<String>,
     /// Largest file the tool reads, in bytes (`None`: the tool's default).
     pub max_bytes: Option<u64>,
-}
-
-/// `telemetry`, as the file states it (the environment is read by the server at start).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TelemetryConfig {
-    /// `telemetry.enabled`: nothing is exported unless it is true.
-    pub enabled: bool,
-    /// `telemetry.endpoint`, the OTLP/HTTP base URL (`""`: from the environment).
-    pub endpoint: String,
-    /// `telemetry.service_name` (`""`: `OTEL_SERVICE_NAME`, then the identity).
-    pub service_name: String,
-    /// `telemetry.sample_ratio`, 0 to 1 (`None`: 1).
-    pub sample_ratio: Option<f64>,
-    /// `telemetry.no_metrics`: spans only, no metrics.
-    pub no_metrics: bool,
-}
-
-/// `harness.knowledge`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KnowledgeConfig {
-    /// Serve the knowledge tools.
-    pub enabled: bool,
-    /// Index directory; `None` means `knowledge/<identity>`.
-    pub directory: Option<String>,
-    /// Default number of results: always positive (a file value <= 0 reads as the default, 5);
-    /// searching caps it at 20.
-    pub top_k: i64,
-    /// Content budget in tokens (x4 bytes) per search answer: always positive (a file value
-    /// <= 0 reads as the default, 6000).
-    pub max_injected_tokens: i64,
-    /// Present when the vector tier is configured.
-    pub embeddings: Option<EmbeddingsConfig>,
-    /// `harness.knowledge.paths`: what the indexer walks by default.
-    pub paths: Vec<String>,
-}
-
-impl Default for KnowledgeConfig {
-    fn default() -> Self {
-        Self {
-            enabled: false,
-            directory: None,
-            top_k: 5,
-            max_injected_tokens: 6000,
-            embeddings: None,
-            paths: Vec::new(),
-        }
-    }
-}
-
-/// `harness.knowledge.embeddings`: an OpenAI-compatible embeddings endpoint.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EmbeddingsConfig {
-    /// Base URL, e.g. `http://127.0.0.1:1234/v1`.
-    pub base_url: String,
-    /// Embedding model name.
-    pub model: String,
-    /// Environment variable holding the API key; also scrubbed from child environments.
-    pub api_key_env: Option<String>,
-    /// HTTP timeout (default 30 s, must be > 0).
-    pub timeout: Duration,
-    /// Prepended to queries before embedding.
-    pub query_prefix: String,
-    /// Prepended to documents before embedding (`{title}` is replaced).
-    pub document_prefix: String,
-}
-
-/// How `ai:confirm`-gated calls are confirmed (`confirm_over_mcp`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ConfirmMode {
-    /// Ask clients that can be asked; run ungated (with a warning) for the others.
-    #[default]
-    Auto,
-    /// Refuse when the client cannot be asked.
-    Always,
-    /// Never ask.
-    Never,
-}
-
-/// How `tools/list` presents the tools (`catalog`; docs/catalogs.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CatalogMode {
-    /// Every tool, each with its entry.
-    #[default]
-    List,
-    /// Four fixed tools that find, describe and run the served ones.
-    Search,
-}
-
-/// An MCP behaviour hint that a tag can turn on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Hint {
-    /// `readOnlyHint`.
-    ReadOnly,
-    /// `destructiveHint`.
-    Destructive,
-    /// `idempotentHint`.
-    Idempotent,
-    /// `openWorldHint`.
-    OpenWorld,
-}
-
-impl Hint {
-    /// Every hint, in annotation order.
-    pub const ALL: [Hint; 4] = [
-        Hint::ReadOnly,
-        Hint::Destructive,
-        Hint::Idempotent,
-        Hint::OpenWorld,
-    ];
-
-    /// The config spelling (`read_only`, ...), also the suffix of the reserved `ai:` tag.
-    pub fn name(self) -> &'static str {
-        match self {
-            Hint::ReadOnly => "read_only",
-            Hint::Destructive => "destructive",
-            Hint::Idempotent => "idempotent",
-            Hint::OpenWorld => "open_world",
-        }
-    }
-
-    /// The hint a config spelling names (`read_only`, ...).
-    pub fn from_name(name: &str) -> Option<Hint> {
-        Hint::ALL.into_iter().find(|hint| hint.name() == name)
-    }
-
-    /// The reserved fisk tag that sets this hint (`ai:read_only`, ...).
-    pub fn reserved_tag(self) -> &'static str {
-        match self {
-            Hint::ReadOnly => "ai:read_only",
-            Hint::Destructive => "ai:destructive",
-            Hint::Idempotent => "ai:idempotent",
-            Hint::OpenWorld => "ai:open_world",
-        }
-    }
 }
 
 /// One question of `expose.agent.mcp.ask`: parameters of a tool that the user answers in one

@@ -743,3 +743,25 @@ fn info_names_the_headers_a_client_mirrors_parameters_in() {
     assert_eq!(info_json(&[&demo])["param_headers"], serde_json::json!({}));
     assert!(!ok(&["info", &demo]).contains("Mcp-Param-"));
 }
+
+#[test]
+fn info_json_names_the_own_name_of_each_tool_served_under_another() {
+    let demo = apps::path(App::Demo).expect("demo app builds");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("renamed.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "application_path: {}\nexpose:\n  agent:\n    mcp:\n      tool_prefix: demo_\n      \
+             tool_names:\n        task_list: tasks\n",
+            demo.display()
+        ),
+    )
+    .expect("write");
+    let info = info_json(&[config.to_str().expect("utf-8")]);
+    assert_eq!(tool(&info, "tasks")["own_name"], "task_list");
+    assert_eq!(tool(&info, "demo_task_add")["own_name"], "task_add");
+    // A tool served under its own name has none: the key says a name differs.
+    let plain = info_json(&[&example("examples/demo/demo.yaml")]);
+    assert_eq!(tool(&plain, "task_add").get("own_name"), None);
+}

@@ -10,6 +10,7 @@ use super::draft::Draft;
 use super::reader::{Field, Reader, Section, Value};
 use super::values::{env_name, normalized, read_duration, required_string};
 use super::yaml::Pos;
+use crate::ir::{AuthConfig, HeaderAuthConfig, JwksConfig, OAuthConfig, SecretSource};
 
 /// Signing algorithms an access token may use (asymmetric only: the server never holds the
 /// authorization server's secret).
@@ -24,82 +25,6 @@ const DEFAULT_TOKEN_TYPES: [&str; 2] = ["at+jwt", "application/at+jwt"];
 const DEFAULT_JWKS_REFRESH: Duration = Duration::from_secs(600);
 /// `oauth.leeway` when unset.
 const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
-
-/// `expose.agent.mcp.auth`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct AuthConfig {
-    /// `token_env` / `token_file`: a static bearer token.
-    pub token: Option<SecretSource>,
-    /// `header`: a named header compared with a secret.
-    pub header: Option<HeaderAuthConfig>,
-    /// `oauth`: JWT access tokens from an authorization server.
-    pub oauth: Option<OAuthConfig>,
-}
-
-/// Where a secret is read from when the server starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SecretSource {
-    /// An environment variable.
-    Env(String),
-    /// A file.
-    File(String),
-}
-
-/// `auth.header`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeaderAuthConfig {
-    /// The header's name.
-    pub name: String,
-    /// `value_env` / `value_file`.
-    pub value: SecretSource,
-}
-
-/// `auth.oauth`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OAuthConfig {
-    /// This server's public resource URL, the tokens' audience.
-    pub resource: String,
-    /// The accepted issuers, named in the metadata document.
-    pub authorization_servers: Vec<String>,
-    /// Where the signing keys are.
-    pub jwks: JwksConfig,
-    /// How often keys from a URL are refreshed.
-    pub jwks_refresh: Duration,
-    /// Accepted signing algorithms.
-    pub algorithms: Vec<String>,
-    /// Accepted `typ` values (empty: any).
-    pub token_types: Vec<String>,
-    /// Scopes every request needs.
-    pub scopes: Vec<String>,
-    /// Further scopes per JSON-RPC method, in file order.
-    pub method_scopes: Vec<(String, Vec<String>)>,
-    /// Allowed clock skew.
-    pub leeway: Duration,
-}
-
-/// `jwks_file` / `jwks_url`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JwksConfig {
-    /// A file read at start.
-    File(String),
-    /// A URL fetched at start and refreshed.
-    Url(String),
-}
-
-impl AuthConfig {
-    /// The environment variables holding the server's own secrets.
-    pub fn secret_env_names(&self) -> Vec<String> {
-        let header = self.header.as_ref().map(|h| &h.value);
-        [self.token.as_ref(), header]
-            .into_iter()
-            .flatten()
-            .filter_map(|source| match source {
-                SecretSource::Env(name) => Some(name.clone()),
-                SecretSource::File(_) => None,
-            })
-            .collect()
-    }
-}
 
 /// Shown with `auth` problems: what the block is for and why it holds no token.
 pub(super) const AUTH_HELP: &str = "the token itself never goes in the config file: set \

@@ -9,10 +9,10 @@ use quote::quote;
 use fiskgen_contract::surface::{Rules, Surface};
 use fiskgen_contract::{canonical, defaults, prints};
 
-use crate::config::{CatalogMode, ConfirmMode};
 use crate::format::{doc, inner_doc};
 use crate::introspect::Introspection;
 use crate::ir;
+use crate::ir::{CatalogMode, ConfirmMode};
 
 use super::duration;
 

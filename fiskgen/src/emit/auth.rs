@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::duration;
-use crate::config::{AuthConfig, JwksConfig, SecretSource};
+use crate::ir::{AuthConfig, JwksConfig, SecretSource};
 
 /// `Some(rt::AuthSpec { ... })`.
 pub(super) fn auth_spec(auth: &AuthConfig) -> TokenStream {

@@ -6,9 +6,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::duration;
-use crate::config::KnowledgeConfig;
 use crate::format::{doc, inner_doc};
 use crate::ident;
+use crate::ir::KnowledgeConfig;
 use crate::ir::{self, Builtin};
 
 /// The module's tokens and, in serving order, the static name of each built-in's spec.

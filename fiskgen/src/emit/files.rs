@@ -10,8 +10,8 @@ use serde_json::json;
 use super::filters;
 use super::tools::first_line;
 use super::{GenerateError, Settings};
-use crate::config::Hint;
 use crate::format::header;
+use crate::ir::Hint;
 use crate::ir::{self, HintName, ToolKind};
 
 /// The runtime features a server needs: without knowledge tools no SQLite (a smaller binary and a
@@ -263,7 +263,7 @@ fn cargo_toml<'a>(package: &'a str, server: &ir::Server, settings: &'a Settings)
         .as_ref()
         .and_then(|auth| auth.oauth.as_ref());
     let jwks_tls = oauth.is_some_and(|oauth| {
-        matches!(&oauth.jwks, crate::config::JwksConfig::Url(url) if url.starts_with("https://"))
+        matches!(&oauth.jwks, crate::ir::JwksConfig::Url(url) if url.starts_with("https://"))
     });
     let telemetry = server.settings.telemetry.as_ref();
     let tls = jwks_tls

@@ -8,8 +8,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::GenerateError;
-use crate::config::Hint;
 use crate::format::{doc, inner_doc};
+use crate::ir::Hint;
 use crate::ir::{self, HintName, ToolKind};
 
 /// The listing file beside `src/listing.rs`.

@@ -1,4 +1,4 @@
-//! The emitters: a [`Plan`] becomes the files of a Rust crate that links `fiskgen-runtime`.
+//! The emitters: the IR ([`ir::Server`]) becomes the files of a Rust crate that links `fiskgen-runtime`.
 //!
 //! Rust comes from `quote!` and goes through [`crate::format`]; every other text file comes
 //! from an askama template in the repository's top-level `templates/` (`files.rs`), whose values
@@ -37,9 +37,10 @@ use quote::quote;
 use serde_json::{Map, Value};
 
 use crate::ident::{self, Case, Namespace};
+use crate::introspect::Introspection;
 use crate::ir::{self, ToolKind};
 use crate::lower::ParamsError;
-use crate::{Plan, embedded, format};
+use crate::{embedded, format};
 
 mod app;
 mod auth;
@@ -111,9 +112,13 @@ pub enum GenerateError {
     },
 }
 
-/// Generates the crate for a plan.
-pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, GenerateError> {
-    let server = &plan.server;
+/// Generates the crate of `server`, with the `introspection` it was served against (`None`
+/// without an application): the IR and that document are all the emitters read.
+pub fn generate(
+    server: &ir::Server,
+    introspection: Option<&Introspection>,
+    settings: &Settings,
+) -> Result<GeneratedCrate, GenerateError> {
     identity::check(&server.identity)?;
 
     let items = server.tools.iter().filter_map(|tool| match &tool.kind {
@@ -222,7 +227,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     );
     files.insert(listing::JSON_FILE.into(), listing_json);
 
-    let (main, commands_json) = app::main_rs(server, plan.introspection.as_ref());
+    let (main, commands_json) = app::main_rs(server, introspection);
     files.insert("src/main.rs".into(), rust_file("src/main.rs", &main)?);
     if let Some(commands_json) = commands_json {
         files.insert("src/commands.json".into(), commands_json);
@@ -232,7 +237,7 @@ pub fn generate(plan: &Plan, settings: &Settings) -> Result<GeneratedCrate, Gene
     for (path, text) in files::files(&package, server, settings)? {
         files.insert(path.to_string(), text);
     }
-    if let Some(introspection) = &plan.introspection {
+    if let Some(introspection) = introspection {
         files.insert(
             "model.json".into(),
             crate::introspect::to_pretty_json(&introspection.document),

@@ -8,9 +8,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::config::Hint;
 use crate::format::{doc, inner_doc};
 use crate::ident::{Case, Namespace};
+use crate::ir::Hint;
 use crate::ir::{HintName, Param, Tool};
 
 use super::globals::Globals;

@@ -15,12 +15,15 @@ use fiskgen_contract::surface::Rules;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::config::{AuthConfig, CatalogMode, ConfirmMode, Hint, KnowledgeConfig};
-
 mod params;
+mod values;
 
 pub use params::{
     FlagRender, FlagStep, IntType, Param, ParamType, PositionalRender, PositionalStep,
+};
+pub use values::{
+    AuthConfig, CatalogMode, ConfirmMode, EmbeddingsConfig, HeaderAuthConfig, Hint, JwksConfig,
+    KnowledgeConfig, OAuthConfig, SecretSource, TelemetryConfig,
 };
 
 /// One MCP server: the application it wraps and the tools it serves.
@@ -110,7 +113,7 @@ pub struct Settings {
     /// `tool_prefix`: put before each command tool's own name (`""`: none).
     pub tool_prefix: String,
     /// `telemetry`, when `telemetry.enabled` is true: the server exports spans.
-    pub telemetry: Option<crate::config::TelemetryConfig>,
+    pub telemetry: Option<TelemetryConfig>,
 }
 
 /// When calls become tasks of the tasks extension, and which tools' calls may.
@@ -133,7 +136,7 @@ pub struct Tasks {
 /// The wrapped application as introspected.
 #[derive(Debug, Clone, Serialize)]
 pub struct Application {
-    /// `application_path` as the server runs it ([`crate::config::Config::served_application_path`]):
+    /// `application_path` as the server runs it (`Config::served_application_path`):
     /// a bare name or an absolute path as written, a relative one made absolute.
     pub configured_path: String,
     /// Where it was found when it was introspected.
@@ -197,6 +200,7 @@ impl Tool {
         let has = |hint: Hint| self.hints.contains(&HintName(hint));
         ToolInfo {
             name: self.name.clone(),
+            own_name: self.command_name().filter(|own| *own != self.name),
             title: self.title.clone(),
             description: self.description.clone(),
             tags: self.tags.clone(),

@@ -126,6 +126,7 @@ pub(crate) fn info(spec: &ToolSpec) -> Result<ToolInfo, CatalogError> {
     };
     Ok(ToolInfo {
         name: spec.name.to_string(),
+        own_name: info::own_name(spec.name, &kind),
         title: spec.title.to_string(),
         description: spec.description.to_string(),
         tags: spec.tags.iter().map(|tag| tag.to_string()).collect(),

@@ -102,7 +102,12 @@ fn generate(case_name: &str) -> Result<GeneratedCrate> {
         workspace_member: true,
         runtime_path: Some("../../../runtime".to_string()),
     };
-    Ok(emit::generate(&plan(case_name)?, &settings)?)
+    let plan = plan(case_name)?;
+    Ok(emit::generate(
+        &plan.server,
+        plan.introspection.as_ref(),
+        &settings,
+    )?)
 }
 
 fn expected_dir(case_name: &str) -> PathBuf {
@@ -225,13 +230,27 @@ fn generating_twice_is_byte_identical() -> Result<()> {
 #[test]
 fn generate_writes_nothing_the_second_time() -> Result<()> {
     let dir = tempfile::tempdir()?;
-    let generated = emit::generate(&plan("demo")?, &Settings::default())?;
+    let generated = {
+        let plan = plan("demo")?;
+        emit::generate(
+            &plan.server,
+            plan.introspection.as_ref(),
+            &Settings::default(),
+        )?
+    };
     let first = fiskgen::write::write_crate(dir.path(), &generated)?;
     assert!(
         first.written.contains(&"Cargo.lock".to_string()),
         "standalone crates carry a lockfile"
     );
-    let again = emit::generate(&plan("demo")?, &Settings::default())?;
+    let again = {
+        let plan = plan("demo")?;
+        emit::generate(
+            &plan.server,
+            plan.introspection.as_ref(),
+            &Settings::default(),
+        )?
+    };
     let second = fiskgen::write::write_crate(dir.path(), &again)?;
     assert!(
         second.written.is_empty() && second.removed.is_empty(),

@@ -264,6 +264,47 @@ fn the_runtime_imports_only_downward() -> Result<()> {
     Ok(())
 }
 
+/// The modules fiskgen's emitters may not name: what the config file holds reaches them
+/// through the IR (`crate::ir`), resolved once, never as the config read.
+const NOT_FOR_EMITTERS: [&str; 3] = ["config", "select", "settings"];
+
+/// Each import of an emitter (`emit` and below) in `graph` that names a module of
+/// [`NOT_FOR_EMITTERS`], as `module -> target`.
+fn emitters_beyond_the_ir(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let within = |module: &str, top: &str| module == top || module.starts_with(&format!("{top}::"));
+    graph
+        .iter()
+        .filter(|(module, _)| within(module, "emit"))
+        .flat_map(|(module, targets)| {
+            targets
+                .iter()
+                .filter(|target| NOT_FOR_EMITTERS.iter().any(|top| within(target, top)))
+                .map(move |target| format!("{module} -> {target}"))
+        })
+        .collect()
+}
+
+#[test]
+fn fiskgens_emitters_read_the_ir_not_the_config() -> Result<()> {
+    let graph = module_graph(&module_texts(&workspace_root().join("fiskgen/src"))?);
+    let beyond = emitters_beyond_the_ir(&graph);
+    assert!(
+        beyond.is_empty(),
+        "emitters reading the config: {beyond:#?}"
+    );
+    // The check finds one planted.
+    let texts = planted(&[
+        ("emit::app", "use crate::config::ConfirmMode;"),
+        ("config", "pub enum ConfirmMode {}"),
+        ("ir", ""),
+    ]);
+    assert_eq!(
+        emitters_beyond_the_ir(&module_graph(&texts)),
+        vec!["emit::app -> config".to_string()]
+    );
+    Ok(())
+}
+
 /// Planted sources: `(module, code)`.
 fn planted(modules: &[(&str, &str)]) -> BTreeMap<String, String> {
     modules

@@ -46,13 +46,16 @@ fn renamed_and_prefixed_tools_are_listed_and_called_by_their_served_names() -> R
         listed.report()
     );
     let narrowed = tools(&["--json", "--tools", "^info$"])?.success()?;
-    let names: Vec<String> = narrowed
-        .json()?
-        .as_array()
-        .context("tools --json is no array")?
+    let entries = narrowed.json()?;
+    let entries = entries.as_array().context("tools --json is no array")?;
+    let names: Vec<String> = entries
         .iter()
         .filter_map(|tool| tool["name"].as_str().map(str::to_string))
         .collect();
+    ensure!(
+        entries.iter().all(|tool| tool["own_name"] == "stream_info"),
+        "tools --json gives info no own_name stream_info: {entries:?}"
+    );
     ensure!(
         names == ["info"],
         "--tools ^info$ keeps {names:?}: it matches served names"

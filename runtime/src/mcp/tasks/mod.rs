@@ -198,7 +198,14 @@ pub(crate) async fn wait(
         Some(_) if at_once => std::time::Duration::ZERO,
         Some(store) => store.settings().after,
     };
-    let become_task = tokio::time::sleep(after);
+    // A task-required call is a task from its first poll, however fast its command: a zero
+    // `sleep` is only due at the timer's next turn, by which time (on a loaded machine) the
+    // job may have finished too, and a call answered with a plain result is not a task.
+    let become_task = async move {
+        if !at_once {
+            tokio::time::sleep(after).await;
+        }
+    };
     tokio::pin!(become_task);
     let mut progress = Progress::of(context, arrived);
     let log = Log::of(context, tool, &live);
@@ -207,18 +214,9 @@ pub(crate) async fn wait(
     let mut cancelled = false;
     loop {
         tokio::select! {
+            // Becoming a task comes first: a task-required call must not be answered in line
+            // because its job happened to finish before this loop first ran.
             biased;
-            ran = &mut handle => {
-                guard.0 = None;
-                if let Some(log) = &log {
-                    log.finish(&live).await;
-                }
-                return finished(ran).into();
-            }
-            () = context.ct.cancelled(), if !cancelled => {
-                cancelled = true;
-                stop.stop(CancelReason::Client);
-            }
             () = &mut become_task, if tasks.is_some() && !cancelled => {
                 let Some(store) = tasks else { continue };
                 if let Some(log) = &log {
@@ -251,6 +249,17 @@ pub(crate) async fn wait(
                         return CallToolResult::error(vec![ContentBlock::text(text)]).into();
                     }
                 }
+            }
+            ran = &mut handle => {
+                guard.0 = None;
+                if let Some(log) = &log {
+                    log.finish(&live).await;
+                }
+                return finished(ran).into();
+            }
+            () = context.ct.cancelled(), if !cancelled => {
+                cancelled = true;
+                stop.stop(CancelReason::Client);
             }
             () = live.line_ready(), if log.is_some() => {
                 if let Some(log) = &log {
